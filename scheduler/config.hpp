@@ -1,0 +1,50 @@
+// Tunables of the allocators and priority modules, as plain values.
+// Filled from the admin's TOML config by config/ (the loader); defaults are the papers'.
+#pragma once
+
+#include <string>
+
+namespace psched::sched {
+
+struct NetloadConfig {
+  // Compute-load weights over normalised node attributes (the paper's weight table).
+  double w_cpu_load = 0.3;
+  double w_cpu_utilisation = 0.2;
+  double w_node_bandwidth = 0.1;
+  double w_used_memory = 0.1;
+  double w_logical_cores = 0.1;
+  double w_clock_speed = 0.1;
+  double w_total_memory = 0.1;
+  // Network-load weights.
+  double w_latency = 0.25;
+  double w_bandwidth = 0.75;
+  // Addition cost alpha*CL(u) + beta*NL(v,u).
+  double alpha = 0.3;
+  double beta = 0.7;
+};
+
+struct AuctionConfig {
+  int window = 100;          // waiting sessions considered per round
+  int max_bids_per_job = 15;
+  int max_bids_total = 250;
+  double time_limit_s = 1.0;  // CBC elapsed-time limit per round
+};
+
+struct IpWindowConfig {
+  int window = 50;
+  double time_limit_s = 1.0;
+};
+
+struct AllocatorConfig {
+  NetloadConfig netload;
+  AuctionConfig auction;
+  IpWindowConfig ipwindow;
+};
+
+struct PriorityConfig {
+  std::string name = "fcfs";  // fcfs | psp | psp+aging
+  double aging_step_s = 150;
+  int history_length = 10;
+};
+
+}  // namespace psched::sched

@@ -1,0 +1,171 @@
+#include "scheduler/placement.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace psched::sched {
+
+namespace {
+
+// A node as this placement sees it: the use counts it started with plus the
+// slots it has already handed to earlier ranks of the same request.
+struct NodeWork {
+  const Node* node;
+  std::vector<int> uses;
+  int ranks_placed = 0;
+};
+
+bool Usable(const NodeWork& w, int pu, int max_uses) { return w.uses[pu] <= max_uses; }
+
+// The T least-used usable PUs of the first group (core, then package, then node)
+// that has T of them, in logical order: a rank's threads stay neighbours.
+std::optional<std::vector<int>> TakeSlots(NodeWork& w, int threads, int max_uses) {
+  const auto& pus = w.node->topology.pus;
+  const int n = static_cast<int>(pus.size());
+  auto try_groups = [&](auto group_of) -> std::optional<std::vector<int>> {
+    int begin = 0;
+    while (begin < n) {
+      int end = begin;
+      while (end < n && group_of(pus[end]) == group_of(pus[begin])) ++end;
+      std::vector<int> usable;
+      for (int pu = begin; pu < end; ++pu)
+        if (Usable(w, pu, max_uses)) usable.push_back(pu);
+      if (static_cast<int>(usable.size()) >= threads) {
+        std::stable_sort(usable.begin(), usable.end(),
+                         [&](int a, int b) { return w.uses[a] < w.uses[b]; });
+        usable.resize(threads);
+        std::sort(usable.begin(), usable.end());
+        for (int pu : usable) ++w.uses[pu];
+        return usable;
+      }
+      begin = end;
+    }
+    return std::nullopt;
+  };
+  if (auto s = try_groups([](const Pu& p) { return p.core; })) return s;
+  if (auto s = try_groups([](const Pu& p) { return p.package; })) return s;
+  return try_groups([](const Pu&) { return 0; });
+}
+
+// How many more ranks of `threads` slots fit on this node at `max_uses`.
+int RankCapacity(const NodeWork& w, int threads, int max_uses) {
+  NodeWork copy = w;
+  int count = 0;
+  while (TakeSlots(copy, threads, max_uses)) ++count;
+  return count;
+}
+
+bool PlaceOne(NodeWork& w, int rank, int threads, int max_uses, Placement& out) {
+  auto slots = TakeSlots(w, threads, max_uses);
+  if (!slots) return false;
+  out.ranks.push_back(RankSlots{rank, w.node->id, std::move(*slots)});
+  ++w.ranks_placed;
+  return true;
+}
+
+// Ranks per node for -N without --ppn: as even as possible, first nodes get the extra ranks.
+std::vector<int> EvenQuotas(int ranks, int nodes) {
+  std::vector<int> q(nodes, ranks / nodes);
+  for (int i = 0; i < ranks % nodes; ++i) ++q[i];
+  return q;
+}
+
+std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const SessionRequest& req,
+                                      int max_uses) {
+  Placement out;
+  out.gpus_per_node = req.gpus_per_node;
+  const int threads = std::max(1, req.threads_per_rank);
+  int rank = 0;
+  if (req.nodes > 0) {
+    std::vector<int> quotas =
+        req.ppn > 0 ? std::vector<int>(req.nodes, req.ppn) : EvenQuotas(req.ranks, req.nodes);
+    size_t k = 0;
+    for (NodeWork& w : work) {
+      if (k == quotas.size() || rank == req.ranks) break;
+      int want = std::min(quotas[k], req.ranks - rank);
+      if (RankCapacity(w, threads, max_uses) < want) continue;
+      for (int i = 0; i < want; ++i) PlaceOne(w, rank++, threads, max_uses, out);
+      ++k;
+    }
+    if (rank < req.ranks || k < static_cast<size_t>(std::min<int>(req.nodes, req.ranks)))
+      return std::nullopt;
+    return out;
+  }
+  for (NodeWork& w : work) {
+    while (rank < req.ranks && (req.ppn == 0 || w.ranks_placed < req.ppn) &&
+           PlaceOne(w, rank, threads, max_uses, out))
+      ++rank;
+    if (rank == req.ranks) return out;
+  }
+  return std::nullopt;
+}
+
+std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionRequest& req,
+                                     int max_uses) {
+  Placement out;
+  out.gpus_per_node = req.gpus_per_node;
+  const int threads = std::max(1, req.threads_per_rank);
+  if (req.nodes > 0) {
+    // -N with spread: the N nodes with the most room.
+    std::stable_sort(work.begin(), work.end(), [&](const NodeWork& a, const NodeWork& b) {
+      return RankCapacity(a, threads, max_uses) > RankCapacity(b, threads, max_uses);
+    });
+    if (static_cast<int>(work.size()) > req.nodes) work.resize(req.nodes);
+  }
+  int rank = 0;
+  bool progress = true;
+  while (rank < req.ranks && progress) {
+    progress = false;
+    for (NodeWork& w : work) {
+      if (rank == req.ranks) break;
+      if (req.ppn > 0 && w.ranks_placed >= req.ppn) continue;
+      if (PlaceOne(w, rank, threads, max_uses, out)) {
+        ++rank;
+        progress = true;
+      }
+    }
+  }
+  if (rank < req.ranks) return std::nullopt;
+  // Rank order by node, as users expect from a block distribution of ranks.
+  std::stable_sort(out.ranks.begin(), out.ranks.end(),
+                   [](const RankSlots& a, const RankSlots& b) { return a.node < b.node; });
+  for (size_t i = 0; i < out.ranks.size(); ++i) out.ranks[i].rank = static_cast<int>(i);
+  return out;
+}
+
+}  // namespace
+
+int UsablePus(const Node& node, int max_uses) {
+  return static_cast<int>(
+      std::count_if(node.uses.begin(), node.uses.end(), [&](int u) { return u <= max_uses; }));
+}
+
+std::optional<Placement> PlaceRanks(std::span<const Node> nodes, const SessionRequest& request,
+                                    const PlaceOptions& options) {
+  if (request.ranks <= 0) return std::nullopt;
+  std::vector<NodeWork> work;
+  auto consider = [&](const Node& n) {
+    if (n.FreeGpus() >= request.gpus_per_node) work.push_back(NodeWork{&n, n.uses, 0});
+  };
+  if (options.candidate_nodes.empty()) {
+    for (const Node& n : nodes) consider(n);
+  } else {
+    for (NodeId id : options.candidate_nodes)
+      for (const Node& n : nodes)
+        if (n.id == id) consider(n);
+  }
+  return options.layout == Layout::kSpread ? PlaceSpread(work, request, options.max_uses)
+                                           : PlaceCompact(work, request, options.max_uses);
+}
+
+std::optional<LeastUsedPlacement> PlaceOnLeastUsed(std::span<const Node> nodes,
+                                                   const SessionRequest& request, Layout layout,
+                                                   int max_level) {
+  for (int level = 0; level <= max_level; ++level) {
+    PlaceOptions options{layout, level, {}};
+    if (auto p = PlaceRanks(nodes, request, options)) return LeastUsedPlacement{*p, level > 0};
+  }
+  return std::nullopt;
+}
+
+}  // namespace psched::sched

@@ -1,0 +1,117 @@
+#include "scheduler/placement.hpp"
+
+#include <gtest/gtest.h>
+
+namespace psched::sched {
+namespace {
+
+std::vector<Node> Nodes(int count, int packages, int cores, int pus, int gpus = 0) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < count; ++i)
+    nodes.push_back(Node::Make(i, "n" + std::to_string(i),
+                               NodeTopology::Uniform(packages, cores, pus, gpus)));
+  return nodes;
+}
+
+SessionRequest Request(int ranks, int threads = 1) {
+  SessionRequest r;
+  r.id = 1;
+  r.ranks = ranks;
+  r.threads_per_rank = threads;
+  return r;
+}
+
+TEST(Placement, CompactFillsFirstNodeFirst) {
+  auto nodes = Nodes(4, 2, 20, 1);
+  auto p = PlaceRanks(nodes, Request(32));
+  ASSERT_TRUE(p);
+  ASSERT_EQ(p->ranks.size(), 32u);
+  for (int r = 0; r < 32; ++r) {
+    EXPECT_EQ(p->ranks[r].node, 0);
+    EXPECT_EQ(p->ranks[r].pus, std::vector<int>{r});
+  }
+}
+
+TEST(Placement, SpreadDistributesRoundRobin) {
+  auto nodes = Nodes(4, 2, 20, 1);
+  SessionRequest r = Request(32);
+  auto p = PlaceRanks(nodes, r, PlaceOptions{Layout::kSpread, 0, {}});
+  ASSERT_TRUE(p);
+  std::vector<int> per_node(4);
+  for (const RankSlots& rs : p->ranks) ++per_node[rs.node];
+  EXPECT_EQ(per_node, (std::vector<int>{8, 8, 8, 8}));
+  // Ranks are numbered in node blocks.
+  EXPECT_EQ(p->ranks[7].node, 0);
+  EXPECT_EQ(p->ranks[8].node, 1);
+}
+
+TEST(Placement, ThreadsStayOnOneCoreWhenTheyFit) {
+  auto nodes = Nodes(1, 2, 4, 2);  // 2 packages x 4 cores x 2 PUs
+  auto p = PlaceRanks(nodes, Request(4, 2));
+  ASSERT_TRUE(p);
+  for (int r = 0; r < 4; ++r) EXPECT_EQ(p->ranks[r].pus, (std::vector<int>{2 * r, 2 * r + 1}));
+}
+
+TEST(Placement, ThreadsStayInOnePackage) {
+  auto nodes = Nodes(1, 2, 20, 1);  // paper's node: 40 PUs
+  // 8 ranks x 5 threads: each rank inside one package (20 PUs = 4 ranks).
+  auto p = PlaceRanks(nodes, Request(8, 5));
+  ASSERT_TRUE(p);
+  for (const RankSlots& rs : p->ranks) {
+    ASSERT_EQ(rs.pus.size(), 5u);
+    EXPECT_EQ(rs.pus.front() / 20, rs.pus.back() / 20) << "rank " << rs.rank << " crosses packages";
+  }
+}
+
+TEST(Placement, FailsWhenNotEnoughFreeSlots) {
+  auto nodes = Nodes(2, 1, 4, 1);
+  EXPECT_FALSE(PlaceRanks(nodes, Request(9)));
+  nodes[0].uses[0] = 1;
+  EXPECT_FALSE(PlaceRanks(nodes, Request(8)));
+  EXPECT_TRUE(PlaceRanks(nodes, Request(7)));
+}
+
+TEST(Placement, ExactNodeCountSplitsEvenly) {
+  auto nodes = Nodes(4, 1, 8, 1);
+  SessionRequest r = Request(6);
+  r.nodes = 3;
+  auto p = PlaceRanks(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{0, 1, 2}));
+}
+
+TEST(Placement, PpnCapsRanksPerNode) {
+  auto nodes = Nodes(4, 1, 8, 1);
+  SessionRequest r = Request(6);
+  r.ppn = 2;
+  auto p = PlaceRanks(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{0, 1, 2}));
+}
+
+TEST(Placement, GpusPerNodeSkipsNodesWithoutThem) {
+  auto nodes = Nodes(3, 1, 4, 1, 2);
+  nodes[0].gpus_used = 2;
+  SessionRequest r = Request(2);
+  r.gpus_per_node = 1;
+  auto p = PlaceRanks(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{1}));
+}
+
+TEST(Placement, LeastUsedOverbooksOnlyWhenFull) {
+  auto nodes = Nodes(2, 1, 4, 1);
+  auto free = PlaceOnLeastUsed(nodes, Request(4), Layout::kCompact);
+  ASSERT_TRUE(free);
+  EXPECT_FALSE(free->overbooked);
+  for (Node& n : nodes) std::fill(n.uses.begin(), n.uses.end(), 1);
+  nodes[1].uses[3] = 2;
+  auto over = PlaceOnLeastUsed(nodes, Request(8), Layout::kCompact);
+  ASSERT_TRUE(over);
+  EXPECT_TRUE(over->overbooked);
+}
+
+TEST(Placement, ZeroRanksIsRejected) { EXPECT_FALSE(PlaceRanks(Nodes(1, 1, 4, 1), Request(0))); }
+
+}  // namespace
+}  // namespace psched::sched
