@@ -13,6 +13,7 @@ packages=(
   slurm-wlm slurm-client munge
   iproute2 iputils-ping stress-ng procps psmisc
   clang-format clang-tidy
+  librsvg2-bin
 )
 
 missing=()
