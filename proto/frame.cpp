@@ -1,0 +1,98 @@
+#include "proto/frame.hpp"
+
+#include <array>
+
+namespace psched::proto {
+namespace {
+
+void PutU32(std::string& out, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>((v >> shift) & 0xff));
+}
+void PutU16(std::string& out, uint16_t v) {
+  out.push_back(static_cast<char>(v >> 8));
+  out.push_back(static_cast<char>(v & 0xff));
+}
+uint32_t GetU32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+uint16_t GetU16(const uint8_t* p) {
+  return static_cast<uint16_t>((p[0] << 8) | p[1]);
+}
+
+constexpr std::array kNames = {
+    "error",           "auth.challenge",      "auth.response",
+    "auth.ok",         "node.join",           "node.welcome",
+    "node.lost",       "session.launch",      "session.started",
+    "session.spawn",   "session.rank_exited", "session.node_done",
+    "session.ended",   "session.signal",      "session.suspend",
+    "session.resume",  "session.kill",        "io.output",
+    "io.stdin",        "ctl.status",          "ctl.reply",
+    "ctl.kill",        "ctl.shutdown",        "daemon.shutdown",
+    "coll.contribute", "coll.result",         "peer.send",
+    "ctl.suspend",     "ctl.resume",          "session.ack",
+};
+static_assert(kNames.size() == static_cast<size_t>(MsgType::kLast));
+
+}  // namespace
+
+const char* MsgTypeName(MsgType type) {
+  auto index = static_cast<size_t>(type);
+  if (index < 1 || index > kNames.size()) return "unknown";
+  return kNames[index - 1];
+}
+
+std::string EncodeFrame(MsgType type, const Json& body) {
+  std::vector<uint8_t> payload = Json::to_msgpack(body);
+  std::string out;
+  out.reserve(kHeaderSize + payload.size());
+  PutU32(out, kMagic);
+  PutU16(out, kVersion);
+  PutU16(out, static_cast<uint16_t>(type));
+  PutU32(out, static_cast<uint32_t>(payload.size()));
+  out.append(payload.begin(), payload.end());
+  return out;
+}
+
+Result<Header> ParseHeader(std::span<const uint8_t> bytes) {
+  if (bytes.size() < kHeaderSize) return Fail(ErrorCode::kProtocol, "truncated frame header");
+  Header h;
+  h.magic = GetU32(bytes.data());
+  h.version = GetU16(bytes.data() + 4);
+  uint16_t type = GetU16(bytes.data() + 6);
+  h.length = GetU32(bytes.data() + 8);
+  if (h.magic != kMagic) return Fail(ErrorCode::kProtocol, "bad frame magic (not a psched peer?)");
+  if (h.version != kVersion)
+    return Fail(ErrorCode::kProtocol, "protocol version " + std::to_string(h.version) +
+                                          " not supported (this build speaks " +
+                                          std::to_string(kVersion) + ")");
+  if (type < 1 || type > static_cast<uint16_t>(MsgType::kLast))
+    return Fail(ErrorCode::kProtocol, "unknown message type " + std::to_string(type));
+  if (h.length > kMaxPayload)
+    return Fail(ErrorCode::kProtocol, "frame of " + std::to_string(h.length) +
+                                          " bytes exceeds the limit of " +
+                                          std::to_string(kMaxPayload));
+  h.type = static_cast<MsgType>(type);
+  return h;
+}
+
+Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t* consumed) {
+  *consumed = 0;
+  if (bytes.size() < kHeaderSize) return std::optional<Frame>{};
+  auto header = ParseHeader(bytes);
+  if (!header) return Fail(header.error());
+  if (bytes.size() < kHeaderSize + header->length) return std::optional<Frame>{};
+  auto payload = bytes.subspan(kHeaderSize, header->length);
+  // allow_exceptions=false: malformed MessagePack yields a discarded value instead of a throw.
+  Json body = Json::from_msgpack(payload.begin(), payload.end(), true, false);
+  if (body.is_discarded())
+    return Fail(ErrorCode::kProtocol,
+                std::string("malformed payload in ") + MsgTypeName(header->type) + " frame");
+  if (!body.is_object())
+    return Fail(ErrorCode::kProtocol,
+                std::string(MsgTypeName(header->type)) + " payload is not a map");
+  *consumed = kHeaderSize + header->length;
+  return std::optional<Frame>{Frame{header->type, std::move(body)}};
+}
+
+}  // namespace psched::proto

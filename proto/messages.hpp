@@ -1,0 +1,203 @@
+// Typed payloads of the frames in frame.hpp, and their defensive decoding.
+//
+// Every struct maps to a MessagePack map with the field names below. Decode<T>
+// never throws: a missing field keeps its default, a field of the wrong type is a
+// protocol error naming the message. Semantic checks (ranks > 0, ...) belong to
+// the receiver, which knows what it can accept.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "proto/frame.hpp"
+
+namespace psched::proto {
+
+// psched-exec -> leader: one session as the user asked for it.
+struct LaunchRequest {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // "NAME=value" exported to every rank (-x)
+  std::string cwd;
+  std::string owner;
+  int ranks = 1;
+  int threads_per_rank = 1;
+  int nodes = 0;
+  int ppn = 0;
+  bool spread = false;
+  double estimate_s = 0;
+  std::string policy;
+  std::string allocator;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, argv, env, cwd, owner, ranks,
+                                                threads_per_rank, nodes, ppn, spread, estimate_s,
+                                                policy, allocator)
+
+struct RankSpec {
+  int rank = 0;
+  int node = 0;
+  int local_rank = 0;
+  std::vector<int> pus;  // logical PUs on its node
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankSpec, rank, node, local_rank, pus)
+
+// leader -> every node of a session: spawn your ranks of it.
+struct SpawnOrder {
+  int64_t session = 0;
+  std::string nspace;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;
+  int size = 0;
+  int threads_per_rank = 1;
+  std::vector<RankSpec> ranks;         // all ranks of the session
+  std::vector<std::string> hostnames;  // by node id
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
+                                                threads_per_rank, ranks, hostnames)
+
+// How a rank ended. code is the mpiexec-style code: exit status, or 128+signal.
+struct RankExit {
+  int64_t session = 0;
+  int rank = 0;
+  int node = 0;
+  int code = 0;
+  int signal = 0;     // non-zero when killed by a signal
+  std::string cause;  // "exited with status 3", "killed by signal 9 (Killed)", "exec failed: ..."
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankExit, session, rank, node, code, signal, cause)
+
+struct NodeDone {
+  int64_t session = 0;
+  int node = 0;
+  std::vector<RankExit> exits;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeDone, session, node, exits)
+
+struct Output {
+  int64_t session = 0;
+  int rank = 0;
+  int stream = 1;    // 1 stdout, 2 stderr
+  std::string data;  // whole lines (the last may lack '\n' only at end of stream)
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Output, session, rank, stream, data)
+
+struct StdinData {
+  int64_t session = 0;
+  std::string data;
+  bool eof = false;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StdinData, session, data, eof)
+
+// Addresses a session, with a signal where one applies (signal, kill).
+struct SessionRef {
+  int64_t session = 0;
+  int signal = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionRef, session, signal)
+
+struct SessionStarted {
+  int64_t session = 0;
+  std::vector<int> nodes;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionStarted, session, nodes)
+
+struct SessionEnded {
+  int64_t session = 0;
+  int code = 0;
+  std::string message;  // empty on success; names rank, node and cause otherwise
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionEnded, session, code, message)
+
+struct ErrorReply {
+  std::string message;
+  std::string code;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorReply, message, code)
+
+// Peer authentication (see daemon/auth.hpp).
+struct AuthChallenge {
+  std::string nonce;  // binary
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AuthChallenge, nonce)
+struct AuthResponse {
+  int node = -1;
+  std::string mac;    // HMAC of the parent's nonce and the node id
+  std::string nonce;  // the child's challenge to the parent
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AuthResponse, node, mac, nonce)
+struct AuthOk {
+  std::string mac;  // HMAC of the child's nonce: the parent knows the secret too
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AuthOk, mac)
+
+struct PuInfo {
+  int core = 0;
+  int package = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PuInfo, core, package)
+
+struct NodeJoin {
+  int node = 0;
+  std::string hostname;
+  std::vector<PuInfo> pus;
+  int gpus = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeJoin, node, hostname, pus, gpus)
+
+struct NodeLost {
+  std::vector<int> nodes;
+  std::string cause;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeLost, nodes, cause)
+
+// Tree collective: each node contributes a blob; everyone gets all blobs in node order.
+struct CollContribute {
+  int64_t session = 0;
+  std::string id;
+  std::vector<int> participants;   // nodes expected to contribute
+  std::vector<int> nodes;          // contributors gathered in this message
+  std::vector<std::string> blobs;  // parallel to nodes
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollContribute, session, id, participants, nodes,
+                                                blobs)
+struct CollResult {
+  int64_t session = 0;
+  std::string id;
+  std::vector<int> participants;
+  std::string data;  // concatenation of the blobs in node order
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollResult, session, id, participants, data)
+
+struct PeerSend {
+  int to = 0;
+  int from = 0;
+  std::string service;
+  std::string data;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PeerSend, to, from, service, data)
+
+struct CtlReply {
+  bool ok = true;
+  std::string message;
+  Json status;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CtlReply, ok, message, status)
+
+// Decodes a payload into T without throwing.
+template <typename T>
+Result<T> Decode(const Frame& frame) {
+  try {
+    return frame.body.get<T>();
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kProtocol,
+                std::string("malformed ") + MsgTypeName(frame.type) + " message: " + e.what());
+  }
+}
+
+template <typename T>
+std::string Encode(MsgType type, const T& message) {
+  return EncodeFrame(type, Json(message));
+}
+
+}  // namespace psched::proto
