@@ -23,7 +23,7 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
 }
 
 die() {
@@ -39,12 +39,10 @@ case "$action" in
     ;;
   start | stop | status | env) ;;
   "")
-    usage >&2
-    die "missing action (start, stop, status or env)"
+    die "missing action (start, stop, status or env; see --help)"
     ;;
   *)
-    usage >&2
-    die "unknown action '$action' (expected start, stop, status or env)"
+    die "unknown action '$action' (expected start, stop, status or env; see --help)"
     ;;
 esac
 (($# <= 2)) || die "too many arguments: $*"
