@@ -126,6 +126,7 @@ struct Applier {
     s.placement = a.placement;
     s.original = a.placement;
     s.floating = a.floating;
+    s.exclusive = a.exclusive;
     s.state = shared ? SessionState::kOverbooked : SessionState::kRunning;
     s.start_time = snapshot.now;
     CountUses(snapshot, s.placement, +1);

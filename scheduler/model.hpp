@@ -112,6 +112,7 @@ struct Session {
   Placement placement;          // where its ranks are pinned now (uses are counted here)
   Placement original;           // pinning at start, restored after a sidestep
   bool floating = false;        // overbook/float: bound to all of its nodes' slots
+  bool exclusive = false;       // sidestep: its slots are reserved for it until it ends
   SessionId displaced_by = kNoSession;  // who suspended or sidestepped it
   double start_time = -1;
 };
@@ -134,6 +135,11 @@ struct SpawnAction {
   SessionId session = kNoSession;
   Placement placement;
   bool floating = false;  // bind each rank to all of its node's slots (overbook float)
+  // Shares slots with other sessions: the daemon sets OMPI_MCA_mpi_yield_when_idle=1
+  // so busy-polling MPI ranks give way to the others.
+  bool overbooked = false;
+  // Sidestep: nobody else is re-pinned onto these slots while the session runs.
+  bool exclusive = false;
 };
 struct SuspendAction {
   SessionId session = kNoSession;

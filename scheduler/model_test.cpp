@@ -67,6 +67,15 @@ TEST(ApplyPlan, SpawnOnUsedSlotsIsOverbooked) {
   EXPECT_EQ(s.nodes[0].uses[2], 1);
 }
 
+TEST(ApplyPlan, SpawnKeepsExclusiveMark) {
+  Snapshot s = TwoNodes();
+  SessionRequest r = Req(1, 2);
+  SpawnAction spawn{1, *PlaceRanks(s.nodes, r), false};
+  spawn.exclusive = true;
+  ApplyPlan(s, Plan{{spawn}}, &r);
+  EXPECT_TRUE(s.Find(1)->exclusive);
+}
+
 TEST(ApplyPlan, RepinMovesUsesAndRestoreEndsSidestep) {
   Snapshot s = TwoNodes();
   SessionRequest a = Req(1, 2);
