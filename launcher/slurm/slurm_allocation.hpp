@@ -1,0 +1,91 @@
+// What psched needs to know about the Slurm allocation it runs in, and how it starts its
+// daemons there.
+//
+// Everything here is pure: the environment comes in as a map, so tests can hand in any
+// Slurm environment. slurm_environment.hpp reads the process's real environment.
+//
+// Use from psched-exec (the launcher):
+//
+//   auto alloc = psched::slurm::ParseAllocation(psched::slurm::CurrentEnvironment());
+//   if (!alloc) { report alloc.error().ToString(); exit 1 }      // malformed SLURM_* values
+//   if (!*alloc) { no Slurm allocation: embedded or emulated mode }
+//   const SlurmAllocation& a = **alloc;   // a.job_id, a.nodes[i], a.cpus_per_node[i]
+//   argv = DaemonLaunchArgv(a, {.pschedd = "/path/to/pschedd", .pschedd_args = {...}});
+//   fork; setsid; stdin/stdout from /dev/null; execvp(argv[0], argv)   // detached
+//
+// Use from pschedd started by that srun (one task per node):
+//
+//   auto step = psched::slurm::ParseDaemonStep(env);   // step->node_index: 0 is the leader,
+//                                                       // the node a.nodes[0] names
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace psched::slurm {
+
+// Name -> value, as in environ. Lookups of absent names mean "not set".
+using Environment = std::map<std::string, std::string, std::less<>>;
+
+struct SlurmAllocation {
+  std::string job_id;                  // SLURM_JOB_ID (or the older SLURM_JOBID), decimal
+  std::string cluster_name;            // SLURM_CLUSTER_NAME; empty when not set
+  std::vector<std::string> nodes;      // SLURM_JOB_NODELIST expanded, in Slurm's order
+  std::vector<int> cpus_per_node;      // SLURM_JOB_CPUS_PER_NODE expanded; same size as nodes
+  std::optional<std::string> step_id;  // SLURM_STEP_ID when called from inside a job step
+
+  int NumNodes() const { return static_cast<int>(nodes.size()); }
+  int TotalCpus() const;
+};
+
+// Reads the allocation out of a Slurm environment.
+//   - no SLURM_JOB_ID and no SLURM_JOBID: std::nullopt (not inside Slurm; not an error);
+//   - otherwise the node list comes from SLURM_JOB_NODELIST (else SLURM_NODELIST), the CPU
+//     counts from SLURM_JOB_CPUS_PER_NODE, and SLURM_JOB_NUM_NODES / SLURM_NNODES, when set,
+//     must agree with the node list.
+// Any missing or malformed value is a kInvalidArgument error naming the variable and value.
+Result<std::optional<SlurmAllocation>> ParseAllocation(const Environment& env);
+
+// Expands Slurm's per-node count syntax: "40(x4),20" -> 40 40 40 40 20.
+// Each count must be a positive integer, each repeat factor (xK) a positive integer.
+Result<std::vector<int>> ExpandCpusPerNode(std::string_view counts);
+
+// How to start one pschedd per node of the allocation.
+struct DaemonLaunch {
+  std::string srun = "srun";              // srun to call (a path, or a name found via PATH)
+  std::string pschedd;                    // pschedd binary; required
+  std::vector<std::string> pschedd_args;  // its arguments (never the secret: see DESIGN.md)
+  std::string step_name = "pschedd";      // shows in squeue --steps / sacct
+};
+
+// The argv that starts the daemons as one job step, one task on each node:
+//   srun --overlap --nodes=N --ntasks=N --ntasks-per-node=1 --mpi=none --cpu-bind=none
+//        --jobid=ID --job-name=pschedd --kill-on-bad-exit=0 --quiet PSCHEDD ARGS...
+// --overlap lets the daemons share CPUs with every later step and session; --cpu-bind=none
+// and --mpi=none leave binding and PMIx to the daemons; --kill-on-bad-exit=0 keeps the other
+// daemons running when one node's daemon dies, so only sessions with ranks there fail.
+// Command-line options override any SLURM_NTASKS, SLURM_CPU_BIND, ... inherited from the
+// caller's step. The step ends, and the daemons with it, when the allocation ends.
+// Fails (kInvalidArgument) when launch.pschedd is empty or the allocation has no nodes.
+Result<std::vector<std::string>> DaemonLaunchArgv(const SlurmAllocation& allocation,
+                                                  const DaemonLaunch& launch);
+
+// Where a process started by that srun runs.
+struct DaemonStep {
+  std::string job_id;     // SLURM_JOB_ID
+  std::string step_id;    // SLURM_STEP_ID
+  int node_index = 0;     // SLURM_NODEID: 0 .. nodes-1, index into SlurmAllocation::nodes
+  std::string node_name;  // SLURMD_NODENAME: the Slurm node name (several per host possible)
+  int num_nodes = 0;      // SLURM_STEP_NUM_NODES (else SLURM_NNODES)
+};
+
+// Reads the step placement of a task started by srun; kInvalidArgument naming the variable
+// when one of them is missing or malformed (e.g. pschedd --slurm run outside srun).
+Result<DaemonStep> ParseDaemonStep(const Environment& env);
+
+}  // namespace psched::slurm
