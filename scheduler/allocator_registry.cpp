@@ -1,19 +1,20 @@
 #include "scheduler/allocator_registry.hpp"
 
 #include "scheduler/allocators/layout_allocator.hpp"
+#include "scheduler/allocators/netload.hpp"
 
 namespace psched::sched {
 
 const std::vector<std::string>& AllocatorNames() {
-  static const std::vector<std::string> names = {"compact", "spread"};
+  static const std::vector<std::string> names = {"compact", "spread", "netload"};
   return names;
 }
 
 Result<std::unique_ptr<Allocator>> MakeAllocator(std::string_view name,
                                                  const AllocatorConfig& config) {
-  (void)config;
   if (name == "compact") return std::make_unique<LayoutAllocator>(Layout::kCompact);
   if (name == "spread") return std::make_unique<LayoutAllocator>(Layout::kSpread);
+  if (name == "netload") return std::make_unique<netload::NetloadAllocator>(config.netload);
   std::string valid;
   for (const std::string& n : AllocatorNames()) valid += (valid.empty() ? "" : ", ") + n;
   return Fail(ErrorCode::kInvalidArgument,

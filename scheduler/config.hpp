@@ -7,14 +7,16 @@
 namespace psched::sched {
 
 struct NetloadConfig {
-  // Compute-load weights over normalised node attributes (the paper's weight table).
+  // Compute-load weights over normalised node attributes: the paper's "Weights for
+  // miniMD" table (CPU load .3, utilisation .2, node bandwidth .2, used memory .1,
+  // logical cores .1, clock speed .05, total memory .05).
   double w_cpu_load = 0.3;
   double w_cpu_utilisation = 0.2;
-  double w_node_bandwidth = 0.1;
+  double w_node_bandwidth = 0.2;
   double w_used_memory = 0.1;
   double w_logical_cores = 0.1;
-  double w_clock_speed = 0.1;
-  double w_total_memory = 0.1;
+  double w_clock_speed = 0.05;
+  double w_total_memory = 0.05;
   // Network-load weights.
   double w_latency = 0.25;
   double w_bandwidth = 0.75;
@@ -23,13 +25,17 @@ struct NetloadConfig {
   double beta = 0.7;
 };
 
+// AUCSCHED's defaults (the authors' plug-in: window 100, 15 bids per job, 250 in all).
 struct AuctionConfig {
-  int window = 100;          // waiting sessions considered per round
+  int window = 100;  // waiting sessions considered per round
   int max_bids_per_job = 15;
   int max_bids_total = 250;
   double time_limit_s = 1.0;  // CBC elapsed-time limit per round
+  bool baseline_bids = true;  // the paper's "SLURM bids": one best-fit bid per job
+  double bid_cap_cut = 1.5;   // after a round without a solver solution, cap /= this
 };
 
+// IPSCHED: window of jobs (MAX_JOB_COUNT), halved for the next round after a time-out.
 struct IpWindowConfig {
   int window = 50;
   double time_limit_s = 1.0;
