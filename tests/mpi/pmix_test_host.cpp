@@ -1,0 +1,301 @@
+// pmix-test-host: a single-node PMIx server host for tests.
+//
+// Starts psched's PmixServer with LocalHostServices, registers one or more
+// concurrent sessions of N ranks each, forks the ranks of a real MPI program with
+// the PMIx environment and supervises them the way pschedd will: a rank that
+// fails (non-zero exit, signal, or exit after PMIx_Init without PMIx_Finalize)
+// or calls MPI_Abort takes its whole session down; every wait is bounded.
+//
+// Exit code: the MPI_Abort status if a rank aborted, 124 on timeout, 1 if a rank
+// failed, 2 for bad usage, 0 when every rank finished cleanly.
+#include <event2/event.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pmix/local_host_services.hpp"
+#include "pmix/pmix_server.hpp"
+
+extern char** environ;
+
+namespace {
+
+using psched::pmix::PmixServer;
+
+struct Rank {
+  int64_t session = 0;
+  uint32_t rank = 0;
+  pid_t pid = -1;
+  bool connected = false;
+  bool finalized = false;
+  bool exited = false;
+  int status = 0;
+};
+
+struct Host {
+  event_base* base = nullptr;
+  PmixServer* server = nullptr;
+  std::vector<Rank> ranks;
+  std::map<int64_t, bool> session_failed;
+  int kill_on_connect = -1;
+  int abort_status = -1;
+  bool any_failure = false;
+  bool timed_out = false;
+
+  Rank* Find(int64_t session, uint32_t rank) {
+    for (auto& r : ranks) {
+      if (r.session == session && r.rank == rank) return &r;
+    }
+    return nullptr;
+  }
+  void KillSession(int64_t session) {
+    session_failed[session] = true;
+    for (auto& r : ranks) {
+      if (r.session == session && !r.exited) kill(r.pid, SIGKILL);
+    }
+  }
+  bool AllExited() const {
+    for (const auto& r : ranks) {
+      if (!r.exited) return false;
+    }
+    return true;
+  }
+};
+
+std::string Describe(const Rank& r) {
+  if (WIFSIGNALED(r.status))
+    return std::string("killed by signal ") + strsignal(WTERMSIG(r.status));
+  std::string s = "exited with code " + std::to_string(WEXITSTATUS(r.status));
+  if (r.connected && !r.finalized) s += " before MPI_Finalize";
+  return s;
+}
+
+bool Failed(const Rank& r) {
+  return WIFSIGNALED(r.status) || WEXITSTATUS(r.status) != 0 || (r.connected && !r.finalized);
+}
+
+void OnSigchld(int, short, void* arg) {
+  auto* host = static_cast<Host*>(arg);
+  // Upcalls (finalized, abort) posted before the child exited must be seen first.
+  host->server->queue().Drain();
+  int status;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    for (auto& r : host->ranks) {
+      if (r.pid != pid) continue;
+      r.exited = true;
+      r.status = status;
+      if (Failed(r) && !host->session_failed[r.session]) {
+        std::fprintf(stderr, "pmix-test-host: session %ld: rank %u %s; killing the session\n",
+                     static_cast<long>(r.session), r.rank, Describe(r).c_str());
+        host->any_failure = true;
+        host->KillSession(r.session);
+      }
+    }
+  }
+  if (host->AllExited()) event_base_loopbreak(host->base);
+}
+
+void OnTimeout(int, short, void* arg) {
+  auto* host = static_cast<Host*>(arg);
+  std::fprintf(stderr, "pmix-test-host: timed out; killing every rank\n");
+  host->timed_out = true;
+  for (auto& r : host->ranks) {
+    if (!r.exited) kill(r.pid, SIGKILL);
+  }
+}
+
+bool Executable(const std::string& prog) {
+  if (prog.find('/') != std::string::npos) return access(prog.c_str(), X_OK) == 0;
+  const char* path = getenv("PATH");
+  std::string p = path ? path : "";
+  size_t start = 0;
+  while (start <= p.size()) {
+    size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(start, end - start);
+    if (!dir.empty() && access((dir + "/" + prog).c_str(), X_OK) == 0) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+pid_t ForkRank(const std::vector<std::string>& argv, const psched::pmix::EnvList& extra) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    std::string name(entry.substr(0, entry.find('=')));
+    if (PmixServer::IsInheritedPmixVariable(name)) continue;
+    bool overridden = false;
+    for (const auto& [k, v] : extra) overridden |= k == name;
+    if (!overridden) env.emplace_back(entry);
+  }
+  for (const auto& [k, v] : extra) env.push_back(k + "=" + v);
+  std::vector<char*> envp, args;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execvpe(args[0], args.data(), envp.data());
+    std::fprintf(stderr, "pmix-test-host: execvpe %s: %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  return pid;
+}
+
+int Run(int nranks, int nsessions, double timeout_s, int kill_on_connect,
+        const std::vector<std::string>& setenv_list, const std::vector<std::string>& argv) {
+  char tmpl[] = "/tmp/psched-pmix-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) {
+    std::fprintf(stderr, "pmix-test-host: mkdtemp: %s\n", strerror(errno));
+    return 1;
+  }
+  const std::string tmpdir = tmpl;
+  char hostname[256] = {};
+  gethostname(hostname, sizeof hostname - 1);
+
+  Host host;
+  host.base = event_base_new();
+  host.kill_on_connect = kill_on_connect;
+  psched::pmix::LocalHostServices::Hooks hooks;
+  hooks.client_connected = [&](int64_t s, uint32_t r) {
+    Rank* rk = host.Find(s, r);
+    if (rk == nullptr) return;
+    rk->connected = true;
+    if (static_cast<int>(r) == host.kill_on_connect) {
+      std::fprintf(stderr, "pmix-test-host: killing rank %u inside MPI_Init\n", r);
+      kill(rk->pid, SIGKILL);
+    }
+  };
+  hooks.client_finalized = [&](int64_t s, uint32_t r) {
+    if (Rank* rk = host.Find(s, r)) rk->finalized = true;
+  };
+  hooks.abort = [&](int64_t s, uint32_t r, int status, const std::string& msg) {
+    std::fprintf(stderr, "pmix-test-host: session %ld: rank %u called abort with status %d: %s\n",
+                 static_cast<long>(s), r, status, msg.c_str());
+    if (host.abort_status < 0) host.abort_status = status;
+    host.KillSession(s);
+  };
+  psched::pmix::LocalHostServices services(host.base, hooks);
+
+  psched::pmix::PmixServerOptions opt;
+  opt.tmpdir = tmpdir;
+  opt.hostname = hostname;
+  auto server = PmixServer::Init(opt, host.base, &services);
+  if (!server) {
+    std::fprintf(stderr, "pmix-test-host: %s\n", server.error().ToString().c_str());
+    return 1;
+  }
+  host.server = server->get();
+  event* sigchld = evsignal_new(host.base, SIGCHLD, &OnSigchld, &host);
+  event_add(sigchld, nullptr);
+  event* timer = evtimer_new(host.base, &OnTimeout, &host);
+  timeval tv{static_cast<time_t>(timeout_s),
+             static_cast<suseconds_t>((timeout_s - (time_t)timeout_s) * 1e6)};
+  event_add(timer, &tv);
+
+  std::vector<std::pair<std::string, std::string>> user_env;
+  for (const auto& kv : setenv_list) {
+    auto eq = kv.find('=');
+    user_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  int rc = 0;
+  for (int s = 1; s <= nsessions && rc == 0; ++s) {
+    psched::pmix::PmixSessionInfo info;
+    info.session_id = s;
+    info.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(s);
+    info.hostnames = {hostname};
+    for (int r = 0; r < nranks; ++r) info.ranks.push_back({0, r});
+    info.universe_size = nranks * nsessions;
+    info.rm_jobid = "pmix-test-host";
+    if (auto reg = host.server->RegisterSession(info); !reg) {
+      std::fprintf(stderr, "pmix-test-host: %s\n", reg.error().ToString().c_str());
+      rc = 1;
+      break;
+    }
+    for (int r = 0; r < nranks; ++r) {
+      auto env = host.server->RankEnvironment(s, r);
+      if (!env) {
+        std::fprintf(stderr, "pmix-test-host: %s\n", env.error().ToString().c_str());
+        rc = 1;
+        break;
+      }
+      env->insert(env->end(), user_env.begin(), user_env.end());
+      Rank rk{s, static_cast<uint32_t>(r)};
+      rk.pid = ForkRank(argv, *env);
+      host.ranks.push_back(rk);
+    }
+  }
+  if (rc != 0) {
+    for (auto& r : host.ranks) kill(r.pid, SIGKILL);
+  }
+  if (!host.ranks.empty()) {
+    OnSigchld(0, 0, &host);  // children that exited before the handler was armed
+    if (!host.AllExited()) event_base_dispatch(host.base);
+  }
+  for (const auto& r : host.ranks) {
+    std::fprintf(stderr, "pmix-test-host: session %ld rank %u: %s%s\n",
+                 static_cast<long>(r.session), r.rank, Describe(r).c_str(),
+                 r.finalized ? " (finalized)" : "");
+  }
+  std::fprintf(stderr, "pmix-test-host: node ranks still held: %zu\n",
+               host.server->node_ranks_in_use().size());
+  for (int s = 1; s <= nsessions; ++s) host.server->DeregisterSession(s);
+  std::fprintf(stderr, "pmix-test-host: node ranks after deregistration: %zu\n",
+               host.server->node_ranks_in_use().size());
+  event_free(timer);
+  event_free(sigchld);
+  server->reset();
+  event_base_free(host.base);
+  std::filesystem::remove_all(tmpdir);
+  if (rc != 0) return rc;
+  if (host.abort_status >= 0) return host.abort_status;
+  if (host.timed_out) return 124;
+  return host.any_failure ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Single-node PMIx server host for psched tests: runs N ranks of an MPI program"};
+  int nranks = 2, nsessions = 1, kill_on_connect = -1;
+  double timeout_s = 60;
+  std::vector<std::string> setenv_list, command;
+  app.add_option("-n,--ranks", nranks, "ranks per session")->check(CLI::Range(1, 256));
+  app.add_option("--sessions", nsessions, "concurrent sessions, each with its own namespace")
+      ->check(CLI::Range(1, 16));
+  app.add_option("--timeout", timeout_s, "seconds before every rank is killed")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--kill-on-connect", kill_on_connect,
+                 "SIGKILL this rank when it connects (inside MPI_Init)");
+  app.add_option("--setenv", setenv_list, "NAME=VALUE added to every rank's environment")
+      ->check([](const std::string& s) {
+        return s.find('=') == std::string::npos || s.front() == '='
+                   ? "expected NAME=VALUE, got '" + s + "'"
+                   : std::string();
+      });
+  app.add_option("command", command, "program and its arguments (after --)")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (!Executable(command.front())) {
+    std::fprintf(stderr, "pmix-test-host: cannot execute '%s': not found or not executable\n",
+                 command.front().c_str());
+    return 2;
+  }
+  return Run(nranks, nsessions, timeout_s, kill_on_connect, setenv_list, command);
+}
