@@ -22,7 +22,8 @@
 #   -r, --reps N        timed repetitions of each /bin/true row (default 50)
 #   -m, --mpi-reps N    timed repetitions of each MPI hello row (default 20)
 #   -N, --nodes N       nodes to ask salloc for (default 1: Slurm's mpi/pmix is single-node)
-#   --mpi-hello PATH    the MPI hello program (default BUILD_DIR/bin/mpi_hello)
+#   --mpi-hello PATH    the MPI hello program (default BUILD_DIR/bin/mpi_hello, else
+#                       BUILD_DIR/bin/mpi_hello_allreduce from tests/mpi)
 #   --keep-slurm        leave the test Slurm running if this script started it
 #   --check             exit 1 when a target is missed (default: report only)
 #   -h, --help          this text
@@ -79,7 +80,11 @@ done
 build=${build:-$repo/build}
 [[ -d "$build" ]] || die "build directory '$build' does not exist (build psched first, or pass BUILD_DIR)"
 build=$(cd "$build" && pwd)
-mpi_hello=${mpi_hello:-$build/bin/mpi_hello}
+if [[ -z "$mpi_hello" ]]; then
+  # tests/mpi builds hello + allreduce as mpi_hello_allreduce.
+  mpi_hello=$build/bin/mpi_hello
+  [[ -x "$mpi_hello" ]] || mpi_hello=$build/bin/mpi_hello_allreduce
+fi
 
 # ---- outside an allocation: get one, run inside it --------------------------------------
 if [[ -z "${SLURM_JOB_ID:-}" ]]; then
@@ -197,7 +202,7 @@ if [[ ! -x "$psched_exec" ]]; then
 fi
 if [[ ! -x "$mpi_hello" ]]; then
   for row in psched_hello mpirun_hello mpirun_local_hello srun_hello; do
-    skipped[$row]="no MPI hello at $mpi_hello (build tests/mpi or pass --mpi-hello)"
+    skipped[$row]="no MPI hello at $mpi_hello (build mpi_hello_allreduce or pass --mpi-hello)"
   done
 fi
 
