@@ -1,0 +1,104 @@
+#include "daemon/connection.hpp"
+
+#include <event2/buffer.h>
+
+#include <span>
+
+namespace psched::daemon {
+
+std::shared_ptr<Connection> Connection::Make(event_base* base, int fd, std::string peer_name) {
+  evutil_make_socket_nonblocking(fd);
+  bufferevent* bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+  return std::shared_ptr<Connection>(new Connection(bev, std::move(peer_name)));
+}
+
+Connection::Connection(bufferevent* bev, std::string peer_name)
+    : bev_(bev), peer_name_(std::move(peer_name)) {}
+
+Connection::~Connection() {
+  if (bev_ != nullptr) bufferevent_free(bev_);
+}
+
+void Connection::Start(FrameHandler on_frame, CloseHandler on_close) {
+  on_frame_ = std::move(on_frame);
+  on_close_ = std::move(on_close);
+  bufferevent_setcb(bev_, &Connection::OnRead, &Connection::OnWrite, &Connection::OnEvent, this);
+  bufferevent_enable(bev_, EV_READ | EV_WRITE);
+}
+
+int Connection::fd() const {
+  return bev_ ? bufferevent_getfd(bev_) : -1;
+}
+
+size_t Connection::pending_output() const {
+  return bev_ ? evbuffer_get_length(bufferevent_get_output(bev_)) : 0;
+}
+
+void Connection::Send(const std::string& wire) {
+  if (closed_ || closing_after_flush_) return;
+  bufferevent_write(bev_, wire.data(), wire.size());
+}
+
+void Connection::FailAndClose(const std::string& message) {
+  if (closed_ || closing_after_flush_) return;
+  Send(proto::MsgType::kError, proto::Json{{"message", message}, {"code", "protocol"}});
+  closing_after_flush_ = true;
+  bufferevent_disable(bev_, EV_READ);
+  // The error frame is flushed by OnWrite, which then closes.
+}
+
+void Connection::Close(const std::string& why) {
+  if (closed_) return;
+  closed_ = true;
+  auto self = shared_from_this();
+  bufferevent_disable(bev_, EV_READ | EV_WRITE);
+  bufferevent_free(bev_);  // closes the fd
+  bev_ = nullptr;
+  if (on_close_) on_close_(*this, why);
+  on_frame_ = nullptr;
+  on_close_ = nullptr;  // breaks cycles through captured owners
+}
+
+void Connection::OnRead(bufferevent*, void* arg) {
+  auto* self = static_cast<Connection*>(arg);
+  auto keep = self->shared_from_this();
+  self->ReadFrames();
+}
+
+void Connection::ReadFrames() {
+  while (!closed_ && !closing_after_flush_) {
+    evbuffer* in = bufferevent_get_input(bev_);
+    size_t available = evbuffer_get_length(in);
+    if (available < proto::kHeaderSize) return;
+    auto* header_bytes = evbuffer_pullup(in, proto::kHeaderSize);
+    auto header = proto::ParseHeader({header_bytes, proto::kHeaderSize});
+    if (!header) return FailAndClose(header.error().message());
+    size_t total = proto::kHeaderSize + header->length;
+    if (available < total) return;
+    auto* bytes = evbuffer_pullup(in, static_cast<ev_ssize_t>(total));
+    size_t consumed = 0;
+    auto frame = proto::DecodeFrame(std::span<const uint8_t>(bytes, total), &consumed);
+    if (!frame) return FailAndClose(frame.error().message());
+    evbuffer_drain(in, consumed);
+    if (on_frame_) on_frame_(*this, std::move(**frame));
+  }
+}
+
+void Connection::OnWrite(bufferevent* bev, void* arg) {
+  auto* self = static_cast<Connection*>(arg);
+  if (self->closing_after_flush_ && evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
+    auto keep = self->shared_from_this();
+    self->Close("closed after protocol error");
+  }
+}
+
+void Connection::OnEvent(bufferevent*, short what, void* arg) {
+  auto* self = static_cast<Connection*>(arg);
+  auto keep = self->shared_from_this();
+  if (what & BEV_EVENT_EOF) return self->Close("connection closed by peer");
+  if (what & BEV_EVENT_ERROR)
+    return self->Close(std::string("connection error: ") +
+                       evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,194 @@
+#include "daemon/daemon.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "daemon/topology.hpp"
+#include "scheduler/allocator_registry.hpp"
+
+namespace psched::daemon {
+
+Daemon::Daemon(event_base* base, DaemonOptions options, Secret secret)
+    : base_(base), options_(std::move(options)), secret_(std::move(secret)) {}
+
+Daemon::~Daemon() {
+  node_service_.reset();  // kills what still runs
+  launchers_.reset();
+  leader_.reset();
+  peers_.reset();
+}
+
+Result<std::unique_ptr<Daemon>> Daemon::Create(event_base* base, DaemonOptions options,
+                                               Secret secret) {
+  if (options.nodes < 1 || options.node < 0 || options.node >= options.nodes)
+    return Fail(ErrorCode::kInvalidArgument, "node " + std::to_string(options.node) +
+                                                 " is outside an allocation of " +
+                                                 std::to_string(options.nodes) + " nodes");
+  if (options.fanout < 1) return Fail(ErrorCode::kInvalidArgument, "--fanout must be at least 1");
+  if (options.node != 0 && options.parent.empty())
+    return Fail(ErrorCode::kInvalidArgument,
+                "node " + std::to_string(options.node) + " needs --parent host:port");
+  if (options.node == 0 && options.rundir.empty())
+    return Fail(ErrorCode::kInvalidArgument, "the leader needs --rundir");
+  if (options.hostname.empty()) {
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    options.hostname = host;
+  }
+  std::unique_ptr<Daemon> d(new Daemon(base, std::move(options), std::move(secret)));
+  if (auto ok = d->Start(); !ok) return Fail(ok.error().WithNode(d->options_.node));
+  return d;
+}
+
+Result<void> Daemon::Start() {
+  auto topo = LoadNodeTopology(options_.topology);
+  if (!topo) return Fail(topo.error());
+  topology_ = std::move(*topo);
+  auto real = RealPuOsIndices();
+  if (!real) return Fail(real.error());
+  Tree tree{options_.nodes, options_.fanout};
+  PeerLink::Handlers h;
+  h.deliver = [this](proto::Frame&& f) { Deliver(std::move(f)); };
+  h.child_lost = [this](int child, std::vector<int> lost, const std::string& why) {
+    if (stopped_) return;
+    peers_->SendUp(proto::MsgType::kNodeLost,
+                   proto::Json(proto::NodeLost{lost, "connection to node " + std::to_string(child) +
+                                                         " closed (" + why + ")"}));
+  };
+  h.parent_lost = [this](const std::string& why) { Stop("parent daemon gone: " + why); };
+  h.parent_ready = [this] { Join(); };
+  peers_ = std::make_unique<PeerLink>(base_, options_.node, tree, secret_, std::move(h));
+  node_service_ = std::make_unique<NodeService>(
+      base_, options_.node, std::move(*real),
+      [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
+  if (!tree.Children(options_.node).empty() || options_.port != 0) {
+    auto port = peers_->Listen(options_.listen_host, options_.port);
+    if (!port) return Fail(port.error());
+    port_ = *port;
+  }
+  if (options_.report) options_.report("port " + std::to_string(port_));
+  if (options_.node != 0) return peers_->ConnectParent(options_.parent);
+
+  auto allocator = sched::MakeAllocator(options_.allocator);
+  if (!allocator) return Fail(allocator.error());
+  LeaderService::Callbacks cb;
+  cb.all_joined = [this] {
+    if (options_.report) options_.report("ready");
+  };
+  cb.shutdown = [this] { Stop("shutdown requested"); };
+  leader_ = std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(*allocator),
+                                            options_.policy, std::move(cb));
+  launchers_ = std::make_unique<LauncherService>(
+      base_,
+      [this](const std::shared_ptr<Connection>& c, proto::Frame&& f, uid_t uid) {
+        leader_->OnClientFrame(c, std::move(f), uid);
+      },
+      [this](Connection& c) { leader_->OnClientClosed(c); });
+  if (auto ok = launchers_->Listen(options_.rundir); !ok) return ok;
+  Join();
+  return {};
+}
+
+void Daemon::Join() {
+  proto::NodeJoin join{options_.node, options_.hostname, {}, topology_.gpus};
+  for (const sched::Pu& pu : topology_.pus) join.pus.push_back({pu.core, pu.package});
+  peers_->SendUp(proto::MsgType::kNodeJoin, proto::Json(join));
+}
+
+void Daemon::SetLaunchHooks(std::unique_ptr<LaunchHooks> hooks) {
+  hooks_ = std::move(hooks);
+  node_service_->SetHooks(hooks_.get());
+}
+
+void Daemon::Deliver(proto::Frame&& frame) {
+  using proto::MsgType;
+  switch (frame.type) {
+    case MsgType::kNodeWelcome:
+      if (options_.node != 0 && options_.report) options_.report("ready");
+      return;
+    case MsgType::kDaemonShutdown:
+      return Stop("allocation shut down");
+    case MsgType::kCollResult:
+      return CollectiveResult(frame);
+    case MsgType::kPeerSend: {
+      auto msg = proto::Decode<proto::PeerSend>(frame);
+      if (!msg) return;
+      if (auto it = services_.find(msg->service); it != services_.end())
+        it->second(msg->from, msg->data);
+      return;
+    }
+    case MsgType::kSessionSpawn:
+    case MsgType::kSessionSignal:
+    case MsgType::kSessionKill:
+    case MsgType::kSessionSuspend:
+    case MsgType::kSessionResume:
+    case MsgType::kIoStdin:
+      return DeliverNodeOrder(frame);
+    default:
+      if (leader_) leader_->OnNodeFrame(std::move(frame));
+  }
+}
+
+void Daemon::DeliverNodeOrder(const proto::Frame& frame) {
+  using proto::MsgType;
+  if (frame.type == MsgType::kSessionSpawn) {
+    if (auto order = proto::Decode<proto::SpawnOrder>(frame)) node_service_->Spawn(*order);
+    return;
+  }
+  if (frame.type == MsgType::kIoStdin) {
+    if (auto in = proto::Decode<proto::StdinData>(frame)) node_service_->Stdin(*in);
+    return;
+  }
+  auto ref = proto::Decode<proto::SessionRef>(frame);
+  if (!ref) return;
+  if (frame.type == MsgType::kSessionSuspend)
+    node_service_->Suspend(ref->session);
+  else if (frame.type == MsgType::kSessionResume)
+    node_service_->Resume(ref->session);
+  else
+    node_service_->Signal(ref->session, ref->signal);
+}
+
+void Daemon::Stop(const std::string& why) {
+  if (stopped_) return;
+  stopped_ = true;
+  std::fprintf(stderr, "pschedd[%d]: stopping: %s\n", options_.node, why.c_str());
+  node_service_->KillAll();
+  if (leader_) peers_->Send({}, proto::MsgType::kDaemonShutdown, proto::Json::object());
+  // Let queued frames reach the children before the loop ends.
+  timeval flush{0, 100000};
+  event_base_loopexit(base_, &flush);
+}
+
+void Daemon::Collective(int64_t session, const std::string& id, std::string blob,
+                        std::vector<int> participants, CollectiveDone done) {
+  collectives_[{session, id}] = std::move(done);
+  proto::CollContribute part{
+      session, id, std::move(participants), {options_.node}, {std::move(blob)}};
+  peers_->SendUp(proto::MsgType::kCollContribute, proto::Json(part));
+}
+
+void Daemon::CollectiveResult(const proto::Frame& frame) {
+  auto result = proto::Decode<proto::CollResult>(frame);
+  if (!result) return;
+  auto it = collectives_.find({result->session, result->id});
+  if (it == collectives_.end()) return;
+  CollectiveDone done = std::move(it->second);
+  collectives_.erase(it);
+  if (auto e = frame.body.find("error"); e != frame.body.end() && e->is_string())
+    return done(psched::Fail(ErrorCode::kNotFound,
+                             "collective " + result->id + ": " + e->get<std::string>()));
+  done(std::move(result->data));
+}
+
+void Daemon::SendToNode(int node, const std::string& service, std::string data) {
+  peers_->Send({node}, proto::MsgType::kPeerSend,
+               proto::Json(proto::PeerSend{node, options_.node, service, std::move(data)}));
+}
+
+void Daemon::RegisterService(const std::string& service, ServiceHandler handler) {
+  services_[service] = std::move(handler);
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,85 @@
+// One pschedd: wires the peer tree, the node service, the leader service (node 0)
+// and the launcher socket around one libevent base. main() builds it from options;
+// tests build several in one process on one base.
+#pragma once
+
+#include <event2/event.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "daemon/auth.hpp"
+#include "daemon/launch_hooks.hpp"
+#include "daemon/launcher_service.hpp"
+#include "daemon/leader_service.hpp"
+#include "daemon/node_service.hpp"
+#include "daemon/peer_link.hpp"
+
+namespace psched::daemon {
+
+struct DaemonOptions {
+  int node = 0;
+  int nodes = 1;
+  int fanout = 8;
+  std::string parent;  // "host:port"; required unless node == 0
+  std::string listen_host = "127.0.0.1";
+  int port = 0;
+  std::string rundir;    // the leader's launcher socket lives here
+  std::string topology;  // "" real, synthetic string or .xml file
+  std::string hostname;  // "" = gethostname()
+  std::string allocator = "compact";
+  std::string policy;
+  // Called once: with the TCP port as soon as it listens, then with "ready" when the
+  // node is in the tree (leader: when every node has joined).
+  std::function<void(const std::string&)> report;
+};
+
+class Daemon final : public TreeServices {
+ public:
+  static Result<std::unique_ptr<Daemon>> Create(event_base* base, DaemonOptions options,
+                                                Secret secret);
+  ~Daemon() override;
+
+  void SetLaunchHooks(std::unique_ptr<LaunchHooks> hooks);
+  TreeServices& tree() { return *this; }
+  event_base* base() const { return base_; }
+  int port() const { return port_; }
+  bool stopped() const { return stopped_; }
+
+  // TreeServices
+  int node() const override { return options_.node; }
+  int num_nodes() const override { return options_.nodes; }
+  void Collective(int64_t session, const std::string& id, std::string blob,
+                  std::vector<int> participants, CollectiveDone done) override;
+  void SendToNode(int node, const std::string& service, std::string data) override;
+  void RegisterService(const std::string& service, ServiceHandler handler) override;
+
+ private:
+  Daemon(event_base* base, DaemonOptions options, Secret secret);
+  Result<void> Start();
+  void Deliver(proto::Frame&& frame);
+  void DeliverNodeOrder(const proto::Frame& frame);
+  void CollectiveResult(const proto::Frame& frame);
+  void Join();
+  void Stop(const std::string& why);
+
+  event_base* base_;
+  DaemonOptions options_;
+  Secret secret_;
+  sched::NodeTopology topology_;
+  int port_ = 0;
+  bool stopped_ = false;
+  std::unique_ptr<PeerLink> peers_;
+  std::unique_ptr<NodeService> node_service_;
+  std::unique_ptr<LeaderService> leader_;
+  std::unique_ptr<LauncherService> launchers_;
+  std::unique_ptr<LaunchHooks> hooks_;
+  std::map<std::pair<int64_t, std::string>, CollectiveDone> collectives_;
+  std::map<std::string, ServiceHandler> services_;
+};
+
+}  // namespace psched::daemon

@@ -1,0 +1,67 @@
+// Extension points of the node daemon for services that ride on session launch,
+// first of all the PMIx server (pmix/). Generic: nothing here is PMIx-specific.
+//
+// How to plug in (pmix/ builds a library; pschedd's main wires it):
+//   auto hooks = std::make_unique<MyHooks>(daemon.event_base(), daemon.tree());
+//   daemon.SetLaunchHooks(std::move(hooks));
+// All calls happen on the daemon's libevent thread; a hook must not block.
+// Work arriving on another thread (PMIx upcalls) must be handed to that event base
+// (event_active / event_base_once) before it calls into TreeServices.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "proto/messages.hpp"
+
+namespace psched::daemon {
+
+struct SessionLaunchInfo {
+  int64_t session = 0;
+  std::string nspace;  // unique per session: "psched.<leader pid>.<session>"
+  int node = 0;        // this node
+  int size = 0;        // ranks in the session
+  int threads_per_rank = 1;
+  std::vector<proto::RankSpec> ranks;  // every rank: node, local rank, logical PUs
+  std::vector<int> local_ranks;        // global ranks placed on this node, ascending
+  std::vector<std::string> hostnames;  // by node id
+  std::vector<int> nodes;              // nodes the session uses, ascending
+};
+
+class LaunchHooks {
+ public:
+  virtual ~LaunchHooks() = default;
+  // Called on each node of the session before its ranks fork. An error fails the
+  // session (the launcher reports it with this node's id).
+  virtual Result<void> SessionStarting(const SessionLaunchInfo& info) = 0;
+  // Extra "NAME=value" entries for one local rank's environment.
+  virtual Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) = 0;
+  // Every local rank of the session has exited (or the session was killed).
+  virtual void SessionEnded(int64_t session) = 0;
+};
+
+// Services of the daemon tree, usable by hooks.
+class TreeServices {
+ public:
+  using CollectiveDone = std::function<void(Result<std::string> all_blobs)>;
+  using ServiceHandler = std::function<void(int from_node, const std::string& data)>;
+  virtual ~TreeServices() = default;
+
+  virtual int node() const = 0;
+  virtual int num_nodes() const = 0;
+  // Every node in `participants` calls Collective with the same (session, id) and its
+  // blob; each then gets the concatenation of all participants' blobs in ascending node
+  // order. Gathered up the tree to the leader, broadcast back down. A participant lost
+  // before completion fails the collective with an error.
+  virtual void Collective(int64_t session, const std::string& id, std::string blob,
+                          std::vector<int> participants, CollectiveDone done) = 0;
+  // Point-to-point: opaque bytes to `service` on `node` (e.g. a direct-modex request).
+  virtual void SendToNode(int node, const std::string& service, std::string data) = 0;
+  // Receives what other nodes send to `service` on this node.
+  virtual void RegisterService(const std::string& service, ServiceHandler handler) = 0;
+};
+
+}  // namespace psched::daemon

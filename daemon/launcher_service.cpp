@@ -1,0 +1,86 @@
+#include "daemon/launcher_service.hpp"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "proto/messages.hpp"
+
+namespace psched::daemon {
+
+Result<void> EnsurePrivateDir(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return Fail(Error::FromErrno("mkdir", "creating run directory '" + dir + "'"));
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0)
+    return Fail(Error::FromErrno("lstat", "run directory '" + dir + "'"));
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+    return Fail(
+        ErrorCode::kPermissionDenied,
+        "run directory '" + dir + "' is not a directory owned by uid " + std::to_string(geteuid()));
+  if ((st.st_mode & 077) != 0 && chmod(dir.c_str(), 0700) != 0)
+    return Fail(Error::FromErrno("chmod", "making run directory '" + dir + "' private"));
+  return {};
+}
+
+LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseHandler on_close)
+    : base_(base), on_frame_(std::move(on_frame)), on_close_(std::move(on_close)) {}
+
+LauncherService::~LauncherService() {
+  if (listener_) evconnlistener_free(listener_);
+  on_close_ = nullptr;
+  for (auto& [raw, conn] : std::map(clients_)) conn->Close("daemon stopping");
+  if (!path_.empty()) unlink(path_.c_str());
+}
+
+Result<void> LauncherService::Listen(const std::string& rundir) {
+  if (auto ok = EnsurePrivateDir(rundir); !ok) return ok;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::string path = SocketPath(rundir);
+  if (path.size() >= sizeof addr.sun_path)
+    return Fail(ErrorCode::kInvalidArgument, "socket path '" + path + "' is too long");
+  path.copy(addr.sun_path, path.size());
+  unlink(path.c_str());  // a stale socket of a dead daemon
+  listener_ = evconnlistener_new_bind(base_, &LauncherService::OnAccept, this,
+                                      LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 128,
+                                      reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  if (listener_ == nullptr) return Fail(Error::FromErrno("bind", "listening on '" + path + "'"));
+  path_ = path;
+  return {};
+}
+
+void LauncherService::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg) {
+  auto* self = static_cast<LauncherService*>(arg);
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  auto conn = Connection::Make(self->base_, fd, "local client");
+  bool known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0;
+  if (!known || cred.uid != geteuid()) {
+    std::fprintf(stderr, "pschedd: refused a local client with uid %d (daemon uid %d)\n",
+                 known ? static_cast<int>(cred.uid) : -1, static_cast<int>(geteuid()));
+    self->clients_[conn.get()] = conn;
+    conn->Start([](Connection&, proto::Frame&&) {},
+                [self](Connection& c, const std::string&) { self->clients_.erase(&c); });
+    conn->FailAndClose("permission denied: uid " + std::to_string(cred.uid) +
+                       " may not use this allocation's daemon (owned by uid " +
+                       std::to_string(geteuid()) + ")");
+    return;
+  }
+  uid_t uid = cred.uid;
+  self->clients_[conn.get()] = conn;
+  conn->Start(
+      [self, uid](Connection& c, proto::Frame&& f) {
+        auto it = self->clients_.find(&c);
+        if (it != self->clients_.end()) self->on_frame_(it->second, std::move(f), uid);
+      },
+      [self](Connection& c, const std::string&) {
+        if (self->on_close_) self->on_close_(c);
+        self->clients_.erase(&c);
+      });
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,88 @@
+// The leader's state and handlers: the allocation's snapshot, the sessions with
+// their launchers, placement decisions (arrival.hpp), the end of sessions (first
+// failing rank wins, the rest are killed), lost nodes and psched-ctl requests.
+// Only node 0 runs one. It talks to nodes only through PeerLink messages.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "daemon/connection.hpp"
+#include "daemon/peer_link.hpp"
+#include "proto/messages.hpp"
+#include "scheduler/allocator.hpp"
+#include "scheduler/model.hpp"
+
+namespace psched::daemon {
+
+class LeaderService {
+ public:
+  struct Callbacks {
+    std::function<void()> all_joined;  // every node of the allocation is in the tree
+    std::function<void()> shutdown;    // psched-ctl shutdown
+  };
+
+  LeaderService(PeerLink& peers, int expected_nodes, std::unique_ptr<sched::Allocator> allocator,
+                std::string default_policy, Callbacks callbacks);
+
+  // A frame from a local client (psched-exec or psched-ctl) whose uid was checked.
+  void OnClientFrame(const std::shared_ptr<Connection>& client, proto::Frame&& frame, uid_t uid);
+  void OnClientClosed(Connection& client);
+  // A frame routed to the leader from a node (including itself).
+  void OnNodeFrame(proto::Frame&& frame);
+  void NodeJoined(const proto::NodeJoin& join);
+  proto::Json Status() const;
+
+ private:
+  struct LiveSession {
+    int64_t id = 0;
+    std::weak_ptr<Connection> launcher;
+    const Connection* launcher_key = nullptr;
+    std::vector<int> nodes;
+    std::set<int> pending;  // nodes that have not reported session.node_done
+    int rank0_node = 0;
+    bool failed = false;
+    int code = 0;
+    std::string message;
+    std::string owner, command;
+    int ranks = 0, threads = 1;
+    double start = 0;
+  };
+
+  void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
+  void Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
+             LiveSession& session);
+  void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
+  void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
+  void RankFailed(const proto::RankExit& exit);
+  void NodeDone(const proto::NodeDone& done);
+  void NodesLost(const proto::NodeLost& lost);
+  void Fail(LiveSession& s, int code, std::string message);
+  void Finish(int64_t id);
+  void SuspendOrResume(LiveSession& s, bool suspend);
+  void Collect(const proto::CollContribute& part);
+  std::string NodeName(int node) const;
+  LiveSession* Find(int64_t id);
+  double Now() const;
+
+  PeerLink& peers_;
+  int expected_nodes_;
+  std::unique_ptr<sched::Allocator> allocator_;
+  std::string default_policy_;
+  Callbacks callbacks_;
+  sched::Snapshot snapshot_;
+  std::map<int, std::string> hostnames_;
+  std::map<int, std::string> lost_;  // node -> cause
+  std::map<int64_t, LiveSession> sessions_;
+  int64_t next_session_ = 1;
+  std::map<std::pair<int64_t, std::string>, proto::CollContribute> collectives_;
+};
+
+}  // namespace psched::daemon

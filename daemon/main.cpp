@@ -1,0 +1,93 @@
+// pschedd: the per-node daemon. Started by psched-alloc, by the Slurm launcher
+// (srun, one per node) or on demand by psched-exec (the embedded default).
+// The allocation secret comes from --secret-file (mode 0600) or PSCHED_SECRET,
+// never from the command line; a single-node daemon without one makes its own.
+#include <event2/event.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+
+#include "daemon/daemon.hpp"
+
+namespace {
+
+using psched::Result;
+
+Result<psched::daemon::Secret> LoadSecret(const std::string& file, int nodes) {
+  if (!file.empty()) return psched::daemon::Secret::FromFile(file);
+  if (const char* hex = std::getenv("PSCHED_SECRET")) {
+    std::string copy = hex;
+    unsetenv("PSCHED_SECRET");  // ranks must not inherit it
+    return psched::daemon::Secret::FromHex(copy);
+  }
+  if (nodes == 1) return psched::daemon::Secret::Generate();
+  return psched::Fail(psched::ErrorCode::kInvalidArgument,
+                      "a multi-node allocation needs its secret: --secret-file FILE or "
+                      "PSCHED_SECRET");
+}
+
+// Writes one line to the fd the starter waits on; closes it after "ready".
+void Report(int fd, const std::string& line) {
+  if (fd < 0) return;
+  std::string text = line + "\n";
+  (void)!write(fd, text.data(), text.size());
+  if (line == "ready") close(fd);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pschedd: psched's per-node daemon (started by psched-exec, psched-alloc or srun)"};
+  psched::daemon::DaemonOptions opt;
+  std::string secret_file;
+  int ready_fd = -1;
+  app.add_option("--node", opt.node, "this node's index in the allocation (0 = leader)");
+  app.add_option("--nodes", opt.nodes, "number of nodes in the allocation")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--fanout", opt.fanout, "children per daemon in the tree")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--parent", opt.parent, "parent daemon's host:port (all but node 0)");
+  app.add_option("--listen", opt.listen_host, "IPv4 address to listen on for child daemons");
+  app.add_option("--port", opt.port, "TCP port for child daemons (0 = any)");
+  app.add_option("--rundir", opt.rundir, "0700 directory for the launcher socket (leader)");
+  app.add_option(
+      "--topology", opt.topology,
+      "hwloc synthetic topology (\"pack:2 core:20 pu:1\") or XML file; default: this machine");
+  app.add_option("--hostname", opt.hostname, "name this node reports");
+  app.add_option("--allocator", opt.allocator, "allocator (leader)");
+  app.add_option("--policy", opt.policy, "default co-scheduling policy (leader)");
+  app.add_option("--secret-file", secret_file, "file (mode 0600) holding the allocation secret");
+  app.add_option("--ready-fd", ready_fd, "fd to report 'port N' and 'ready' on");
+  CLI11_PARSE(app, argc, argv);
+
+  signal(SIGPIPE, SIG_IGN);
+  auto secret = LoadSecret(secret_file, opt.nodes);
+  if (!secret) {
+    std::fprintf(stderr, "pschedd: %s\n", secret.error().ToString().c_str());
+    return 1;
+  }
+  opt.report = [ready_fd](const std::string& line) { Report(ready_fd, line); };
+  event_base* base = event_base_new();
+  auto daemon = psched::daemon::Daemon::Create(base, opt, std::move(*secret));
+  if (!daemon) {
+    std::fprintf(stderr, "pschedd: %s\n", daemon.error().ToString().c_str());
+    return 1;
+  }
+  // SIGTERM/SIGINT end the daemon like a shutdown: sessions are killed first.
+  auto on_term = [](evutil_socket_t, short, void* arg) {
+    event_base_loopexit(static_cast<event_base*>(arg), nullptr);
+  };
+  event* term = evsignal_new(base, SIGTERM, on_term, base);
+  event* intr = evsignal_new(base, SIGINT, on_term, base);
+  event_add(term, nullptr);
+  event_add(intr, nullptr);
+  event_base_dispatch(base);
+  daemon->reset();
+  event_free(term);
+  event_free(intr);
+  event_base_free(base);
+  return 0;
+}

@@ -1,0 +1,316 @@
+#include "daemon/node_service.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <unordered_map>
+
+#include "daemon/spawner.hpp"
+#include "daemon/topology.hpp"
+
+extern char** environ;
+
+namespace psched::daemon {
+
+// Output is forwarded in whole lines, at most this much per message.
+constexpr size_t kChunk = 64 * 1024;
+
+struct NodeService::Stream {
+  NodeService* owner = nullptr;
+  int64_t session = 0;
+  int rank = 0;
+  int which = 1;  // 1 stdout, 2 stderr
+  int fd = -1;
+  event* ev = nullptr;
+  std::string pending;  // bytes after the last newline
+  bool open = false;
+  ~Stream() {
+    if (ev) event_free(ev);
+    if (fd >= 0) close(fd);
+  }
+};
+
+struct NodeService::LocalRank {
+  int rank = 0;
+  pid_t pid = -1;
+  bool reaped = false;
+  proto::RankExit exit;
+  std::unique_ptr<Stream> out, err;
+  bool Done() const { return reaped && !(out && out->open) && !(err && err->open); }
+};
+
+struct NodeService::LocalSession {
+  int64_t id = 0;
+  pid_t pgid = 0;
+  std::vector<LocalRank> ranks;
+  int stdin_fd = -1;
+  bool suspended = false;
+  ~LocalSession() {
+    if (stdin_fd >= 0) close(stdin_fd);
+  }
+};
+
+NodeService::NodeService(event_base* base, int node, std::vector<int> real_pus, SendUp send_up)
+    : base_(base), node_(node), real_pus_(std::move(real_pus)), send_up_(std::move(send_up)) {
+  sigchld_ = evsignal_new(base_, SIGCHLD, &NodeService::OnSigchld, this);
+  event_add(sigchld_, nullptr);
+}
+
+NodeService::~NodeService() {
+  KillAll();
+  if (sigchld_) event_free(sigchld_);
+}
+
+NodeService::LocalSession* NodeService::Find(int64_t session) {
+  auto it = sessions_.find(session);
+  return it == sessions_.end() ? nullptr : it->second.get();
+}
+
+void NodeService::Spawn(const proto::SpawnOrder& order) {
+  if (Find(order.session) != nullptr) return;  // duplicate order
+  auto s = std::make_unique<LocalSession>();
+  s->id = order.session;
+  SessionLaunchInfo info{
+      order.session, order.nspace, node_,           order.size, order.threads_per_rank,
+      order.ranks,   {},           order.hostnames, {}};
+  for (const auto& r : order.ranks) {
+    if (r.node == node_) info.local_ranks.push_back(r.rank);
+    if (info.nodes.empty() || info.nodes.back() != r.node) info.nodes.push_back(r.node);
+  }
+  if (info.local_ranks.empty()) return;
+  std::sort(info.nodes.begin(), info.nodes.end());
+  info.nodes.erase(std::unique(info.nodes.begin(), info.nodes.end()), info.nodes.end());
+  LocalSession& session = *s;
+  sessions_[order.session] = std::move(s);
+  Result<void> hooked = hooks_ ? hooks_->SessionStarting(info) : Result<void>{};
+  for (const auto& r : order.ranks) {
+    if (r.node != node_) continue;
+    if (hooked) {
+      StartRank(session, order, r);
+      continue;
+    }
+    LocalRank failed;
+    failed.rank = r.rank;
+    failed.reaped = true;
+    failed.exit = {
+        order.session, r.rank, node_, 1, 0, "launch hook failed: " + hooked.error().ToString()};
+    send_up_(proto::MsgType::kSessionRankExited, proto::Json(failed.exit));
+    session.ranks.push_back(std::move(failed));
+  }
+  MaybeFinish(order.session);
+}
+
+std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
+                                              const proto::RankSpec& spec, int local_size) {
+  std::vector<std::pair<std::string, std::string>> vars;
+  auto set = [&vars](const std::string& entry) {
+    auto eq = entry.find('=');
+    std::string name = entry.substr(0, eq);
+    std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
+    for (auto& v : vars)
+      if (v.first == name) return void(v.second = value);
+    vars.emplace_back(name, value);
+  };
+  // The launcher sends its environment; an empty one means "use the daemon's".
+  if (order.env.empty())
+    for (char** e = environ; *e != nullptr; ++e) set(*e);
+  for (const auto& e : order.env) set(e);
+  set("PSCHED_RANK=" + std::to_string(spec.rank));
+  set("PSCHED_SIZE=" + std::to_string(order.size));
+  set("PSCHED_LOCAL_RANK=" + std::to_string(spec.local_rank));
+  set("PSCHED_LOCAL_SIZE=" + std::to_string(local_size));
+  set("PSCHED_NODE=" + std::to_string(node_));
+  set("PSCHED_SESSION=" + std::to_string(order.session));
+  set("OMP_NUM_THREADS=" + std::to_string(order.threads_per_rank));
+  if (hooks_)
+    if (auto extra = hooks_->RankEnvironment(order.session, spec.rank))
+      for (const auto& e : *extra) set(e);
+  std::vector<std::string> out;
+  out.reserve(vars.size());
+  for (auto& [k, v] : vars) out.push_back(k + "=" + v);
+  return out;
+}
+
+void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
+                            const proto::RankSpec& spec) {
+  int local_size = 0;
+  for (const auto& r : order.ranks) local_size += r.node == node_;
+  SpawnSpec ss;
+  ss.argv = order.argv;
+  ss.env = RankEnv(order, spec, local_size);
+  ss.cwd = order.cwd;
+  ss.cpus = CpuSetFor(spec.pus, real_pus_);
+  ss.bind = !spec.pus.empty();
+  ss.pgid = s.pgid;
+  ss.with_stdin = spec.rank == 0;
+  LocalRank r;
+  r.rank = spec.rank;
+  auto spawned = SpawnRank(ss);
+  if (!spawned) {
+    r.reaped = true;
+    r.exit = {s.id,  spec.rank,
+              node_, spawned.error().code() == ErrorCode::kNotFound ? 127 : 126,
+              0,     spawned.error().ToString()};
+    send_up_(proto::MsgType::kSessionRankExited, proto::Json(r.exit));
+    s.ranks.push_back(std::move(r));
+    return;
+  }
+  if (s.pgid == 0) s.pgid = spawned->pid;
+  r.pid = spawned->pid;
+  if (spawned->in_fd >= 0) s.stdin_fd = spawned->in_fd;
+  auto make_stream = [&](int fd, int which) {
+    auto st = std::make_unique<Stream>();
+    st->owner = this;
+    st->session = s.id;
+    st->rank = spec.rank;
+    st->which = which;
+    st->fd = fd;
+    st->open = true;
+    evutil_make_socket_nonblocking(fd);
+    st->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &NodeService::OnReadable, st.get());
+    event_add(st->ev, nullptr);
+    return st;
+  };
+  r.out = make_stream(spawned->out_fd, 1);
+  r.err = make_stream(spawned->err_fd, 2);
+  by_pid_[r.pid] = {s.id, static_cast<int>(s.ranks.size())};
+  s.ranks.push_back(std::move(r));
+}
+
+void NodeService::OnReadable(evutil_socket_t, short, void* arg) {
+  auto* stream = static_cast<Stream*>(arg);
+  int64_t session = stream->session;
+  stream->owner->Drain(*stream);
+  if (!stream->open) stream->owner->MaybeFinish(session);  // may free `stream`
+}
+
+void NodeService::Drain(Stream& st) {
+  char buf[kChunk];
+  // Bounded work per callback: one read, then forward the complete lines.
+  ssize_t n = read(st.fd, buf, sizeof buf);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n > 0) {
+    st.pending.append(buf, static_cast<size_t>(n));
+    Flush(st, false);
+    return;
+  }
+  Flush(st, true);  // EOF or error: the rank closed this stream
+  event_del(st.ev);
+  st.open = false;
+}
+
+void NodeService::Flush(Stream& st, bool final) {
+  size_t cut = final ? st.pending.size() : st.pending.rfind('\n');
+  if (cut == std::string::npos) {
+    if (st.pending.size() < kChunk) return;  // a very long line goes out in pieces
+    cut = st.pending.size();
+  } else if (!final) {
+    ++cut;
+  }
+  if (cut == 0) return;
+  proto::Output out{st.session, st.rank, st.which, st.pending.substr(0, cut)};
+  st.pending.erase(0, cut);
+  send_up_(proto::MsgType::kIoOutput, proto::Json(out));
+}
+
+void NodeService::OnSigchld(evutil_socket_t, short, void* arg) {
+  static_cast<NodeService*>(arg)->Reap();
+}
+
+void NodeService::Reap() {
+  std::vector<int64_t> touched;
+  int status = 0;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    auto it = by_pid_.find(pid);
+    if (it == by_pid_.end()) continue;  // not a rank (e.g. a helper): nothing to report
+    auto [session, index] = it->second;
+    by_pid_.erase(it);
+    if (LocalSession* s = Find(session)) {
+      RankExited(*s, s->ranks[index], status);
+      touched.push_back(session);
+    }
+  }
+  for (int64_t id : touched) MaybeFinish(id);
+}
+
+void NodeService::RankExited(LocalSession& s, LocalRank& r, int status) {
+  r.reaped = true;
+  r.exit.session = s.id;
+  r.exit.rank = r.rank;
+  r.exit.node = node_;
+  if (WIFSIGNALED(status)) {
+    r.exit.signal = WTERMSIG(status);
+    r.exit.code = 128 + r.exit.signal;
+    r.exit.cause =
+        "killed by signal " + std::to_string(r.exit.signal) + " (" + strsignal(r.exit.signal) + ")";
+  } else {
+    r.exit.code = WEXITSTATUS(status);
+    r.exit.cause = "exited with status " + std::to_string(r.exit.code);
+  }
+  if (r.exit.code != 0) send_up_(proto::MsgType::kSessionRankExited, proto::Json(r.exit));
+}
+
+void NodeService::MaybeFinish(int64_t session) {
+  LocalSession* s = Find(session);
+  if (s == nullptr) return;
+  for (const LocalRank& r : s->ranks)
+    if (!r.Done()) return;
+  proto::NodeDone done{session, node_, {}};
+  for (const LocalRank& r : s->ranks) done.exits.push_back(r.exit);
+  sessions_.erase(session);
+  if (hooks_) hooks_->SessionEnded(session);
+  send_up_(proto::MsgType::kSessionNodeDone, proto::Json(done));
+}
+
+void NodeService::Signal(int64_t session, int sig) {
+  LocalSession* s = Find(session);
+  if (s == nullptr) return;
+  if (s->pgid > 0) kill(-s->pgid, sig);
+  // A rank that left the group (setsid) still gets it directly.
+  for (const LocalRank& r : s->ranks)
+    if (!r.reaped && r.pid > 0) kill(r.pid, sig);
+  // A stopped process only acts on a fatal signal once continued.
+  if (s->suspended && sig != SIGSTOP && sig != SIGCONT) {
+    if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP) Resume(session);
+  }
+}
+
+void NodeService::Suspend(int64_t session) {
+  if (LocalSession* s = Find(session)) {
+    s->suspended = true;
+    Signal(session, SIGSTOP);
+  }
+}
+
+void NodeService::Resume(int64_t session) {
+  if (LocalSession* s = Find(session)) {
+    s->suspended = false;
+    Signal(session, SIGCONT);
+  }
+}
+
+void NodeService::Stdin(const proto::StdinData& data) {
+  LocalSession* s = Find(data.session);
+  if (s == nullptr || s->stdin_fd < 0) return;
+  // A blocking write: the launcher sends stdin in small chunks and rank 0 reads it.
+  size_t off = 0;
+  while (off < data.data.size()) {
+    ssize_t n = write(s->stdin_fd, data.data.data() + off, data.data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // rank 0 closed its stdin (EPIPE): drop the rest, as mpiexec does
+    off += static_cast<size_t>(n);
+  }
+  if (data.eof) {
+    close(s->stdin_fd);
+    s->stdin_fd = -1;
+  }
+}
+
+void NodeService::KillAll() {
+  for (auto& [id, s] : sessions_) Signal(id, SIGKILL);
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,68 @@
+// The node side of sessions: this node's ranks of each session, their output
+// pipes, stdin of rank 0, signals, suspend/resume and reaping (SIGCHLD).
+//
+// It acts on orders routed from the leader (session.spawn, .signal, .kill, ...)
+// and reports back through `send_up`: io.output as lines arrive, session.rank_exited
+// at once for a failing rank, session.node_done when every local rank has exited
+// and its pipes are drained (so no output can follow it).
+#pragma once
+
+#include <event2/event.h>
+#include <sys/types.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/launch_hooks.hpp"
+#include "proto/messages.hpp"
+#include "scheduler/model.hpp"
+
+namespace psched::daemon {
+
+class NodeService {
+ public:
+  using SendUp = std::function<void(proto::MsgType, proto::Json)>;
+
+  NodeService(event_base* base, int node, std::vector<int> real_pus, SendUp send_up);
+  ~NodeService();
+
+  void SetHooks(LaunchHooks* hooks) { hooks_ = hooks; }
+  void Spawn(const proto::SpawnOrder& order);
+  void Signal(int64_t session, int sig);  // to every local process of the session
+  void Suspend(int64_t session);
+  void Resume(int64_t session);
+  void Stdin(const proto::StdinData& data);
+  void KillAll();  // the daemon is going away
+  size_t num_sessions() const { return sessions_.size(); }
+
+ private:
+  struct Stream;
+  struct LocalRank;
+  struct LocalSession;
+
+  void StartRank(LocalSession& s, const proto::SpawnOrder& order, const proto::RankSpec& spec);
+  std::vector<std::string> RankEnv(const proto::SpawnOrder& order, const proto::RankSpec& spec,
+                                   int local_size);
+  static void OnSigchld(evutil_socket_t, short, void* arg);
+  static void OnReadable(evutil_socket_t fd, short, void* arg);
+  void Reap();
+  void Drain(Stream& stream);
+  void Flush(Stream& stream, bool final);
+  void RankExited(LocalSession& s, LocalRank& r, int status);
+  void MaybeFinish(int64_t session);
+  LocalSession* Find(int64_t session);
+
+  event_base* base_;
+  int node_;
+  std::vector<int> real_pus_;
+  SendUp send_up_;
+  LaunchHooks* hooks_ = nullptr;
+  event* sigchld_ = nullptr;
+  std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;
+  std::map<pid_t, std::pair<int64_t, int>> by_pid_;  // pid -> (session, index in ranks)
+};
+
+}  // namespace psched::daemon

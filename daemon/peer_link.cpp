@@ -1,0 +1,200 @@
+#include "daemon/peer_link.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "proto/messages.hpp"
+
+namespace psched::daemon {
+
+PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers)
+    : base_(base), node_(node), tree_(tree), secret_(secret), handlers_(std::move(handlers)) {
+  local_ev_ = event_new(base_, -1, 0, &PeerLink::OnLocal, this);
+}
+
+PeerLink::~PeerLink() {
+  handlers_ = {};  // closing links below must not call back into a daemon being torn down
+  if (listener_) evconnlistener_free(listener_);
+  if (local_ev_) event_free(local_ev_);
+  for (auto& [n, c] : children_) c->Close("daemon stopping");
+  if (parent_) parent_->Close("daemon stopping");
+}
+
+Result<int> PeerLink::Listen(const std::string& host, int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1)
+    return Fail(ErrorCode::kInvalidArgument,
+                "listen address '" + host + "' is not an IPv4 address");
+  listener_ =
+      evconnlistener_new_bind(base_, &PeerLink::OnAccept, this,
+                              LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
+                              128, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  if (listener_ == nullptr)
+    return Fail(Error::FromErrno("bind", "listening on " + host + ":" + std::to_string(port)));
+  sockaddr_in bound{};
+  socklen_t len = sizeof bound;
+  getsockname(evconnlistener_get_fd(listener_), reinterpret_cast<sockaddr*>(&bound), &len);
+  return ntohs(bound.sin_port);
+}
+
+Result<void> PeerLink::ConnectParent(const std::string& address) {
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos)
+    return Fail(ErrorCode::kInvalidArgument, "parent address '" + address + "' is not host:port");
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = getaddrinfo(address.substr(0, colon).c_str(), address.substr(colon + 1).c_str(),
+                           &hints, &res);
+      rc != 0)
+    return Fail(ErrorCode::kInvalidArgument,
+                "cannot resolve parent '" + address + "': " + gai_strerror(rc));
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  int rc = connect(fd, res->ai_addr, res->ai_addrlen);
+  freeaddrinfo(res);
+  if (rc != 0) {
+    Error e = Error::FromErrno("connect", "connecting to parent daemon at " + address);
+    close(fd);
+    return Fail(e);
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  parent_ = Connection::Make(base_, fd, "parent " + address);
+  parent_->peer_node = tree_.Parent(node_);
+  parent_->Start([this](Connection& c, proto::Frame&& f) { OnParentFrame(c, std::move(f)); },
+                 [this](Connection&, const std::string& why) {
+                   parent_.reset();
+                   if (handlers_.parent_lost) handlers_.parent_lost(why);
+                 });
+  return {};
+}
+
+void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg) {
+  auto* self = static_cast<PeerLink*>(arg);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto conn = Connection::Make(self->base_, fd, "peer");
+  conn->challenge = self->secret_.Nonce();
+  self->unauthenticated_[conn.get()] = conn;
+  conn->Start([self](Connection& c, proto::Frame&& f) { self->OnChildFrame(c, std::move(f)); },
+              [self](Connection& c, const std::string& why) {
+                self->unauthenticated_.erase(&c);
+                if (!c.authenticated) return;
+                self->children_.erase(c.peer_node);
+                if (self->handlers_.child_lost)
+                  self->handlers_.child_lost(c.peer_node, self->tree_.Subtree(c.peer_node), why);
+              });
+  conn->Send(proto::Encode(proto::MsgType::kAuthChallenge, proto::AuthChallenge{conn->challenge}));
+}
+
+void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
+  if (conn.authenticated) return Route(std::move(frame), conn.peer_node);
+  auto resp = frame.type == proto::MsgType::kAuthResponse
+                  ? proto::Decode<proto::AuthResponse>(frame)
+                  : Fail(ErrorCode::kProtocol, "");
+  bool ok = resp && tree_.Parent(resp->node) == node_ && !children_.contains(resp->node) &&
+            secret_.Verify(resp->mac, conn.challenge, resp->node);
+  if (!ok) {
+    std::fprintf(stderr, "pschedd[%d]: refused a peer connection: authentication failed\n", node_);
+    return conn.FailAndClose(
+        "authentication failed: wrong allocation secret or not a child of node " +
+        std::to_string(node_));
+  }
+  conn.authenticated = true;
+  conn.peer_node = resp->node;
+  children_[resp->node] = unauthenticated_[&conn];
+  unauthenticated_.erase(&conn);
+  conn.Send(proto::Encode(proto::MsgType::kAuthOk, proto::AuthOk{secret_.Mac(resp->nonce, node_)}));
+}
+
+void PeerLink::OnParentFrame(Connection& conn, proto::Frame&& frame) {
+  if (conn.authenticated) return Route(std::move(frame), conn.peer_node);
+  if (frame.type == proto::MsgType::kAuthChallenge) {
+    auto ch = proto::Decode<proto::AuthChallenge>(frame);
+    if (!ch) return conn.Close("bad challenge from parent");
+    parent_nonce_ = secret_.Nonce();
+    conn.Send(
+        proto::Encode(proto::MsgType::kAuthResponse,
+                      proto::AuthResponse{node_, secret_.Mac(ch->nonce, node_), parent_nonce_}));
+    return;
+  }
+  if (frame.type == proto::MsgType::kAuthOk) {
+    auto ok = proto::Decode<proto::AuthOk>(frame);
+    if (!ok || !secret_.Verify(ok->mac, parent_nonce_, conn.peer_node))
+      return conn.Close("parent failed to prove the allocation secret");
+    conn.authenticated = true;
+    if (handlers_.parent_ready) handlers_.parent_ready();
+    return;
+  }
+  std::string why = "parent refused us";
+  if (frame.type == proto::MsgType::kError)
+    if (auto e = proto::Decode<proto::ErrorReply>(frame)) why += ": " + e->message;
+  conn.Close(why);
+}
+
+void PeerLink::Send(const std::vector<int>& to, proto::MsgType type, proto::Json body) {
+  body["to"] = to;
+  if (!body.contains("from")) body["from"] = node_;
+  Route(proto::Frame{type, std::move(body)}, node_);
+}
+
+void PeerLink::Route(proto::Frame&& frame, int from) {
+  std::vector<int> to;
+  auto it = frame.body.find("to");
+  if (it != frame.body.end() && it->is_array())
+    for (const auto& v : *it)
+      if (v.is_number_integer()) to.push_back(v.get<int>());
+  bool local = to.empty();
+  std::vector<int> hops;
+  if (to.empty()) {
+    for (const auto& [child, conn] : children_)
+      if (child != from) hops.push_back(child);
+  }
+  for (int target : to) {
+    if (target < 0 || target >= tree_.size) continue;  // nowhere: dropped
+    int hop = tree_.NextHop(node_, target);
+    if (hop == node_)
+      local = true;
+    else if (hop != from && std::find(hops.begin(), hops.end(), hop) == hops.end())
+      hops.push_back(hop);
+  }
+  for (int hop : hops) Forward(hop, frame);
+  if (local) {
+    local_.push_back(std::move(frame));
+    event_active(local_ev_, 0, 0);
+  }
+}
+
+void PeerLink::Forward(int hop, const proto::Frame& frame) {
+  std::shared_ptr<Connection> conn;
+  if (hop == tree_.Parent(node_))
+    conn = parent_;
+  else if (auto it = children_.find(hop); it != children_.end())
+    conn = it->second;
+  if (conn && conn->authenticated) conn->Send(frame.type, frame.body);
+}
+
+void PeerLink::OnLocal(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<PeerLink*>(arg);
+  // Deliver only what is queued now; frames queued meanwhile get the next round.
+  size_t n = self->local_.size();
+  for (size_t i = 0; i < n && !self->local_.empty(); ++i) {
+    proto::Frame f = std::move(self->local_.front());
+    self->local_.pop_front();
+    if (self->handlers_.deliver) self->handlers_.deliver(std::move(f));
+  }
+  if (!self->local_.empty()) event_active(self->local_ev_, 0, 0);
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,118 @@
+#include "daemon/spawner.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace psched::daemon {
+namespace {
+
+struct Pipe {
+  int r = -1, w = -1;
+  Result<void> Open() {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return Fail(Error::FromErrno("pipe2", "rank pipes"));
+    r = fds[0];
+    w = fds[1];
+    return {};
+  }
+  void Close() {
+    if (r >= 0) close(r);
+    if (w >= 0) close(w);
+    r = w = -1;
+  }
+};
+
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void ExecChild(const SpawnSpec& spec, char* const* argv, char* const* envp,
+                            const Pipe& out, const Pipe& err, const Pipe& in, int status_fd,
+                            pid_t daemon_pid) {
+  auto die = [status_fd](int stage) {
+    int payload[2] = {stage, errno};
+    (void)!write(status_fd, payload, sizeof payload);
+    _exit(127);
+  };
+  // Ranks must not outlive a killed daemon.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != daemon_pid) _exit(137);
+  setpgid(0, spec.pgid);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGTSTP})
+    signal(sig, SIG_DFL);
+  if (spec.with_stdin) {
+    if (dup2(in.r, 0) < 0) die(1);
+  } else {
+    int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0) die(1);
+  }
+  if (dup2(out.w, 1) < 0 || dup2(err.w, 2) < 0) die(1);
+  if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0) die(2);
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) die(3);
+  execvpe(argv[0], argv, envp);
+  die(4);
+}
+
+std::string StageName(int stage) {
+  switch (stage) {
+    case 1:
+      return "redirecting stdio";
+    case 2:
+      return "binding to its CPU set (sched_setaffinity)";
+    case 3:
+      return "changing directory";
+    default:
+      return "exec";
+  }
+}
+
+}  // namespace
+
+Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
+  if (spec.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command to run");
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  Pipe out, err, in, status;
+  for (Pipe* p : {&out, &err, &status})
+    if (auto ok = p->Open(); !ok) return Fail(ok.error());
+  if (spec.with_stdin)
+    if (auto ok = in.Open(); !ok) return Fail(ok.error());
+  pid_t daemon_pid = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    for (Pipe* p : {&out, &err, &in, &status}) p->Close();
+    return Fail(Error::FromErrno("fork", "spawning rank"));
+  }
+  if (pid == 0) ExecChild(spec, argv.data(), envp.data(), out, err, in, status.w, daemon_pid);
+  setpgid(pid, spec.pgid == 0 ? pid : spec.pgid);  // both sides set it: no race with signals
+  close(out.w);
+  close(err.w);
+  close(status.w);
+  if (spec.with_stdin) close(in.r);
+  int payload[2] = {0, 0};
+  ssize_t n;
+  do n = read(status.r, payload, sizeof payload);
+  while (n < 0 && errno == EINTR);
+  close(status.r);
+  if (n > 0) {  // the child reported a failure before exec succeeded
+    waitpid(pid, nullptr, 0);
+    close(out.r);
+    close(err.r);
+    if (spec.with_stdin) close(in.w);
+    return Fail(
+        payload[1] == ENOENT ? ErrorCode::kNotFound : ErrorCode::kSystem,
+        StageName(payload[0]) + " '" + spec.argv[0] + "' failed: " + std::strerror(payload[1]));
+  }
+  return SpawnedRank{pid, out.r, err.r, spec.with_stdin ? in.w : -1};
+}
+
+}  // namespace psched::daemon

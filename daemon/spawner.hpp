@@ -1,0 +1,36 @@
+// Forks and execs one rank: its own stdout/stderr pipes, its session's process
+// group, its CPU set applied before exec, and a clean signal state.
+#pragma once
+
+#include <sched.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace psched::daemon {
+
+struct SpawnSpec {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // the complete environment, "NAME=value"
+  std::string cwd;
+  cpu_set_t cpus{};
+  bool bind = true;
+  pid_t pgid = 0;  // 0: the rank leads a new process group (the session's on this node)
+  bool with_stdin = false;
+};
+
+struct SpawnedRank {
+  pid_t pid = -1;
+  int out_fd = -1;
+  int err_fd = -1;
+  int in_fd = -1;  // -1 unless with_stdin
+};
+
+// Returns once the child has exec'd (or failed to: then an error naming the
+// executable and errno, and the child is already reaped).
+Result<SpawnedRank> SpawnRank(const SpawnSpec& spec);
+
+}  // namespace psched::daemon

@@ -1,0 +1,31 @@
+// Node topology from hwloc: the real machine, an hwloc synthetic description
+// ("package:2 core:20 pu:1"; "pack:" is accepted too) or an XML file.
+//
+// The model (sched::NodeTopology) lists PUs in hwloc's logical order. Binding maps
+// logical PU i of an emulated node onto real PU (i mod real count), by the real
+// PUs' OS indices, so emulated nodes larger than the host still pin for real.
+#pragma once
+
+#include <sched.h>
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "scheduler/model.hpp"
+
+namespace psched::daemon {
+
+// spec: "" = this machine; ends in ".xml" = XML file; otherwise a synthetic string.
+Result<sched::NodeTopology> LoadNodeTopology(const std::string& spec);
+
+// Turns "pack:2 core:20 pu:1" into hwloc's spelling ("package:2 core:20 pu:1").
+std::string NormalizeSynthetic(const std::string& spec);
+
+// OS indices of this machine's PUs that we may run on, in logical order.
+Result<std::vector<int>> RealPuOsIndices();
+
+// The CPU set for logical PUs of a node, folded onto `real` (OS indices) modulo its size.
+cpu_set_t CpuSetFor(const std::vector<int>& logical_pus, const std::vector<int>& real);
+
+}  // namespace psched::daemon
