@@ -69,12 +69,26 @@ export SLURM_CONF="$conf"
 munge_socket=/run/munge/munge.socket.2
 etc_conf=/etc/slurm/slurm.conf
 
-# pid of a live process recorded in FILE, or nothing.
+# The pid recorded in FILE if that process is alive and is the daemon the file names
+# (slurmd.n1.pid -> slurmd): a stale file whose pid was reused by another program does
+# not count, so stop never signals a stranger.
 live_pid() {
-  local file=$1 pid
+  local file=$1 pid comm
   [[ -s "$file" ]] || return 1
   pid=$(<"$file")
-  [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  alive "$pid" || return 1
+  comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
+  [[ "$comm" == "$(basename "$file" | cut -d. -f1)" ]] || return 1
+  echo "$pid"
+}
+
+# PID runs (a zombie does not: in a container nobody may reap it for a while).
+alive() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [[ "${stat:0:1}" != Z && "${stat:0:1}" != X ]]
 }
 
 munge_works() {
@@ -243,6 +257,9 @@ do_start() {
   command -v munged >/dev/null || die "munged not found: run scripts/install-deps.sh (munge)"
   ((EUID == 0)) || die "must run as root (Slurm daemons with SlurmUser=root)"
   if cluster_answers && [[ -n "$(live_pid "$dir/run/slurmctld.pid" || true)" ]]; then
+    # Keep the running configuration; restart only a daemon that died.
+    start_munge
+    start_slurm
     wait_idle
     link_etc_conf
     echo "slurm-env: already running ($nodes nodes, SLURM_CONF=$conf)"
@@ -266,7 +283,7 @@ stop_pid_file() {
   }
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
+    alive "$pid" || break
     sleep 0.1
   done
   kill -KILL "$pid" 2>/dev/null || true
