@@ -1,0 +1,93 @@
+// psched-djsb configuration: what the modelled user runs, how often, under which policies.
+//
+// Read from TOML (ParseConfigToml), overridden by the command line, then checked by
+// ValidateConfig. Pure: strings in, values or errors out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "djsb/metrics.hpp"
+
+namespace psched::djsb {
+
+// One synthetic application: ranks x OpenMP threads of psched-stream.
+struct AppConfig {
+  int ranks = 1;
+  int threads = 1;
+  int64_t array_size = 4'000'000;  // total doubles per array over all ranks
+  int iterations = 10;
+  int Slots() const { return ranks * threads; }
+};
+
+// When the analyses are submitted, as fractions of the simulation's alone execution time
+// counted from the simulation's submit. Either explicit (`at`) or drawn from `seed`
+// uniformly in [earliest, latest].
+struct ScheduleConfig {
+  uint64_t seed = 1;
+  double earliest = 0.1;
+  double latest = 0.7;     // the paper's scenario: every analysis before ~70% of the simulation
+  std::vector<double> at;  // explicit fractions; overrides seed/earliest/latest when set
+};
+
+// Command templates. Placeholders: {ranks} {threads} {policy} {spread} {command}.
+// {spread} becomes " --spread" or "". The environment carries OMP_NUM_THREADS.
+struct LauncherConfig {
+  std::string psched =
+      "{bin}/psched-exec -n {ranks} -c {threads} --policy {policy}{spread} -- {command}";
+  std::string mpirun = "mpirun --oversubscribe -x OMP_NUM_THREADS -n {ranks} {command}";
+  std::string srun = "srun --overlap -n {ranks} -c {threads} {command}";
+};
+
+struct DjsbConfig {
+  AppConfig simulation{4, 2, 8'000'000, 10};
+  AppConfig analysis{2, 1, 2'000'000, 10};
+  int analyses = 1;
+  ScheduleConfig schedule;
+  int repeats = 3;
+  std::vector<std::string> policies = {"wait", "surpass", "overbook", "sidestep"};
+  bool spread = true;    // also run overbook and sidestep with --spread
+  bool baseline = true;  // today's way: mpirun --oversubscribe (srun --overlap inside Slurm)
+  LauncherConfig launcher;
+  std::string stream_binary;  // empty: psched-stream beside psched-djsb
+  std::string output_dir = "djsb-results";
+  double session_timeout_s = 600;  // a session still running after this is killed: an error
+  double sample_interval_s = 0.1;  // how often process states are sampled for the timeline
+  MetricConstants constants;
+};
+
+// The policy names psched-exec accepts. One list; the orchestrator and its errors use it.
+const std::vector<std::string>& KnownPolicies();
+
+// One column of the report: a policy with or without spread, or the baseline.
+struct Scenario {
+  std::string name;    // "wait", "overbook+spread", "baseline-mpirun"
+  std::string policy;  // empty for a baseline
+  bool spread = false;
+  std::string baseline;  // "mpirun" or "srun"; empty for a psched policy
+};
+
+// The scenarios to run, in report order: each policy, then overbook/sidestep with spread,
+// then the baseline (srun inside Slurm when in_slurm, else mpirun).
+std::vector<Scenario> PlanScenarios(const DjsbConfig& config, bool in_slurm);
+
+// Parses a TOML document (see djsb/djsb.example.toml) on top of the defaults.
+Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view source_name);
+
+// Rejects configurations that cannot give a meaningful run; the message names the field.
+Result<void> ValidateConfig(const DjsbConfig& config);
+
+// Analysis submit offsets as fractions of the simulation's alone time, sorted.
+// Deterministic for a given seed.
+std::vector<double> LaunchFractions(const DjsbConfig& config);
+
+// Fills a launcher template. Unknown placeholders are an error naming them.
+Result<std::string> ExpandTemplate(const std::string& templ, const AppConfig& app,
+                                   const std::string& policy, bool spread,
+                                   const std::string& command, const std::string& bin_dir);
+
+}  // namespace psched::djsb

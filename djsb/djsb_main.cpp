@@ -1,0 +1,218 @@
+// psched-djsb: the Dynamic Job Scheduler Benchmark (reconstructed metrics) for psched.
+//
+// Models the user of an allocation: starts a long simulation, submits short analyses at
+// seeded times, under each psched policy and under today's baseline (mpirun
+// --oversubscribe side by side, or srun --overlap inside salloc), and reports the
+// efficiency coefficients, wait coefficient and dynamicity ratio as a table, JSON, CSV
+// and an SVG.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "djsb/config.hpp"
+#include "djsb/orchestrator.hpp"
+#include "djsb/report.hpp"
+#include "djsb/svg_report.hpp"
+
+namespace psched::djsb {
+namespace {
+
+constexpr int kExitBadConfig = 1;
+constexpr int kExitRunFailed = 2;
+constexpr int kExitScenarioFailed = 3;
+
+struct Overrides {
+  std::string config_file;
+  std::optional<int> sim_ranks, sim_threads, ana_ranks, ana_threads, analyses, repeats, iterations;
+  std::optional<int64_t> sim_size, ana_size;
+  std::optional<uint64_t> seed;
+  std::vector<double> at;
+  std::vector<std::string> policies;
+  bool no_spread = false, no_baseline = false;
+  std::optional<std::string> output_dir, stream;
+  std::optional<double> timeout, wait_constant, analysis_share;
+  bool require_psched = false;
+  bool check_only = false;
+};
+
+std::string ExeDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string path(buf, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+// `name` beside this binary, else the first executable on PATH; empty when absent.
+std::string FindProgram(const std::string& name, const std::string& exe_dir) {
+  std::string beside = exe_dir + "/" + name;
+  if (access(beside.c_str(), X_OK) == 0) return beside;
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path == nullptr ? "" : path);
+  for (std::string dir; std::getline(ss, dir, ':');) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return "";
+}
+
+Result<DjsbConfig> BuildConfig(const Overrides& o) {
+  DjsbConfig c;
+  if (!o.config_file.empty()) {
+    std::ifstream in(o.config_file);
+    if (!in) return Fail(Error::FromErrno("open", "reading config " + o.config_file));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    auto parsed = ParseConfigToml(ss.str(), o.config_file);
+    if (!parsed) return parsed;
+    c = *parsed;
+  }
+  if (o.sim_ranks) c.simulation.ranks = *o.sim_ranks;
+  if (o.sim_threads) c.simulation.threads = *o.sim_threads;
+  if (o.sim_size) c.simulation.array_size = *o.sim_size;
+  if (o.ana_ranks) c.analysis.ranks = *o.ana_ranks;
+  if (o.ana_threads) c.analysis.threads = *o.ana_threads;
+  if (o.ana_size) c.analysis.array_size = *o.ana_size;
+  if (o.iterations) c.simulation.iterations = c.analysis.iterations = *o.iterations;
+  if (o.analyses) c.analyses = *o.analyses;
+  if (o.repeats) c.repeats = *o.repeats;
+  if (o.seed) c.schedule.seed = *o.seed;
+  if (!o.at.empty()) c.schedule.at = o.at;
+  if (!o.policies.empty()) c.policies = o.policies;
+  if (o.no_spread) c.spread = false;
+  if (o.no_baseline) c.baseline = false;
+  if (o.output_dir) c.output_dir = *o.output_dir;
+  if (o.stream) c.stream_binary = *o.stream;
+  if (o.timeout) c.session_timeout_s = *o.timeout;
+  if (o.wait_constant) c.constants.wait_constant_s = *o.wait_constant;
+  if (o.analysis_share) c.constants.analysis_share = *o.analysis_share;
+  if (auto ok = ValidateConfig(c); !ok) return Fail(ok.error());
+  return c;
+}
+
+Result<void> WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) return Fail(Error::FromErrno("open", "writing " + path));
+  out << text;
+  if (!out) return Fail(Error::FromErrno("write", "writing " + path));
+  return {};
+}
+
+int Main(int argc, char** argv) {
+  Overrides o;
+  CLI::App app{
+      "psched-djsb: the Dynamic Job Scheduler Benchmark for psched (metrics are a "
+      "reconstruction, see REFERENCES.md).\n"
+      "Runs the simulation alone, the analysis alone, then the scenario under each policy\n"
+      "(and with --spread for overbook/sidestep) and under today's baseline (mpirun\n"
+      "--oversubscribe, or srun --overlap when SLURM_JOB_ID is set); writes djsb.json,\n"
+      "djsb.csv and djsb.svg into the output directory and prints the table."};
+  app.add_option("-c,--config", o.config_file, "TOML configuration (djsb/djsb.example.toml)");
+  app.add_option("--sim-ranks", o.sim_ranks, "simulation ranks");
+  app.add_option("--sim-threads", o.sim_threads, "simulation OpenMP threads per rank");
+  app.add_option("--sim-size", o.sim_size, "simulation STREAM array size (doubles, total)");
+  app.add_option("--ana-ranks", o.ana_ranks, "analysis ranks");
+  app.add_option("--ana-threads", o.ana_threads, "analysis OpenMP threads per rank");
+  app.add_option("--ana-size", o.ana_size, "analysis STREAM array size (doubles, total)");
+  app.add_option("--iterations", o.iterations, "STREAM iterations of both applications");
+  app.add_option("--analyses", o.analyses, "number of analyses per run");
+  app.add_option("--seed", o.seed, "seed of the launch schedule");
+  app.add_option("--at", o.at, "explicit submit times, fractions of the simulation alone")
+      ->delimiter(',');
+  app.add_option("--repeats", o.repeats, "repeats per scenario (medians are reported)");
+  app.add_option("--policies", o.policies, "policies to compare: wait,surpass,overbook,sidestep")
+      ->delimiter(',');
+  app.add_flag("--no-spread", o.no_spread, "do not add overbook/sidestep with --spread");
+  app.add_flag("--no-baseline", o.no_baseline, "do not run today's baseline");
+  app.add_option("-o,--output-dir", o.output_dir, "where djsb.json/.csv/.svg and run logs go");
+  app.add_option("--stream", o.stream, "psched-stream binary (default: beside psched-djsb)");
+  app.add_option("--timeout", o.timeout, "seconds before a stuck run is killed (an error)");
+  app.add_option("--wait-constant", o.wait_constant, "C of the wait coefficient, seconds");
+  app.add_option("--analysis-share", o.analysis_share, "sigma: ES_ana = 1/sigma");
+  app.add_flag("--require-psched", o.require_psched,
+               "missing psched-exec is an error (default: skip the policy columns)");
+  app.add_flag("--check", o.check_only, "validate the configuration, print the plan, exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  auto config = BuildConfig(o);
+  if (!config) {
+    std::cerr << "psched-djsb: " << config.error().ToString() << "\n";
+    return kExitBadConfig;
+  }
+  const std::string exe_dir = ExeDir();
+  Tools tools;
+  tools.stream =
+      config->stream_binary.empty() ? FindProgram("psched-stream", exe_dir) : config->stream_binary;
+  if (tools.stream.empty() || access(tools.stream.c_str(), X_OK) != 0) {
+    std::cerr << "psched-djsb: psched-stream not found or not executable ('" << tools.stream
+              << "'; looked beside " << exe_dir << " and on PATH; set --stream)\n";
+    return kExitBadConfig;
+  }
+  std::string exec = FindProgram("psched-exec", exe_dir);
+  if (!exec.empty()) tools.psched_dir = exec.substr(0, exec.rfind('/'));
+  tools.psched_ctl = FindProgram("psched-ctl", exe_dir);
+  tools.in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
+  tools.require_psched = o.require_psched;
+
+  std::cout << "psched-djsb: scenarios:";
+  for (const Scenario& s : PlanScenarios(*config, tools.in_slurm)) std::cout << " " << s.name;
+  std::cout << "\npsched-djsb: analyses submitted at";
+  for (double f : LaunchFractions(*config)) std::cout << " " << f;
+  std::cout << " of the simulation's alone time (seed " << config->schedule.seed << ")\n";
+  std::cout << "psched-djsb: psched-exec " << (exec.empty() ? "MISSING" : exec) << ", psched-ctl "
+            << (tools.psched_ctl.empty() ? "MISSING (states sampled from /proc)" : tools.psched_ctl)
+            << "\n";
+  if (o.check_only) return 0;
+
+  Orchestrator orchestrator(*config, tools, std::cout);
+  auto results = orchestrator.Run();
+  if (!results) {
+    std::cerr << "psched-djsb: " << results.error().ToString() << "\n";
+    return kExitRunFailed;
+  }
+  const std::string dir = config->output_dir;
+  for (auto [name, text] : {std::pair{"djsb.json", ToJson(*results).dump(2) + "\n"},
+                            {"djsb.csv", ToCsv(*results)},
+                            {"djsb.svg", RenderSvg(*results)}}) {
+    if (auto ok = WriteFile(dir + "/" + name, text); !ok) {
+      std::cerr << "psched-djsb: " << ok.error().ToString() << "\n";
+      return kExitRunFailed;
+    }
+  }
+  std::cout << "\n" << FormatTable(*results) << "\n";
+  std::cout << "psched-djsb: wrote " << dir << "/djsb.json, " << dir << "/djsb.csv\n";
+  std::cout << "psched-djsb: SVG report: " << dir << "/djsb.svg\n";
+  bool any_ran = false, any_failed = false;
+  for (const ScenarioResult& s : results->scenarios) {
+    if (s.skipped.empty())
+      any_ran = true;
+    else if (s.skipped != "psched-exec not found")
+      any_failed = true;
+  }
+  if (!any_ran) {
+    std::cerr << "psched-djsb: no scenario ran\n";
+    return kExitRunFailed;
+  }
+  return any_failed ? kExitScenarioFailed : 0;
+}
+
+}  // namespace
+}  // namespace psched::djsb
+
+int main(int argc, char** argv) {
+  try {
+    return psched::djsb::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "psched-djsb: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}

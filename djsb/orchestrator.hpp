@@ -1,0 +1,56 @@
+// psched-djsb's imperative shell: models the user of the allocation. Runs the reference
+// runs (simulation alone, analysis alone) and each scenario's repeats, launching the
+// analyses at the seeded times through the launcher command templates, sampling the
+// processes' states meanwhile, and computing the metrics.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "common/error.hpp"
+#include "djsb/config.hpp"
+#include "djsb/results.hpp"
+
+namespace psched::djsb {
+
+// Where the programs are, found by the caller (main) once.
+struct Tools {
+  std::string stream;           // psched-stream
+  std::string psched_dir;       // directory of psched-exec; empty when it was not found
+  std::string psched_ctl;       // psched-ctl; empty when not found
+  bool in_slurm = false;        // SLURM_JOB_ID set: the baseline is srun --overlap
+  bool require_psched = false;  // missing psched-exec is an error, not a skipped column
+};
+
+class Orchestrator {
+ public:
+  Orchestrator(DjsbConfig config, Tools tools, std::ostream& progress)
+      : config_(std::move(config)), tools_(std::move(tools)), progress_(progress) {}
+
+  // Runs everything. Scenarios that fail are recorded (ScenarioResult::skipped) and the
+  // rest still run; an error is returned only when nothing meaningful can be measured.
+  Result<DjsbResults> Run();
+
+ private:
+  struct Launcher {
+    std::string family;  // "psched", "mpirun", "srun"
+    std::string templ;
+    std::string policy;
+    bool spread = false;
+  };
+
+  // One run: the simulation (if with_sim) and `fractions.size()` analyses submitted at
+  // fraction * x_sim_alone after the simulation's submit (immediately without a simulation).
+  Result<ScenarioRun> RunOnce(const std::string& name, int repeat, const Launcher& launcher,
+                              bool with_sim, const std::vector<double>& fractions,
+                              double x_sim_alone);
+  Result<FamilyReferences> RunReferences(const Launcher& launcher);
+  void Progress(const std::string& line);
+
+  DjsbConfig config_;
+  Tools tools_;
+  std::ostream& progress_;
+  double started_ = 0;
+};
+
+}  // namespace psched::djsb

@@ -1,0 +1,277 @@
+#include "djsb/report.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace psched::djsb {
+namespace {
+
+std::string Fixed(double v, int digits = 2) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
+}
+std::string PadRight(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+const FamilyReferences* FindFamily(const DjsbResults& r, const std::string& family) {
+  for (const FamilyReferences& f : r.references)
+    if (f.family == family) return &f;
+  return nullptr;
+}
+
+nlohmann::json TimesJson(const RunTimes& t) {
+  return {{"submit", t.submit}, {"begin", t.begin},           {"end", t.end},
+          {"wait", t.Wait()},   {"execution", t.Execution()}, {"response", t.Response()}};
+}
+
+nlohmann::json RunJson(const ScenarioRun& run) {
+  nlohmann::json j;
+  j["repeat"] = run.repeat;
+  j["start"] = run.start;
+  j["state_source"] = run.state_source;
+  for (const SessionRecord& s : run.sessions) {
+    nlohmann::json js;
+    js["name"] = s.name;
+    js["tag"] = s.tag;
+    js["times"] = TimesJson(s.times);
+    js["nodes"] = s.nodes;
+    js["observed_stopped"] = s.observed_stopped;
+    js["output"] = s.output_path;
+    for (const StateInterval& iv : s.timeline)
+      js["timeline"].push_back({{"t0", iv.t0}, {"t1", iv.t1}, {"state", iv.state}});
+    j["sessions"].push_back(js);
+  }
+  return j;
+}
+
+nlohmann::json ConstantsJson(const ResolvedConstants& c) {
+  return {{"reconstruction", true},
+          {"wait_constant_s", c.wait_constant_s},
+          {"wait_constant_derived", c.wait_constant_derived},
+          {"wait_constant_sim_fraction", c.wait_constant_sim_fraction},
+          {"analysis_share_sigma", c.analysis_share},
+          {"expected_slowdown_analysis", 1.0 / c.analysis_share},
+          {"slot_overlap", c.slot_overlap},
+          {"slot_overlap_derived", c.slot_overlap_derived},
+          {"text", DescribeConstants(c)}};
+}
+
+}  // namespace
+
+std::optional<Verdict> ComputeVerdict(const DjsbResults& results) {
+  Verdict v;
+  bool have_best = false, have_base = false;
+  for (const ScenarioResult& s : results.scenarios) {
+    if (!s.skipped.empty() || s.metrics.empty()) continue;
+    if (s.scenario.baseline.empty()) {
+      if (!have_best || s.summary.d > v.best_d) {
+        v.best = s.scenario.name;
+        v.best_d = s.summary.d;
+        have_best = true;
+      }
+    } else if (!have_base) {
+      v.baseline = s.scenario.name;
+      v.baseline_d = s.summary.d;
+      have_base = true;
+    }
+  }
+  if (!have_best || !have_base || !(v.baseline_d > 0)) return std::nullopt;
+  v.ratio = v.best_d / v.baseline_d;
+  return v;
+}
+
+std::string FormatTable(const DjsbResults& results) {
+  std::ostringstream out;
+  const DjsbConfig& c = results.config;
+  out << "djsb (reconstructed metrics) on " << results.host << ": simulation " << c.simulation.ranks
+      << "x" << c.simulation.threads << ", " << c.analyses << " analys"
+      << (c.analyses == 1 ? "is " : "es ") << c.analysis.ranks << "x" << c.analysis.threads
+      << ", submitted at";
+  for (double f : results.launch_fractions) out << " " << Fixed(100 * f, 0) << "%";
+  out << " of the simulation alone (seed " << c.schedule.seed << "), medians of " << c.repeats
+      << " repeat" << (c.repeats == 1 ? "" : "s") << "\n\n";
+
+  const size_t label_w = 22, col_w = 16;
+  out << PadRight("", label_w);
+  for (const ScenarioResult& s : results.scenarios) out << Pad(s.scenario.name, col_w);
+  out << "\n";
+  struct Row {
+    const char* label;
+    double Summary::*field;
+    int digits;
+  };
+  const Row rows[] = {
+      {"Simulation Efficiency", &Summary::e_sim, 2},
+      {"Analysis Efficiency", &Summary::e_ana, 2},
+      {"Wait Coefficient", &Summary::w_ana, 2},
+      {"Dynamicity Ratio", &Summary::d, 2},
+      {"  sim real slowdown", &Summary::sim_real_slowdown, 2},
+      {"  ana real slowdown", &Summary::ana_real_slowdown, 2},
+      {"  ana wait [s]", &Summary::ana_wait, 2},
+      {"  sim execution [s]", &Summary::sim_execution, 2},
+  };
+  for (const Row& row : rows) {
+    out << PadRight(row.label, label_w);
+    for (const ScenarioResult& s : results.scenarios) {
+      std::string cell = !s.skipped.empty() ? "-" : Fixed(s.summary.*(row.field), row.digits);
+      out << Pad(cell, col_w);
+    }
+    out << "\n";
+  }
+  out << "\n";
+  for (const ScenarioResult& s : results.scenarios)
+    if (!s.skipped.empty()) out << "  " << s.scenario.name << ": " << s.skipped << "\n";
+  for (const FamilyReferences& f : results.references) {
+    out << "  references (" << f.family << "): X_sim alone " << Fixed(f.refs.sim_alone_execution)
+        << " s, X_ana alone " << Fixed(f.refs.ana_alone_execution) << " s, static wait "
+        << Fixed(f.refs.ana_static_wait, 3) << " s\n";
+    out << "  " << DescribeConstants(f.constants) << "\n";
+  }
+  if (auto v = ComputeVerdict(results)) {
+    out << "  best psched policy: " << v->best << " (D " << Fixed(v->best_d) << "), "
+        << Fixed(v->ratio) << "x the baseline " << v->baseline << " (D " << Fixed(v->baseline_d)
+        << ")\n";
+  }
+  return out.str();
+}
+
+nlohmann::json ToJson(const DjsbResults& r) {
+  nlohmann::json j;
+  j["benchmark"] = "djsb (reconstruction of the Dynamic Job Scheduler Benchmark metrics)";
+  j["host"] = r.host;
+  j["started"] = r.started;
+  j["finished"] = r.finished;
+  const DjsbConfig& c = r.config;
+  auto app = [](const AppConfig& a) {
+    return nlohmann::json{{"ranks", a.ranks},
+                          {"threads", a.threads},
+                          {"array_size", a.array_size},
+                          {"iterations", a.iterations}};
+  };
+  j["config"] = {
+      {"simulation", app(c.simulation)},
+      {"analysis", app(c.analysis)},
+      {"analyses", c.analyses},
+      {"repeats", c.repeats},
+      {"policies", c.policies},
+      {"spread", c.spread},
+      {"baseline", c.baseline},
+      {"seed", c.schedule.seed},
+      {"launcher",
+       {{"psched", c.launcher.psched}, {"mpirun", c.launcher.mpirun}, {"srun", c.launcher.srun}}}};
+  j["launch_fractions"] = r.launch_fractions;
+  for (const FamilyReferences& f : r.references) {
+    nlohmann::json jf;
+    jf["family"] = f.family;
+    jf["sim_alone_execution"] = f.refs.sim_alone_execution;
+    jf["ana_alone_execution"] = f.refs.ana_alone_execution;
+    jf["ana_static_wait"] = f.refs.ana_static_wait;
+    jf["sim_slots"] = f.refs.sim_slots;
+    jf["ana_slots"] = f.refs.ana_slots;
+    jf["constants"] = ConstantsJson(f.constants);
+    for (const ScenarioRun& run : f.sim_alone) jf["sim_alone_runs"].push_back(RunJson(run));
+    for (const ScenarioRun& run : f.ana_alone) jf["ana_alone_runs"].push_back(RunJson(run));
+    j["references"].push_back(jf);
+  }
+  for (const ScenarioResult& s : r.scenarios) {
+    nlohmann::json js;
+    js["name"] = s.scenario.name;
+    js["policy"] = s.scenario.policy;
+    js["spread"] = s.scenario.spread;
+    js["baseline"] = s.scenario.baseline;
+    js["family"] = s.family;
+    if (!s.skipped.empty()) js["skipped"] = s.skipped;
+    if (const FamilyReferences* f = FindFamily(r, s.family))
+      js["constants"] = ConstantsJson(f->constants);
+    if (s.skipped.empty()) {
+      const Summary& m = s.summary;
+      js["median"] = {{"repeats", m.repeats},
+                      {"e_sim", m.e_sim},
+                      {"e_ana", m.e_ana},
+                      {"w_ana", m.w_ana},
+                      {"d", m.d},
+                      {"sim_execution", m.sim_execution},
+                      {"sim_real_slowdown", m.sim_real_slowdown},
+                      {"sim_expected_slowdown", m.sim_expected_slowdown},
+                      {"sim_slowdown", m.sim_slowdown},
+                      {"ana_wait", m.ana_wait},
+                      {"ana_execution", m.ana_execution},
+                      {"ana_real_slowdown", m.ana_real_slowdown},
+                      {"ana_expected_slowdown", m.ana_expected_slowdown},
+                      {"ana_slowdown", m.ana_slowdown}};
+    }
+    for (size_t i = 0; i < s.runs.size(); ++i) {
+      nlohmann::json jr = RunJson(s.runs[i]);
+      if (i < s.metrics.size()) {
+        const RunMetrics& m = s.metrics[i];
+        jr["metrics"] = {{"e_sim", m.e_sim},
+                         {"e_ana", m.e_ana},
+                         {"w_ana", m.w_ana},
+                         {"d", m.d},
+                         {"sim_real_slowdown", m.sim_real_slowdown},
+                         {"sim_expected_slowdown", m.sim_expected_slowdown}};
+        for (const AnalysisMetrics& a : m.analyses)
+          jr["metrics"]["analyses"].push_back({{"wait", a.wait},
+                                               {"execution", a.execution},
+                                               {"response", a.response},
+                                               {"slowdown", a.slowdown},
+                                               {"real_slowdown", a.real_slowdown},
+                                               {"expected_slowdown", a.expected_slowdown},
+                                               {"efficiency", a.efficiency},
+                                               {"wait_coefficient", a.wait_coefficient}});
+      }
+      js["runs"].push_back(jr);
+    }
+    j["scenarios"].push_back(js);
+  }
+  if (auto v = ComputeVerdict(r))
+    j["verdict"] = {{"best", v->best},
+                    {"best_d", v->best_d},
+                    {"baseline", v->baseline},
+                    {"baseline_d", v->baseline_d},
+                    {"ratio", v->ratio}};
+  return j;
+}
+
+std::string ToCsv(const DjsbResults& r) {
+  std::ostringstream out;
+  out << "scenario,repeat,e_sim,e_ana,w_ana,d,sim_execution_s,sim_real_slowdown,"
+         "sim_expected_slowdown,ana_wait_s,ana_execution_s,ana_real_slowdown,"
+         "wait_constant_s,analysis_share,slot_overlap\n";
+  for (const ScenarioResult& s : r.scenarios) {
+    if (!s.skipped.empty()) continue;
+    const FamilyReferences* f = FindFamily(r, s.family);
+    std::string consts = f == nullptr ? ",,"
+                                      : Fixed(f->constants.wait_constant_s, 4) + "," +
+                                            Fixed(f->constants.analysis_share, 4) + "," +
+                                            Fixed(f->constants.slot_overlap, 4);
+    for (size_t i = 0; i < s.metrics.size(); ++i) {
+      const RunMetrics& m = s.metrics[i];
+      double wait = 0, x = 0, rs = 0;
+      for (const AnalysisMetrics& a : m.analyses) {
+        wait += a.wait / m.analyses.size();
+        x += a.execution / m.analyses.size();
+        rs += a.real_slowdown / m.analyses.size();
+      }
+      out << s.scenario.name << "," << i + 1 << "," << Fixed(m.e_sim, 4) << "," << Fixed(m.e_ana, 4)
+          << "," << Fixed(m.w_ana, 4) << "," << Fixed(m.d, 4) << "," << Fixed(m.sim_execution, 4)
+          << "," << Fixed(m.sim_real_slowdown, 4) << "," << Fixed(m.sim_expected_slowdown, 4) << ","
+          << Fixed(wait, 4) << "," << Fixed(x, 4) << "," << Fixed(rs, 4) << "," << consts << "\n";
+    }
+    const Summary& m = s.summary;
+    out << s.scenario.name << ",median," << Fixed(m.e_sim, 4) << "," << Fixed(m.e_ana, 4) << ","
+        << Fixed(m.w_ana, 4) << "," << Fixed(m.d, 4) << "," << Fixed(m.sim_execution, 4) << ","
+        << Fixed(m.sim_real_slowdown, 4) << "," << Fixed(m.sim_expected_slowdown, 4) << ","
+        << Fixed(m.ana_wait, 4) << "," << Fixed(m.ana_execution, 4) << ","
+        << Fixed(m.ana_real_slowdown, 4) << "," << consts << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace psched::djsb

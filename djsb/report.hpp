@@ -1,0 +1,31 @@
+// psched-djsb's report writers: pure functions from results to text.
+//   FormatTable  the terminal table, laid out like the paper's (a column per policy and
+//                the baseline; rows E_sim, E_ana, W_ana, D), with the constants
+//   ToJson       everything: config, constants, references, per-run times and metrics
+//   ToCsv        one row per scenario and repeat, plus a median row per scenario
+//   RenderSvg    (svg_report.hpp)
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "djsb/results.hpp"
+
+namespace psched::djsb {
+
+std::string FormatTable(const DjsbResults& results);
+nlohmann::json ToJson(const DjsbResults& results);
+std::string ToCsv(const DjsbResults& results);
+
+// The psched scenario with the highest median D, and its D over the baseline's;
+// nullopt when either is missing. Used by the table's closing lines.
+struct Verdict {
+  std::string best;
+  double best_d = 0;
+  std::string baseline;
+  double baseline_d = 0;
+  double ratio = 0;
+};
+std::optional<Verdict> ComputeVerdict(const DjsbResults& results);
+
+}  // namespace psched::djsb

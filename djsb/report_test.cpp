@@ -1,0 +1,109 @@
+// The report writers: table like the paper's, JSON, CSV and a well-formed SVG.
+#include "djsb/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include "djsb/svg_report.hpp"
+
+namespace psched::djsb {
+namespace {
+
+ScenarioResult MakeScenario(const std::string& name, const std::string& baseline,
+                            const RunTimes& sim, const RunTimes& ana, const References& refs,
+                            const ResolvedConstants& c) {
+  ScenarioResult s;
+  s.scenario = {name, baseline.empty() ? name : "", false, baseline};
+  s.family = baseline.empty() ? "psched" : baseline;
+  ScenarioRun run;
+  run.scenario = name;
+  run.start = 0;
+  run.state_source = "/proc";
+  run.sessions.push_back({"sim", "t-sim", sim, {0, 1}, {{0, 10, "running"}}, false, "x"});
+  run.sessions.push_back(
+      {"ana0", "t-ana0", ana, {1}, {{ana.submit, ana.end, "running"}}, false, "y"});
+  s.runs.push_back(run);
+  auto m = ComputeRun(sim, {ana}, refs, c);
+  EXPECT_TRUE(m.has_value());
+  s.metrics.push_back(*m);
+  s.summary = *Summarize(s.metrics);
+  return s;
+}
+
+DjsbResults PaperLikeResults() {
+  DjsbResults r;
+  r.host = "testhost";
+  r.launch_fractions = {0.59};
+  References refs{100, 21.2, 0, 160, 32};
+  FamilyReferences fam;
+  fam.family = "psched";
+  fam.refs = refs;
+  fam.constants = *ResolveConstants({}, refs);
+  r.references.push_back(fam);
+  fam.family = "mpirun";
+  r.references.push_back(fam);
+  r.scenarios.push_back(
+      MakeScenario("wait", "", {0, 0, 100}, {59, 100, 121.2}, refs, fam.constants));
+  r.scenarios.push_back(
+      MakeScenario("surpass", "", {0, 0, 121.2}, {59, 59, 80.2}, refs, fam.constants));
+  r.scenarios.push_back(
+      MakeScenario("baseline-mpirun", "mpirun", {0, 0, 130}, {59, 59, 160}, refs, fam.constants));
+  ScenarioResult skipped;
+  skipped.scenario = {"sidestep", "sidestep", false, ""};
+  skipped.family = "psched";
+  skipped.skipped = "psched-exec not found";
+  r.scenarios.push_back(skipped);
+  return r;
+}
+
+TEST(DjsbReport, TableHasThePapersRowsAColumnPerScenarioAndTheConstants) {
+  std::string t = FormatTable(PaperLikeResults());
+  for (const char* s : {"Simulation Efficiency", "Analysis Efficiency", "Wait Coefficient",
+                        "Dynamicity Ratio", "wait", "surpass", "baseline-mpirun", "sidestep",
+                        "RECONSTRUCTION", "psched-exec not found"})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  EXPECT_NE(t.find("1.15"), std::string::npos) << t;  // wait's D
+  EXPECT_NE(t.find("1.72"), std::string::npos) << t;  // surpass's D
+  EXPECT_NE(t.find("best psched policy: surpass"), std::string::npos) << t;
+}
+
+TEST(DjsbReport, VerdictComparesTheBestPolicyWithTheBaseline) {
+  auto v = ComputeVerdict(PaperLikeResults());
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->best, "surpass");
+  EXPECT_EQ(v->baseline, "baseline-mpirun");
+  EXPECT_NEAR(v->ratio, v->best_d / v->baseline_d, 1e-12);
+}
+
+TEST(DjsbReport, JsonCarriesMediansRunsAndConstants) {
+  auto j = ToJson(PaperLikeResults());
+  ASSERT_EQ(j["scenarios"].size(), 4u);
+  EXPECT_NEAR(j["scenarios"][0]["median"]["d"].get<double>(), 1.145, 0.01);
+  EXPECT_EQ(j["scenarios"][0]["constants"]["reconstruction"], true);
+  EXPECT_DOUBLE_EQ(j["scenarios"][0]["constants"]["wait_constant_s"].get<double>(), 50);
+  EXPECT_EQ(j["scenarios"][3]["skipped"], "psched-exec not found");
+  EXPECT_EQ(j["scenarios"][1]["runs"][0]["sessions"][1]["name"], "ana0");
+  EXPECT_EQ(j["verdict"]["best"], "surpass");
+}
+
+TEST(DjsbReport, CsvHasOneRowPerRepeatAndAMedianRow) {
+  std::string csv = ToCsv(PaperLikeResults());
+  EXPECT_EQ(csv.rfind("scenario,repeat,e_sim,e_ana,w_ana,d,", 0), 0u);
+  EXPECT_NE(csv.find("\nwait,1,"), std::string::npos);
+  EXPECT_NE(csv.find("\nwait,median,"), std::string::npos);
+  EXPECT_NE(csv.find("\nsurpass,median,0.8"), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("sidestep"), std::string::npos);  // skipped: no rows
+}
+
+TEST(DjsbReport, SvgIsSelfContainedWithBarsTimelinesAndLegend) {
+  std::string svg = RenderSvg(PaperLikeResults());
+  EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_EQ(svg.find("<script"), std::string::npos);
+  EXPECT_EQ(svg.find("href"), std::string::npos);  // nothing external
+  for (const char* s : {"node 0", "node 1", "suspended (SIGSTOP)", "sidestepped", "overbooked",
+                        "1.72", "baseline-mpirun", "not run: psched-exec not found"})
+    EXPECT_NE(svg.find(s), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace psched::djsb

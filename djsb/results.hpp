@@ -1,0 +1,70 @@
+// What one psched-djsb run measured: plain values shared by the orchestrator and the
+// report writers (which are pure: results in, text out).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "djsb/config.hpp"
+#include "djsb/metrics.hpp"
+
+namespace psched::djsb {
+
+// A session's state over a stretch of time, seconds relative to the run's start.
+// States: "waiting" (submitted, not begun), "running", "suspended", "sidestepped",
+// "overbooked" (sharing its slots with another running session).
+struct StateInterval {
+  double t0 = 0;
+  double t1 = 0;
+  std::string state;
+};
+
+// One session of one run: the simulation ("sim") or an analysis ("ana0", "ana1", ...).
+struct SessionRecord {
+  std::string name;
+  std::string tag;         // passed to psched-stream --tag; finds its processes in /proc
+  RunTimes times;          // wall clock
+  std::vector<int> nodes;  // nodes it ran on (from psched-ctl or the env)
+  std::vector<StateInterval> timeline;  // relative to the run's start
+  bool observed_stopped = false;        // some sample saw every process in state T
+  std::string output_path;
+};
+
+// One repeat of one scenario (or of a reference run).
+struct ScenarioRun {
+  std::string scenario;
+  int repeat = 0;
+  double start = 0;                     // wall clock of the simulation's submit
+  std::vector<SessionRecord> sessions;  // sim first
+  std::string state_source;             // "psched-ctl", "/proc" or "begin/end"
+};
+
+struct ScenarioResult {
+  Scenario scenario;
+  std::string family;  // "psched" or the baseline's name: whose reference runs it uses
+  std::vector<ScenarioRun> runs;
+  std::vector<RunMetrics> metrics;
+  Summary summary;
+  std::string skipped;  // why it did not run (e.g. psched-exec missing); empty when it ran
+};
+
+// The reference runs of one launcher family, their medians, and the constants they give.
+struct FamilyReferences {
+  std::string family;
+  References refs;
+  ResolvedConstants constants;
+  std::vector<ScenarioRun> sim_alone;
+  std::vector<ScenarioRun> ana_alone;
+};
+
+struct DjsbResults {
+  DjsbConfig config;
+  std::vector<double> launch_fractions;
+  std::vector<FamilyReferences> references;
+  std::vector<ScenarioResult> scenarios;
+  std::string host;
+  double started = 0;  // wall clock
+  double finished = 0;
+};
+
+}  // namespace psched::djsb

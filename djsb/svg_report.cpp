@@ -1,0 +1,248 @@
+#include "djsb/svg_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "djsb/report.hpp"
+
+namespace psched::djsb {
+namespace {
+
+constexpr double kWidth = 1000;
+constexpr double kLeft = 150;  // room for labels
+constexpr double kRight = 40;
+constexpr double kLaneH = 14;
+constexpr double kLaneGap = 3;
+
+struct StateStyle {
+  const char* state;
+  const char* fill;
+  const char* label;
+};
+// Colour-blind-safe (Okabe-Ito) fills; waiting is a pale outline so it reads as "not running".
+constexpr StateStyle kStyles[] = {
+    {"waiting", "#eeeeee", "waiting (submitted, not started)"},
+    {"running", "#009E73", "running"},
+    {"suspended", "#D55E00", "suspended (SIGSTOP)"},
+    {"sidestepped", "#0072B2", "sidestepped (re-pinned)"},
+    {"overbooked", "#CC79A7", "overbooked (sharing cpus)"},
+};
+
+const char* FillOf(const std::string& state) {
+  for (const StateStyle& s : kStyles)
+    if (state == s.state) return s.fill;
+  return "#999999";
+}
+
+std::string Esc(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string F(double v, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// A round tick step giving about `target` ticks over `span`.
+double TickStep(double span, int target) {
+  double raw = span / target;
+  double mag = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (raw <= m * mag) return m * mag;
+  return 10 * mag;
+}
+
+void Text(std::ostringstream& o, double x, double y, const std::string& s,
+          const char* anchor = "start", int size = 12, const char* weight = "normal",
+          const char* fill = "#222") {
+  o << "<text x=\"" << F(x) << "\" y=\"" << F(y) << "\" font-size=\"" << size << "\" text-anchor=\""
+    << anchor << "\" font-weight=\"" << weight << "\" fill=\"" << fill << "\">" << Esc(s)
+    << "</text>\n";
+}
+
+}  // namespace
+
+std::string RenderSvg(const DjsbResults& r) {
+  std::ostringstream body;
+  double y = 30;
+  Text(body, 20, y, "psched djsb: Dynamicity Ratio per policy and today's baseline", "start", 18,
+       "bold");
+  y += 20;
+  {
+    std::string sub = "simulation " + std::to_string(r.config.simulation.ranks) + "x" +
+                      std::to_string(r.config.simulation.threads) + ", " +
+                      std::to_string(r.config.analyses) + " analysis session(s) " +
+                      std::to_string(r.config.analysis.ranks) + "x" +
+                      std::to_string(r.config.analysis.threads) + ", medians of " +
+                      std::to_string(r.config.repeats) + " repeat(s) on " + r.host;
+    Text(body, 20, y, sub, "start", 12, "normal", "#555");
+    y += 16;
+    for (const FamilyReferences& f : r.references) {
+      Text(body, 20, y, f.family + ": " + DescribeConstants(f.constants), "start", 10, "normal",
+           "#777");
+      y += 14;
+    }
+  }
+
+  // ---- Bar chart of D.
+  y += 16;
+  Text(body, 20, y, "D = E_sim x E_ana x W_ana (higher is better)", "start", 14, "bold");
+  y += 10;
+  double max_d = 0;
+  for (const ScenarioResult& s : r.scenarios)
+    if (s.skipped.empty()) max_d = std::max(max_d, s.summary.d);
+  max_d = std::max(max_d, 1.0) * 1.1;
+  const double bar_w = kWidth - kLeft - kRight - 60;
+  const double bar_h = 18;
+  double baseline_d = -1;
+  for (const ScenarioResult& s : r.scenarios)
+    if (s.skipped.empty() && !s.scenario.baseline.empty()) baseline_d = s.summary.d;
+  const double chart_top = y;
+  for (const ScenarioResult& s : r.scenarios) {
+    y += 6;
+    Text(body, kLeft - 8, y + bar_h - 5, s.scenario.name, "end", 12);
+    if (!s.skipped.empty()) {
+      Text(body, kLeft + 4, y + bar_h - 5, "not run: " + s.skipped.substr(0, 90), "start", 11,
+           "normal", "#999");
+    } else {
+      double w = bar_w * s.summary.d / max_d;
+      const char* fill = s.scenario.baseline.empty() ? "#0072B2" : "#999999";
+      body << "<rect x=\"" << F(kLeft) << "\" y=\"" << F(y) << "\" width=\"" << F(w)
+           << "\" height=\"" << F(bar_h) << "\" fill=\"" << fill << "\"/>\n";
+      Text(body, kLeft + w + 6, y + bar_h - 5, F(s.summary.d, 2), "start", 12, "bold");
+    }
+    y += bar_h;
+  }
+  // D = 1 (no change) and the baseline's D as reference lines.
+  auto vline = [&](double d, const char* colour, const std::string& label) {
+    double x = kLeft + bar_w * d / max_d;
+    body << "<line x1=\"" << F(x) << "\" y1=\"" << F(chart_top) << "\" x2=\"" << F(x) << "\" y2=\""
+         << F(y + 4) << "\" stroke=\"" << colour
+         << "\" stroke-dasharray=\"4,3\" stroke-width=\"1.5\"/>\n";
+    Text(body, x, y + 16, label, "middle", 10, "normal", colour);
+  };
+  vline(1.0, "#444", "D = 1");
+  if (baseline_d > 0 && std::fabs(baseline_d - 1.0) > 0.08 * max_d)
+    vline(baseline_d, "#D55E00", "baseline");
+  y += 30;
+
+  // ---- Legend.
+  double lx = 20;
+  for (const StateStyle& st : kStyles) {
+    body << "<rect x=\"" << F(lx) << "\" y=\"" << F(y - 10)
+         << "\" width=\"14\" height=\"12\" fill=\"" << st.fill
+         << "\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+    Text(body, lx + 18, y, st.label, "start", 11);
+    lx += 30 + 6.2 * std::string(st.label).size();
+  }
+  body << "<line x1=\"" << F(lx) << "\" y1=\"" << F(y - 11) << "\" x2=\"" << F(lx) << "\" y2=\""
+       << F(y + 2) << "\" stroke=\"#000\" stroke-dasharray=\"2,2\"/>\n";
+  Text(body, lx + 6, y, "analysis submitted", "start", 11);
+  y += 20;
+
+  // ---- Timelines: every scenario's first repeat on one time axis.
+  double t_max = 1;
+  for (const ScenarioResult& s : r.scenarios)
+    if (!s.runs.empty())
+      for (const SessionRecord& rec : s.runs[0].sessions)
+        for (const StateInterval& iv : rec.timeline) t_max = std::max(t_max, iv.t1);
+  const double axis_w = kWidth - kLeft - kRight;
+  auto xof = [&](double t) { return kLeft + axis_w * t / t_max; };
+  const double step = TickStep(t_max, 10);
+  Text(body, 20, y + 4,
+       "Timelines (first repeat of each scenario, seconds since the simulation's submit)", "start",
+       14, "bold");
+  y += 12;
+
+  for (const ScenarioResult& s : r.scenarios) {
+    if (s.runs.empty()) continue;
+    const ScenarioRun& run = s.runs[0];
+    y += 20;
+    Text(body, 20, y, s.scenario.name, "start", 13, "bold");
+    Text(body, kLeft, y, "states from " + run.state_source, "start", 10, "normal", "#777");
+    y += 6;
+    const double panel_top = y;
+    std::set<int> nodes;
+    for (const SessionRecord& rec : run.sessions) nodes.insert(rec.nodes.begin(), rec.nodes.end());
+    for (int node : nodes) {
+      std::vector<const SessionRecord*> lanes;
+      for (const SessionRecord& rec : run.sessions)
+        if (std::find(rec.nodes.begin(), rec.nodes.end(), node) != rec.nodes.end())
+          lanes.push_back(&rec);
+      const double node_top = y + 2;
+      for (const SessionRecord* rec : lanes) {
+        y += kLaneGap;
+        Text(body, kLeft - 8, y + kLaneH - 3, rec->name, "end", 11);
+        for (const StateInterval& iv : rec->timeline) {
+          double x0 = xof(iv.t0), x1 = xof(iv.t1);
+          body << "<rect x=\"" << F(x0) << "\" y=\"" << F(y) << "\" width=\""
+               << F(std::max(0.5, x1 - x0)) << "\" height=\"" << F(kLaneH) << "\" fill=\""
+               << FillOf(iv.state) << "\""
+               << (iv.state == "waiting" ? " stroke=\"#aaa\" stroke-width=\"0.5\"" : "")
+               << "><title>"
+               << Esc(rec->name + " " + iv.state + " " + F(iv.t0) + "-" + F(iv.t1) + " s")
+               << "</title></rect>\n";
+        }
+        y += kLaneH;
+      }
+      Text(body, 20, (node_top + y) / 2 + 5, "node " + std::to_string(node), "start", 11, "normal",
+           "#444");
+      y += 4;
+      body << "<line x1=\"20\" y1=\"" << F(y) << "\" x2=\"" << F(kWidth - kRight) << "\" y2=\""
+           << F(y) << "\" stroke=\"#ddd\"/>\n";
+    }
+    // Analyses' submit times across the panel.
+    for (const SessionRecord& rec : run.sessions) {
+      if (rec.name == "sim") continue;
+      double x = xof(rec.times.submit - run.start);
+      body << "<line x1=\"" << F(x) << "\" y1=\"" << F(panel_top) << "\" x2=\"" << F(x)
+           << "\" y2=\"" << F(y) << "\" stroke=\"#000\" stroke-dasharray=\"2,2\"/>\n";
+    }
+    y += 4;
+  }
+  // Time axis under the last panel.
+  y += 6;
+  body << "<line x1=\"" << F(kLeft) << "\" y1=\"" << F(y) << "\" x2=\"" << F(kLeft + axis_w)
+       << "\" y2=\"" << F(y) << "\" stroke=\"#444\"/>\n";
+  for (double t = 0; t <= t_max + 1e-9; t += step) {
+    body << "<line x1=\"" << F(xof(t)) << "\" y1=\"" << F(y) << "\" x2=\"" << F(xof(t))
+         << "\" y2=\"" << F(y + 5) << "\" stroke=\"#444\"/>\n";
+    Text(body, xof(t), y + 17, F(t, step < 1 ? 1 : 0), "middle", 10);
+  }
+  Text(body, kLeft + axis_w / 2, y + 32, "time [s]", "middle", 11);
+  y += 45;
+
+  std::ostringstream svg;
+  svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << F(kWidth) << "\" height=\"" << F(y)
+      << "\" viewBox=\"0 0 " << F(kWidth) << " " << F(y)
+      << "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\">\n"
+      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      << body.str() << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace psched::djsb
