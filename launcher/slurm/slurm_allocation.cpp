@@ -141,21 +141,33 @@ Result<std::vector<std::string>> DaemonLaunchArgv(const SlurmAllocation& allocat
   if (allocation.nodes.empty()) {
     return Invalid("daemon launch: allocation " + allocation.job_id + " has no nodes");
   }
-  const std::string n = std::to_string(allocation.nodes.size());
-  std::vector<std::string> argv = {
-      launch.srun,
-      "--overlap",
-      "--nodes=" + n,
-      "--ntasks=" + n,
-      "--ntasks-per-node=1",
-      "--mpi=none",
-      "--cpu-bind=none",
-      "--jobid=" + allocation.job_id,
-      "--job-name=" + launch.step_name,
-      "--kill-on-bad-exit=0",
-      "--quiet",
-      launch.pschedd,
-  };
+  const int total = allocation.NumNodes();
+  if (launch.first_node < 0 || launch.first_node >= total) {
+    return Invalid("daemon launch: first node " + std::to_string(launch.first_node) +
+                   " is not in allocation " + allocation.job_id + " of " + std::to_string(total) +
+                   " nodes");
+  }
+  const int count = launch.num_nodes == 0 ? total - launch.first_node : launch.num_nodes;
+  if (count < 1 || launch.first_node + count > total) {
+    return Invalid("daemon launch: " + std::to_string(launch.num_nodes) + " nodes from node " +
+                   std::to_string(launch.first_node) + " do not fit in allocation " +
+                   allocation.job_id + " of " + std::to_string(total) + " nodes");
+  }
+  const std::string n = std::to_string(count);
+  std::vector<std::string> argv = {launch.srun, "--overlap"};
+  if (launch.first_node > 0) argv.push_back("--relative=" + std::to_string(launch.first_node));
+  argv.insert(argv.end(), {
+                              "--nodes=" + n,
+                              "--ntasks=" + n,
+                              "--ntasks-per-node=1",
+                              "--mpi=none",
+                              "--cpu-bind=none",
+                              "--jobid=" + allocation.job_id,
+                              "--job-name=" + launch.step_name,
+                              "--kill-on-bad-exit=0",
+                              "--quiet",
+                              launch.pschedd,
+                          });
   argv.insert(argv.end(), launch.pschedd_args.begin(), launch.pschedd_args.end());
   return argv;
 }

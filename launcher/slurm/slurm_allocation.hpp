@@ -61,6 +61,11 @@ struct DaemonLaunch {
   std::string pschedd;                    // pschedd binary; required
   std::vector<std::string> pschedd_args;  // its arguments (never the secret: see DESIGN.md)
   std::string step_name = "pschedd";      // shows in squeue --steps / sacct
+  // Which nodes of the allocation: num_nodes of them starting at index first_node
+  // (srun --relative). 0 = all from first_node on. Lets a launcher start the leader alone
+  // (first_node 0, num_nodes 1), learn its port, then the rest (first_node 1).
+  int first_node = 0;
+  int num_nodes = 0;
 };
 
 // The argv that starts the daemons as one job step, one task on each node:
@@ -69,9 +74,13 @@ struct DaemonLaunch {
 // --overlap lets the daemons share CPUs with every later step and session; --cpu-bind=none
 // and --mpi=none leave binding and PMIx to the daemons; --kill-on-bad-exit=0 keeps the other
 // daemons running when one node's daemon dies, so only sessions with ranks there fail.
+// With first_node K > 0, "--relative=K" follows "--overlap" and N counts the chosen nodes.
 // Command-line options override any SLURM_NTASKS, SLURM_CPU_BIND, ... inherited from the
 // caller's step. The step ends, and the daemons with it, when the allocation ends.
-// Fails (kInvalidArgument) when launch.pschedd is empty or the allocation has no nodes.
+// srun starts task i on node first_node + i; each task reads its index with
+// ParseDaemonStep (node_index counts within the step, so add first_node).
+// Fails (kInvalidArgument) when launch.pschedd is empty, the allocation has no nodes, or
+// first_node / num_nodes fall outside it.
 Result<std::vector<std::string>> DaemonLaunchArgv(const SlurmAllocation& allocation,
                                                   const DaemonLaunch& launch);
 

@@ -160,6 +160,40 @@ TEST(DaemonLaunchArgv, CustomSrunAndStepName) {
   EXPECT_EQ(argv->back(), "pschedd");
 }
 
+TEST(DaemonLaunchArgv, LeaderAloneThenTheRest) {
+  SlurmAllocation alloc = **ParseAllocation(SallocEnv());
+  auto leader = DaemonLaunchArgv(alloc, {.pschedd = "pschedd", .first_node = 0, .num_nodes = 1});
+  ASSERT_TRUE(leader.has_value()) << leader.error().ToString();
+  EXPECT_EQ((*leader)[1], "--overlap");
+  EXPECT_EQ((*leader)[2], "--nodes=1");
+  EXPECT_EQ((*leader)[3], "--ntasks=1");
+
+  auto rest = DaemonLaunchArgv(alloc, {.pschedd = "pschedd", .first_node = 1});
+  ASSERT_TRUE(rest.has_value()) << rest.error().ToString();
+  EXPECT_EQ((*rest)[2], "--relative=1");
+  EXPECT_EQ((*rest)[3], "--nodes=3");
+  EXPECT_EQ((*rest)[4], "--ntasks=3");
+
+  auto middle = DaemonLaunchArgv(alloc, {.pschedd = "pschedd", .first_node = 2, .num_nodes = 2});
+  ASSERT_TRUE(middle.has_value());
+  EXPECT_EQ((*middle)[2], "--relative=2");
+  EXPECT_EQ((*middle)[3], "--nodes=2");
+}
+
+TEST(DaemonLaunchArgv, NodesOutsideTheAllocationAreRefused) {
+  SlurmAllocation alloc = **ParseAllocation(SallocEnv());
+  auto error_of = [&](int first, int count) {
+    auto argv = DaemonLaunchArgv(alloc, {.pschedd = "p", .first_node = first, .num_nodes = count});
+    EXPECT_FALSE(argv.has_value()) << first << "+" << count;
+    return argv ? std::string() : argv.error().message();
+  };
+  EXPECT_EQ(error_of(4, 0), "daemon launch: first node 4 is not in allocation 12 of 4 nodes");
+  EXPECT_NE(error_of(-1, 0).find("first node -1"), std::string::npos);
+  EXPECT_EQ(error_of(2, 3),
+            "daemon launch: 3 nodes from node 2 do not fit in allocation 12 of 4 nodes");
+  EXPECT_NE(error_of(0, -2).find("do not fit"), std::string::npos);
+}
+
 TEST(DaemonLaunchArgv, RefusesMissingPiecesClearly) {
   SlurmAllocation alloc{.job_id = "5", .nodes = {"a"}, .cpus_per_node = {1}};
   auto no_daemon = DaemonLaunchArgv(alloc, {});
