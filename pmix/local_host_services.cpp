@@ -81,6 +81,10 @@ void LocalHostServices::Unpublish(Publisher who, std::vector<std::string> keys, 
 }
 
 void LocalHostServices::Spawn(SpawnRequest req, std::function<void(Result<std::string>)> done) {
+  if (hooks_.spawn) {
+    hooks_.spawn(std::move(req), std::move(done));
+    return;
+  }
   int procs = 0;
   for (const auto& a : req.apps) procs += a.max_procs;
   done(Fail(Error(ErrorCode::kResourceExhausted,

@@ -25,6 +25,8 @@ class LocalHostServices : public PmixHostServices {
     std::function<void(int64_t session, uint32_t rank)> client_finalized;
     std::function<void(int64_t session, uint32_t rank, int status, const std::string& msg)> abort;
     std::function<Result<void>(const JobControlRequest&)> job_control;
+    // Starts spawned ranks in free slots; unset: every spawn is refused.
+    std::function<void(SpawnRequest, std::function<void(Result<std::string>)>)> spawn;
   };
 
   // `base` runs lookup timeouts; it must outlive this object.

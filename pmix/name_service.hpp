@@ -5,8 +5,8 @@
 // (MPI_Publish_name / MPI_Lookup_name, MPI_Comm_connect / accept). A lookup
 // that asks to wait stays pending until every key it names is published.
 //
-// Pure: values are strings (Open MPI publishes port names as PMIX_STRING), the
-// caller owns clocks and timeouts and cancels pending lookups by id.
+// Pure: values are opaque bytes (value_codec.hpp packs PMIx values into them),
+// the caller owns clocks and timeouts and cancels pending lookups by id.
 #pragma once
 
 #include <cstdint>

@@ -272,7 +272,12 @@ Result<void> PmixServer::RegisterSession(const PmixSessionInfo& si) {
   info.AddString(PMIX_HOSTNAME, options_.hostname);
   info.AddString(PMIX_TMPDIR, options_.tmpdir + "/pmix");
   info.AddString(PMIX_NSDIR, options_.tmpdir + "/pmix");
-  info.AddBool(PMIX_SPAWNED, false);
+  info.AddBool(PMIX_SPAWNED, !si.parent_nspace.empty());
+  if (!si.parent_nspace.empty()) {
+    pmix_proc_t parent;
+    PMIX_LOAD_PROCID(&parent, si.parent_nspace.c_str(), si.parent_rank);
+    info.Add(PMIX_PARENT_ID, &parent, PMIX_PROC);
+  }
   for (uint32_t r = 0; r < size; ++r) {
     // Per-proc data for every rank, so a rank can learn any peer's host and node.
     InfoList proc;

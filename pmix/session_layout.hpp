@@ -28,6 +28,9 @@ struct PmixSessionInfo {
   uint32_t universe_size = 0;          // slots of the allocation (>= ranks.size())
   std::string rm_jobid;                // the allocation's id, shown to Open MPI as SLURM_JOBID
   std::string rm_step_id;              // a per-session step id, shown as SLURM_STEP_ID
+  // Set for sessions started by MPI_Comm_spawn: the rank that asked for them.
+  std::string parent_nspace;
+  uint32_t parent_rank = 0;
 };
 
 // Rejects a layout PMIx would misdescribe: empty nspace, a rank on an unknown node,

@@ -1,5 +1,7 @@
 #include "pmix/upcalls.hpp"
 
+#include "pmix/value_codec.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -272,12 +274,12 @@ pmix_status_t Upcalls::Publish(const pmix_proc_t* proc, const pmix_info_t info[]
     for (size_t i = 0; i < ninfo; ++i) {
       std::string key(info[i].key);
       if (key.starts_with("pmix.")) continue;  // directives: range, persistence, timeout
-      if (info[i].value.type != PMIX_STRING) {
-        std::fprintf(stderr, "psched pmix: publish of '%s' refused: only string values are kept\n",
-                     key.c_str());
-        return PMIX_ERR_NOT_SUPPORTED;
+      auto packed = PackValue(info[i].value);
+      if (!packed) {
+        LogError("publish", packed.error());
+        return ToPmixStatus(packed.error());
       }
-      kv.emplace_back(key, info[i].value.data.string ? info[i].value.data.string : "");
+      kv.emplace_back(key, std::move(*packed));
     }
     server->queue().Post([server, p = Name(*proc), kv = std::move(kv), cbfunc, cbdata]() mutable {
       server->services_->Publish(
@@ -316,7 +318,8 @@ pmix_status_t Upcalls::Lookup(const pmix_proc_t* proc, char** keys, const pmix_i
                   const auto& v = (*r)[i];
                   PMIX_LOAD_PROCID(&pdata[i].proc, v.publisher.nspace.c_str(), v.publisher.rank);
                   PMIX_LOAD_KEY(pdata[i].key, v.key.c_str());
-                  PMIx_Value_load(&pdata[i].value, v.value.c_str(), PMIX_STRING);
+                  if (auto u = UnpackValue(v.value, &pdata[i].value); !u)
+                    LogError("lookup", u.error());
                 }
                 cbfunc(PMIX_SUCCESS, pdata, r->size(), cbdata);  // PMIx copies before returning
                 PMIX_PDATA_FREE(pdata, r->size());

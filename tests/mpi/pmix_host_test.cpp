@@ -103,6 +103,35 @@ TEST(PmixHost, TwoConcurrentSessions) {
   EXPECT_NE(o.err.find("node ranks still held: 4"), std::string::npos) << o.err;
 }
 
+// MPI_Publish_name / MPI_Lookup_name (waits for the key) / MPI_Comm_accept /
+// MPI_Comm_connect between two sessions registered separately on one server.
+TEST(PmixHost, ConnectAcceptBetweenTwoSessions) {
+  auto o = RunHost({"-n", "2", "--sessions", "2", "--", Bin("mpi_connect_accept")});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(Count(o.out, "accept rank"), 2) << o.out;
+  EXPECT_EQ(Count(o.out, "connect rank"), 2) << o.out;
+  EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out;
+}
+
+// The spawn upcall registers a child namespace (PMIX_SPAWNED, PMIX_PARENT_ID) in
+// free slots of the universe and the children connect back to their parent.
+TEST(PmixHost, SpawnIntoFreeSlots) {
+  auto o = RunHost({"-n", "1", "--universe", "3", "--", Bin("mpi_spawn")});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawned 2 children"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "child rank"), 2) << o.out;
+}
+
+TEST(PmixHost, SpawnWithoutFreeSlotsFailsClearly) {
+  auto o = RunHost({"-n", "1", "--universe", "2", "--", Bin("mpi_spawn")});
+  EXPECT_EQ(o.exit_code, 0) << o.err;  // the parent handles the error and finalizes
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("spawn of 2 process(es): only 1 free slot(s) in a universe of 2"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(Count(o.out, "child rank"), 0) << o.out;
+}
+
 TEST(PmixHost, AbortReachesHostAndKillsSession) {
   auto o = RunHost({"-n", "3", "--", Bin("mpi_abort")});
   EXPECT_EQ(o.exit_code, 7) << o.err;
@@ -146,6 +175,9 @@ TEST(PmixHost, BadInputsAreRefusedClearly) {
   auto no_cmd = RunHost({"-n", "2"});
   EXPECT_EQ(no_cmd.exit_code, 2);
   EXPECT_NE(no_cmd.err.find("command is required"), std::string::npos) << no_cmd.err;
+  auto small = RunHost({"-n", "2", "--universe", "1", "--", Bin("mpi_hello_allreduce")});
+  EXPECT_EQ(small.exit_code, 2);
+  EXPECT_NE(small.err.find("--universe 1 is smaller than 2 ranks"), std::string::npos) << small.err;
   auto bad_env = RunHost({"--setenv", "NOVALUE", "--", Bin("mpi_hello_allreduce")});
   EXPECT_EQ(bad_env.exit_code, 2);
   EXPECT_NE(bad_env.err.find("expected NAME=VALUE"), std::string::npos) << bad_env.err;

@@ -154,7 +154,37 @@ pid_t ForkRank(const std::vector<std::string>& argv, const psched::pmix::EnvList
   return pid;
 }
 
-int Run(int nranks, int nsessions, double timeout_s, int kill_on_connect,
+// Registers `info` with the server and forks its ranks running `argv`, each with
+// the PMIx environment plus `extra`. Returns false (and reports) on failure.
+bool StartSession(Host& host, const psched::pmix::PmixSessionInfo& info,
+                  const std::vector<std::string>& argv, const psched::pmix::EnvList& extra) {
+  if (auto reg = host.server->RegisterSession(info); !reg) {
+    std::fprintf(stderr, "pmix-test-host: %s\n", reg.error().ToString().c_str());
+    return false;
+  }
+  for (uint32_t r = 0; r < info.ranks.size(); ++r) {
+    auto env = host.server->RankEnvironment(info.session_id, r);
+    if (!env) {
+      std::fprintf(stderr, "pmix-test-host: %s\n", env.error().ToString().c_str());
+      return false;
+    }
+    env->insert(env->end(), extra.begin(), extra.end());
+    // Lets one program play different roles in concurrent sessions.
+    env->emplace_back("PSCHED_TEST_SESSION", std::to_string(info.session_id));
+    Rank rk{info.session_id, r};
+    rk.pid = ForkRank(argv, *env);
+    host.ranks.push_back(rk);
+  }
+  return true;
+}
+
+size_t LiveRanks(const Host& host) {
+  size_t n = 0;
+  for (const auto& r : host.ranks) n += r.exited ? 0 : 1;
+  return n;
+}
+
+int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_connect,
         const std::vector<std::string>& setenv_list, const std::vector<std::string>& argv) {
   char tmpl[] = "/tmp/psched-pmix-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
@@ -187,6 +217,57 @@ int Run(int nranks, int nsessions, double timeout_s, int kill_on_connect,
     if (host.abort_status < 0) host.abort_status = status;
     host.KillSession(s);
   };
+  std::vector<std::pair<std::string, std::string>> user_env;
+  for (const auto& kv : setenv_list) {
+    auto eq = kv.find('=');
+    user_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  auto session_info = [&](int64_t id, int size) {
+    psched::pmix::PmixSessionInfo info;
+    info.session_id = id;
+    info.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(id);
+    info.hostnames = {hostname};
+    for (int r = 0; r < size; ++r) info.ranks.push_back({0, r});
+    info.universe_size = universe;
+    info.rm_jobid = "pmix-test-host";
+    return info;
+  };
+  int64_t next_session = nsessions + 1;
+  hooks.spawn = [&](psched::pmix::SpawnRequest req,
+                    std::function<void(psched::Result<std::string>)> done) {
+    // Single-node stand-in for the daemon: children go into free slots of the universe.
+    if (req.apps.size() != 1) {
+      done(psched::Fail(psched::ErrorCode::kInvalidArgument, "spawn: only one app is supported"));
+      return;
+    }
+    const auto& app = req.apps.front();
+    size_t free_slots = static_cast<size_t>(universe) - std::min<size_t>(universe, LiveRanks(host));
+    if (static_cast<size_t>(app.max_procs) > free_slots) {
+      done(psched::Fail(psched::ErrorCode::kResourceExhausted,
+                        "spawn of " + std::to_string(app.max_procs) + " process(es): only " +
+                            std::to_string(free_slots) + " free slot(s) in a universe of " +
+                            std::to_string(universe)));
+      return;
+    }
+    auto info = session_info(next_session++, app.max_procs);
+    info.parent_nspace = req.requestor.nspace;
+    info.parent_rank = req.requestor.rank;
+    std::vector<std::string> child_argv = app.argv;
+    if (child_argv.empty()) child_argv.push_back(app.cmd);
+    child_argv.front() = app.cmd;
+    psched::pmix::EnvList extra = user_env;
+    for (const auto& kv : app.env) {
+      auto eq = kv.find('=');
+      if (eq != std::string::npos) extra.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    if (!StartSession(host, info, child_argv, extra)) {
+      done(psched::Fail(psched::ErrorCode::kInternal, "spawn: starting the children failed"));
+      return;
+    }
+    std::fprintf(stderr, "pmix-test-host: spawned %d child(ren) as session %ld\n", app.max_procs,
+                 static_cast<long>(info.session_id));
+    done(info.nspace);
+  };
   psched::pmix::LocalHostServices services(host.base, hooks);
 
   psched::pmix::PmixServerOptions opt;
@@ -205,37 +286,9 @@ int Run(int nranks, int nsessions, double timeout_s, int kill_on_connect,
              static_cast<suseconds_t>((timeout_s - (time_t)timeout_s) * 1e6)};
   event_add(timer, &tv);
 
-  std::vector<std::pair<std::string, std::string>> user_env;
-  for (const auto& kv : setenv_list) {
-    auto eq = kv.find('=');
-    user_env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
-  }
   int rc = 0;
   for (int s = 1; s <= nsessions && rc == 0; ++s) {
-    psched::pmix::PmixSessionInfo info;
-    info.session_id = s;
-    info.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(s);
-    info.hostnames = {hostname};
-    for (int r = 0; r < nranks; ++r) info.ranks.push_back({0, r});
-    info.universe_size = nranks * nsessions;
-    info.rm_jobid = "pmix-test-host";
-    if (auto reg = host.server->RegisterSession(info); !reg) {
-      std::fprintf(stderr, "pmix-test-host: %s\n", reg.error().ToString().c_str());
-      rc = 1;
-      break;
-    }
-    for (int r = 0; r < nranks; ++r) {
-      auto env = host.server->RankEnvironment(s, r);
-      if (!env) {
-        std::fprintf(stderr, "pmix-test-host: %s\n", env.error().ToString().c_str());
-        rc = 1;
-        break;
-      }
-      env->insert(env->end(), user_env.begin(), user_env.end());
-      Rank rk{s, static_cast<uint32_t>(r)};
-      rk.pid = ForkRank(argv, *env);
-      host.ranks.push_back(rk);
-    }
+    if (!StartSession(host, session_info(s, nranks), argv, user_env)) rc = 1;
   }
   if (rc != 0) {
     for (auto& r : host.ranks) kill(r.pid, SIGKILL);
@@ -251,7 +304,7 @@ int Run(int nranks, int nsessions, double timeout_s, int kill_on_connect,
   }
   std::fprintf(stderr, "pmix-test-host: node ranks still held: %zu\n",
                host.server->node_ranks_in_use().size());
-  for (int s = 1; s <= nsessions; ++s) host.server->DeregisterSession(s);
+  for (int64_t s = 1; s < next_session; ++s) host.server->DeregisterSession(s);
   std::fprintf(stderr, "pmix-test-host: node ranks after deregistration: %zu\n",
                host.server->node_ranks_in_use().size());
   event_free(timer);
@@ -269,12 +322,14 @@ int Run(int nranks, int nsessions, double timeout_s, int kill_on_connect,
 
 int main(int argc, char** argv) {
   CLI::App app{"Single-node PMIx server host for psched tests: runs N ranks of an MPI program"};
-  int nranks = 2, nsessions = 1, kill_on_connect = -1;
+  int nranks = 2, nsessions = 1, kill_on_connect = -1, universe = 0;
   double timeout_s = 60;
   std::vector<std::string> setenv_list, command;
   app.add_option("-n,--ranks", nranks, "ranks per session")->check(CLI::Range(1, 256));
   app.add_option("--sessions", nsessions, "concurrent sessions, each with its own namespace")
       ->check(CLI::Range(1, 16));
+  app.add_option("--universe", universe, "slots for the sessions and their spawned children")
+      ->check(CLI::Range(1, 4096));
   app.add_option("--timeout", timeout_s, "seconds before every rank is killed")
       ->check(CLI::PositiveNumber);
   app.add_option("--kill-on-connect", kill_on_connect,
@@ -297,5 +352,11 @@ int main(int argc, char** argv) {
                  command.front().c_str());
     return 2;
   }
-  return Run(nranks, nsessions, timeout_s, kill_on_connect, setenv_list, command);
+  if (universe == 0) universe = nranks * nsessions;
+  if (universe < nranks * nsessions) {
+    std::fprintf(stderr, "pmix-test-host: --universe %d is smaller than %d ranks x %d sessions\n",
+                 universe, nranks, nsessions);
+    return 2;
+  }
+  return Run(nranks, nsessions, universe, timeout_s, kill_on_connect, setenv_list, command);
 }
