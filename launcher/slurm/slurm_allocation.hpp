@@ -17,6 +17,18 @@
 //
 //   auto step = psched::slurm::ParseDaemonStep(env);   // step->node_index: 0 is the leader,
 //                                                       // the node a.nodes[0] names
+//
+// Facts checked with the test Slurm (scripts/slurm-env.sh, Slurm 22.05):
+//   - srun passes no file descriptor but stdin/stdout/stderr to its tasks: a --ready-fd
+//     does not cross it. Task stdout comes back on srun's stdout (so a daemon can report
+//     "port N" there), and srun's stdin goes to every task by default.
+//   - SLURM_NODEID counts within the step: with --relative=1 the task on node 1 sees 0.
+//   - Slurm node names need not resolve (the test cluster's n1..n4 are all this host):
+//     daemons should advertise an address they bind, not SLURMD_NODENAME.
+//   - When salloc's command exits, Slurm ends the daemons' step: SIGTERM, then SIGKILL
+//     after KillWait (2 s in the test cluster, 30 s by default). The detached srun exits too.
+//   - With TaskPlugin=task/none, srun prints "cluster configuration lacks support for cpu
+//     binding" for --cpu-bind=none; harmless, send srun's stderr to a log.
 #pragma once
 
 #include <map>
