@@ -1,8 +1,8 @@
 #include "djsb/config.hpp"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <random>
-#include <toml++/toml.h>
 
 namespace psched::djsb {
 namespace {

@@ -33,7 +33,7 @@ struct Overrides {
   std::optional<uint64_t> seed;
   std::vector<double> at;
   std::vector<std::string> policies;
-  bool no_spread = false, no_baseline = false;
+  bool no_spread = false, no_baseline = false, baseline_only = false;
   std::optional<std::string> output_dir, stream;
   std::optional<double> timeout, wait_constant, analysis_share;
   bool require_psched = false;
@@ -86,6 +86,7 @@ Result<DjsbConfig> BuildConfig(const Overrides& o) {
   if (!o.policies.empty()) c.policies = o.policies;
   if (o.no_spread) c.spread = false;
   if (o.no_baseline) c.baseline = false;
+  if (o.baseline_only) c.policies.clear();
   if (o.output_dir) c.output_dir = *o.output_dir;
   if (o.stream) c.stream_binary = *o.stream;
   if (o.timeout) c.session_timeout_s = *o.timeout;
@@ -129,6 +130,7 @@ int Main(int argc, char** argv) {
       ->delimiter(',');
   app.add_flag("--no-spread", o.no_spread, "do not add overbook/sidestep with --spread");
   app.add_flag("--no-baseline", o.no_baseline, "do not run today's baseline");
+  app.add_flag("--baseline-only", o.baseline_only, "run only today's baseline (no psched)");
   app.add_option("-o,--output-dir", o.output_dir, "where djsb.json/.csv/.svg and run logs go");
   app.add_option("--stream", o.stream, "psched-stream binary (default: beside psched-djsb)");
   app.add_option("--timeout", o.timeout, "seconds before a stuck run is killed (an error)");

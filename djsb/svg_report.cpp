@@ -100,9 +100,20 @@ std::string RenderSvg(const DjsbResults& r) {
                       std::to_string(r.config.repeats) + " repeat(s) on " + r.host;
     Text(body, 20, y, sub, "start", 12, "normal", "#555");
     y += 16;
+    // The constants line is long: wrap it at its commas so it stays inside the picture.
     for (const FamilyReferences& f : r.references) {
-      Text(body, 20, y, f.family + ": " + DescribeConstants(f.constants), "start", 10, "normal",
-           "#777");
+      std::string text = f.family + ": " + DescribeConstants(f.constants), line;
+      std::stringstream parts(text);
+      for (std::string part; std::getline(parts, part, ',');) {
+        if (!line.empty() && line.size() + part.size() > 150) {
+          Text(body, 20, y, line + ",", "start", 10, "normal", "#777");
+          y += 13;
+          line = part.substr(part.find_first_not_of(' '));
+        } else {
+          line += (line.empty() ? "" : ",") + part;
+        }
+      }
+      Text(body, 20, y, line, "start", 10, "normal", "#777");
       y += 14;
     }
   }
@@ -144,10 +155,10 @@ std::string RenderSvg(const DjsbResults& r) {
          << "\" stroke-dasharray=\"4,3\" stroke-width=\"1.5\"/>\n";
     Text(body, x, y + 16, label, "middle", 10, "normal", colour);
   };
-  vline(1.0, "#444", "D = 1");
+  vline(1.0, "#444", "D = 1 (no change)");
   if (baseline_d > 0 && std::fabs(baseline_d - 1.0) > 0.08 * max_d)
     vline(baseline_d, "#D55E00", "baseline");
-  y += 30;
+  y += 42;
 
   // ---- Legend.
   double lx = 20;

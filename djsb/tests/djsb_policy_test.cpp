@@ -1,0 +1,113 @@
+// A short djsb on an emulated allocation (psched-alloc), checking what the policies do to
+// real processes:
+//   surpass: while the analysis runs, the simulation's processes are in state T in /proc;
+//   wait:    the analysis's recorded wait covers the simulation's remaining time.
+// These need psched-alloc and psched-exec built beside psched-djsb; they fail (not skip)
+// with a message naming what is missing.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "djsb/tests/process_test_util.hpp"
+
+namespace psched::djsb {
+namespace {
+
+using testing::RunCommand;
+
+std::string Bin(const std::string& name) {
+  return std::string(PSCHED_BIN_DIR) + "/" + name;
+}
+
+bool RequireTools() {
+  for (const char* tool : {"psched-alloc", "psched-exec"}) {
+    if (access(Bin(tool).c_str(), X_OK) != 0) {
+      ADD_FAILURE() << tool << " is not built in " << PSCHED_BIN_DIR
+                    << ": the djsb policy tests need the launcher (launcher/) and daemon (daemon/)";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Runs one policy on an emulated 2-node allocation of 2 slots each: the simulation takes
+// all 4 slots, the analysis 2, submitted at 30% of the simulation's alone time.
+nlohmann::json RunPolicy(const std::string& policy, const std::string& dir) {
+  RunCommand("rm -rf " + dir + " && mkdir -p " + dir);
+  std::string cmd = Bin("psched-alloc") + " -N 2 --topology 'pack:1 core:2 pu:1' -- " +
+                    Bin("psched-djsb") + " --policies " + policy +
+                    " --no-spread --no-baseline --require-psched --repeats 1"
+                    " --sim-ranks 4 --sim-threads 1 --sim-size 8000000"
+                    " --ana-ranks 2 --ana-threads 1 --ana-size 4000000 --iterations 30"
+                    " --at 0.3 --timeout 240 -o " +
+                    dir + " 2>&1";
+  auto r = RunCommand(cmd);
+  EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
+  std::ifstream in(dir + "/djsb.json");
+  if (!in.good()) {
+    ADD_FAILURE() << "no " << dir << "/djsb.json; output:\n" << r.out;
+    return {};
+  }
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+const nlohmann::json* FindSession(const nlohmann::json& j, const std::string& name) {
+  if (!j.contains("scenarios") || j["scenarios"].empty()) return nullptr;
+  const auto& scenario = j["scenarios"][0];
+  if (!scenario.contains("runs") || scenario["runs"].empty()) return nullptr;
+  for (const auto& s : scenario["runs"][0]["sessions"])
+    if (s["name"] == name) return &s;
+  return nullptr;
+}
+
+TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
+  if (!RequireTools()) return;
+  std::string dir = "/tmp/djsb-surpass-" + std::to_string(getpid());
+  auto j = RunPolicy("surpass", dir);
+  const nlohmann::json* sim = FindSession(j, "sim");
+  const nlohmann::json* ana = FindSession(j, "ana0");
+  ASSERT_NE(sim, nullptr) << j.dump(2);
+  ASSERT_NE(ana, nullptr);
+  EXPECT_EQ((*sim)["observed_stopped"], true) << "no sample saw the simulation in state T";
+  // The suspended stretch lies inside the analysis's run (relative to the run's start).
+  const double start = j["scenarios"][0]["runs"][0]["start"];
+  const double ana_begin = (*ana)["times"]["begin"].get<double>() - start;
+  const double ana_end = (*ana)["times"]["end"].get<double>() - start;
+  bool suspended_during_ana = false;
+  for (const auto& iv : (*sim)["timeline"]) {
+    if (iv["state"] != "suspended") continue;
+    double t0 = iv["t0"], t1 = iv["t1"];
+    EXPECT_GT(t1, ana_begin - 0.5) << "suspended before the analysis began";
+    EXPECT_LT(t0, ana_end + 0.5) << "suspended after the analysis ended";
+    if (t0 < ana_end && t1 > ana_begin) suspended_during_ana = true;
+  }
+  EXPECT_TRUE(suspended_during_ana) << (*sim)["timeline"].dump();
+  // And it was resumed: the simulation finished after the analysis.
+  EXPECT_GT((*sim)["times"]["end"].get<double>(), (*ana)["times"]["end"].get<double>());
+  RunCommand("rm -rf " + dir);
+}
+
+TEST(DjsbPolicies, WaitMakesTheAnalysisWaitForTheSimulation) {
+  if (!RequireTools()) return;
+  std::string dir = "/tmp/djsb-wait-" + std::to_string(getpid());
+  auto j = RunPolicy("wait", dir);
+  const nlohmann::json* sim = FindSession(j, "sim");
+  const nlohmann::json* ana = FindSession(j, "ana0");
+  ASSERT_NE(sim, nullptr) << j.dump(2);
+  ASSERT_NE(ana, nullptr);
+  const double sim_end = (*sim)["times"]["end"];
+  const double ana_submit = (*ana)["times"]["submit"];
+  const double ana_begin = (*ana)["times"]["begin"];
+  EXPECT_LT(ana_submit, sim_end) << "the analysis was submitted after the simulation ended";
+  // Its wait covers the simulation's remaining time: it began only after the simulation ended.
+  EXPECT_GE(ana_begin - ana_submit, sim_end - ana_submit);
+  EXPECT_FALSE((*sim)["observed_stopped"].get<bool>()) << "wait must not stop the simulation";
+  EXPECT_LT(j["scenarios"][0]["median"]["w_ana"].get<double>(), 1.0);
+  RunCommand("rm -rf " + dir);
+}
+
+}  // namespace
+}  // namespace psched::djsb
