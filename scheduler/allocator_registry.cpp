@@ -1,12 +1,15 @@
 #include "scheduler/allocator_registry.hpp"
 
+#include "scheduler/allocators/auction/auction.hpp"
+#include "scheduler/allocators/ipwindow.hpp"
 #include "scheduler/allocators/layout_allocator.hpp"
 #include "scheduler/allocators/netload.hpp"
 
 namespace psched::sched {
 
 const std::vector<std::string>& AllocatorNames() {
-  static const std::vector<std::string> names = {"compact", "spread", "netload"};
+  static const std::vector<std::string> names = {"compact", "spread", "netload", "auction",
+                                                 "ipwindow"};
   return names;
 }
 
@@ -15,6 +18,8 @@ Result<std::unique_ptr<Allocator>> MakeAllocator(std::string_view name,
   if (name == "compact") return std::make_unique<LayoutAllocator>(Layout::kCompact);
   if (name == "spread") return std::make_unique<LayoutAllocator>(Layout::kSpread);
   if (name == "netload") return std::make_unique<netload::NetloadAllocator>(config.netload);
+  if (name == "auction") return std::make_unique<auction::AuctionAllocator>(config.auction);
+  if (name == "ipwindow") return std::make_unique<ipwindow::IpWindowAllocator>(config.ipwindow);
   std::string valid;
   for (const std::string& n : AllocatorNames()) valid += (valid.empty() ? "" : ", ") + n;
   return Fail(ErrorCode::kInvalidArgument,

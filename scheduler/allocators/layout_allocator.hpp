@@ -9,7 +9,9 @@ namespace psched::sched {
 class LayoutAllocator : public Allocator {
  public:
   explicit LayoutAllocator(Layout layout) : layout_(layout) {}
-  std::string_view name() const override { return layout_ == Layout::kSpread ? "spread" : "compact"; }
+  std::string_view name() const override {
+    return layout_ == Layout::kSpread ? "spread" : "compact";
+  }
   std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                    std::span<const SessionRequest> window) const override;
 

@@ -17,6 +17,7 @@ class Problem {
   int AddRow(double lower, double upper);
   void Set(int row, int column, double coefficient);
 
+  double ColumnUpper(int column) const { return column_upper_[column]; }
   int NumColumns() const { return static_cast<int>(objective_.size()); }
   int NumRows() const { return static_cast<int>(row_lower_.size()); }
   // Objective value of x (in the problem's own sense).
