@@ -171,7 +171,9 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
   auto ref = proto::Decode<proto::SessionRef>(frame);
   if (!ref) return client->FailAndClose(ref.error().message());
   LiveSession* s = Find(ref->session);
-  if (s == nullptr || s->launcher_key != client.get())
+  // Stdin or a signal racing with the session's end is not an error.
+  if (s == nullptr) return;
+  if (s->launcher_key != client.get())
     return SendError(*client, "session " + std::to_string(ref->session) + " is not yours");
   switch (frame.type) {
     case proto::MsgType::kSessionSignal:

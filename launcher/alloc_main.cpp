@@ -1,0 +1,66 @@
+// psched-alloc: an emulated N-node allocation on this host, for tests, demos and
+// scale benchmarks:  psched-alloc -N 4 --topology "pack:2 core:20 pu:1" -- CMD
+// Runs CMD with PSCHED_ALLOCATION set and returns its exit status.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+
+#include "launcher/emulated_allocation.hpp"
+#include "scheduler/allocator_registry.hpp"
+
+int main(int argc, char** argv) {
+  using namespace psched::launcher;
+  CLI::App app{"psched-alloc: run CMD inside an emulated N-node allocation on this host",
+               "psched-alloc"};
+  EmulatedOptions o;
+  std::vector<std::string> cmd;
+  app.add_option("-N,--nodes", o.nodes, "number of emulated nodes")->check(CLI::Range(1, 4096));
+  app.add_option("--topology", o.topology,
+                 "hwloc synthetic topology of each node (\"pack:2 core:20 pu:1\") or XML file; "
+                 "default: this machine");
+  app.add_option("--fanout", o.fanout, "children per daemon in the tree")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--allocator", o.allocator, "default allocator");
+  app.add_option("--policy", o.policy, "default co-scheduling policy");
+  app.add_flag("-v,--verbose", o.verbose, "say what happens");
+  app.add_option("CMD", cmd, "command to run inside the allocation")->required();
+  CLI11_PARSE(app, argc, argv);
+  if (!psched::sched::MakeAllocator(o.allocator)) {
+    std::fprintf(stderr, "psched-alloc: %s\n",
+                 psched::sched::MakeAllocator(o.allocator).error().message().c_str());
+    return 2;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  auto alloc = EmulatedAllocation::Start(o);
+  if (!alloc) {
+    std::fprintf(stderr, "psched-alloc: %s\n", alloc.error().ToString().c_str());
+    return 1;
+  }
+  if (o.verbose)
+    std::fprintf(stderr, "psched-alloc: %d nodes up, PSCHED_ALLOCATION=%s\n", o.nodes,
+                 alloc->dir().c_str());
+  // CMD shares our terminal; we only wait for it.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  pid_t pid = fork();
+  if (pid == 0) {
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
+    std::vector<char*> args;
+    for (auto& a : cmd) args.push_back(a.data());
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "psched-alloc: cannot run '%s': %s\n", args[0], strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  alloc->Stop();
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

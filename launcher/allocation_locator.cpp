@@ -1,0 +1,116 @@
+#include "launcher/allocation_locator.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "daemon/launcher_service.hpp"
+
+namespace psched::launcher {
+
+std::string SelfDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : exe.parent_path().string();
+}
+
+std::string EmbeddedRunDir() {
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  if (xdg != nullptr && *xdg != '\0' && access(xdg, W_OK) == 0) return std::string(xdg) + "/psched";
+  return "/tmp/psched-" + std::to_string(geteuid());
+}
+
+Result<int> ConnectUnix(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path)
+    return Fail(ErrorCode::kInvalidArgument, "socket path '" + path + "' is too long");
+  path.copy(addr.sun_path, path.size());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Fail(Error::FromErrno("socket", "connecting to '" + path + "'"));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    Error e = Error::FromErrno("connect", "connecting to the psched daemon at '" + path + "'");
+    close(fd);
+    return Fail(e);
+  }
+  return fd;
+}
+
+namespace {
+
+// Starts pschedd detached (its own session, outliving us) and waits for "ready".
+Result<void> StartEmbedded(const std::string& rundir) {
+  int ready[2];
+  if (pipe(ready) != 0) return Fail(Error::FromErrno("pipe", "starting the embedded daemon"));
+  std::string pschedd = SelfDir() + "/pschedd";
+  std::string log = rundir + "/pschedd.log";
+  pid_t pid = fork();
+  if (pid < 0) return Fail(Error::FromErrno("fork", "starting the embedded daemon"));
+  if (pid == 0) {
+    close(ready[0]);
+    setsid();
+    if (fork() != 0) _exit(0);  // the daemon is re-parented: no zombie, no tie to our shell
+    int null_fd = open("/dev/null", O_RDWR);
+    int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(log_fd >= 0 ? log_fd : null_fd, 2);
+    if (ready[1] != 3) {
+      dup2(ready[1], 3);
+      close(ready[1]);
+    }
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGPIPE}) signal(sig, SIG_DFL);
+    execl(pschedd.c_str(), "pschedd", "--rundir", rundir.c_str(), "--ready-fd", "3",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(ready[1]);
+  waitpid(pid, nullptr, 0);
+  std::string text;
+  char buf[256];
+  ssize_t n;
+  while ((n = read(ready[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) text.append(buf, static_cast<size_t>(n));
+  close(ready[0]);
+  if (text.find("ready") == std::string::npos)
+    return Fail(ErrorCode::kSystem,
+                "the embedded daemon '" + pschedd + "' did not start (see " + log + ")");
+  return {};
+}
+
+}  // namespace
+
+Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
+  if (const char* alloc = std::getenv("PSCHED_ALLOCATION"); alloc && *alloc) {
+    where->path = daemon::LauncherService::SocketPath(alloc);
+    where->kind = "psched-alloc";
+    auto fd = ConnectUnix(where->path);
+    if (!fd) return Fail(fd.error().Wrap("PSCHED_ALLOCATION=" + std::string(alloc)));
+    return fd;
+  }
+  std::string rundir = EmbeddedRunDir();
+  where->path = daemon::LauncherService::SocketPath(rundir);
+  where->kind = "embedded";
+  if (auto fd = ConnectUnix(where->path); fd || !start_embedded) return fd;
+  if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());
+  // One starter at a time: concurrent first calls share one daemon.
+  int lock = open((rundir + "/start.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || flock(lock, LOCK_EX) != 0)
+    return Fail(Error::FromErrno("flock", "locking '" + rundir + "/start.lock'"));
+  auto fd = ConnectUnix(where->path);
+  if (!fd) {
+    auto started = StartEmbedded(rundir);
+    fd = started ? ConnectUnix(where->path) : Result<int>(Fail(started.error()));
+  }
+  close(lock);
+  return fd;
+}
+
+}  // namespace psched::launcher

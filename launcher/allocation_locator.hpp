@@ -1,0 +1,32 @@
+// Where psched-exec and psched-ctl find their allocation's leader daemon:
+//   1. PSCHED_ALLOCATION=<run dir> (set by psched-alloc): <run dir>/pschedd.sock;
+//   2. (Slurm: the launcher/slurm module, once wired in);
+//   3. the embedded default: a daemon for this machine alone in
+//      $XDG_RUNTIME_DIR/psched or /tmp/psched-<uid>, started on first use and reused.
+#pragma once
+
+#include <string>
+
+#include "common/error.hpp"
+
+namespace psched::launcher {
+
+struct AllocationSocket {
+  std::string path;
+  std::string kind;  // "psched-alloc", "embedded"
+};
+
+// The run directory of the embedded daemon for this user.
+std::string EmbeddedRunDir();
+
+// Connects to the allocation's leader socket; with `start_embedded`, starts the
+// embedded daemon when there is no allocation and no daemon yet. Returns a connected fd.
+Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where);
+
+// Connects to a Unix socket; an error names the path.
+Result<int> ConnectUnix(const std::string& path);
+
+// Directory of the running executable (pschedd is looked up beside psched-exec).
+std::string SelfDir();
+
+}  // namespace psched::launcher

@@ -1,0 +1,40 @@
+#include "launcher/ctl_client.hpp"
+
+#include <unistd.h>
+
+#include <vector>
+
+namespace psched::launcher {
+
+Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, const proto::Json& body) {
+  std::string wire = proto::EncodeFrame(type, body);
+  for (size_t off = 0; off < wire.size();) {
+    ssize_t n = write(fd, wire.data() + off, wire.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Fail(Error::FromErrno("write", "sending to the psched daemon"));
+    off += static_cast<size_t>(n);
+  }
+  std::vector<uint8_t> buf;
+  for (;;) {
+    size_t consumed = 0;
+    auto frame = proto::DecodeFrame(buf, &consumed);
+    if (!frame) return Fail(frame.error());
+    if (*frame) {
+      if ((*frame)->type == proto::MsgType::kError) {
+        auto e = proto::Decode<proto::ErrorReply>(**frame);
+        return Fail(ErrorCode::kPermissionDenied, e ? e->message : "daemon error");
+      }
+      if ((*frame)->type != proto::MsgType::kCtlReply)
+        return Fail(ErrorCode::kProtocol,
+                    std::string("unexpected reply ") + proto::MsgTypeName((*frame)->type));
+      return proto::Decode<proto::CtlReply>(**frame);
+    }
+    uint8_t chunk[65536];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Fail(ErrorCode::kProtocol, "the psched daemon closed the connection");
+    buf.insert(buf.end(), chunk, chunk + n);
+  }
+}
+
+}  // namespace psched::launcher

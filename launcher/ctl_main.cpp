@@ -1,0 +1,58 @@
+// psched-ctl: inspect and steer the allocation's sessions.
+//   status [--json] | kill SESSION | suspend SESSION | resume SESSION | shutdown
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "launcher/allocation_locator.hpp"
+#include "launcher/ctl_client.hpp"
+#include "launcher/status_format.hpp"
+
+int main(int argc, char** argv) {
+  using namespace psched;
+  CLI::App app{"psched-ctl: show and steer the sessions of the current allocation", "psched-ctl"};
+  app.require_subcommand(1);
+  bool json = false;
+  int64_t session = 0;
+  auto* status = app.add_subcommand("status", "nodes, their slot map and the sessions");
+  status->add_flag("--json", json, "machine-readable output");
+  auto* kill = app.add_subcommand("kill", "kill a session on every node");
+  auto* suspend = app.add_subcommand("suspend", "stop a session's processes on every node");
+  auto* resume = app.add_subcommand("resume", "continue a suspended session");
+  for (auto* sub : {kill, suspend, resume})
+    sub->add_option("SESSION", session, "session id (see status)")
+        ->required()
+        ->check(CLI::PositiveNumber);
+  auto* shutdown = app.add_subcommand("shutdown", "kill every session and stop the daemons");
+  CLI11_PARSE(app, argc, argv);
+
+  launcher::AllocationSocket where;
+  auto fd = launcher::ConnectToAllocation(/*start_embedded=*/false, &where);
+  if (!fd) {
+    std::fprintf(stderr, "psched-ctl: no psched daemon to talk to: %s\n",
+                 fd.error().ToString().c_str());
+    return 1;
+  }
+  proto::MsgType type = proto::MsgType::kCtlStatus;
+  if (kill->parsed()) type = proto::MsgType::kCtlKill;
+  if (suspend->parsed()) type = proto::MsgType::kCtlSuspend;
+  if (resume->parsed()) type = proto::MsgType::kCtlResume;
+  if (shutdown->parsed()) type = proto::MsgType::kCtlShutdown;
+  auto reply = launcher::CtlRequest(*fd, type, proto::Json{{"session", session}});
+  close(*fd);
+  if (!reply) {
+    std::fprintf(stderr, "psched-ctl: %s\n", reply.error().ToString().c_str());
+    return 1;
+  }
+  if (!reply->ok) {
+    std::fprintf(stderr, "psched-ctl: %s\n", reply->message.c_str());
+    return 1;
+  }
+  if (status->parsed())
+    std::cout << (json ? reply->status.dump(2) + "\n" : launcher::FormatStatus(reply->status));
+  else
+    std::cout << reply->message << "\n";
+  return 0;
+}

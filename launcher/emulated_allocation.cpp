@@ -1,0 +1,146 @@
+#include "launcher/emulated_allocation.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "daemon/auth.hpp"
+#include "daemon/tree.hpp"
+#include "launcher/allocation_locator.hpp"
+#include "launcher/ctl_client.hpp"
+
+namespace psched::launcher {
+namespace {
+
+// Reads one line from a blocking fd; "" at EOF.
+std::string ReadLine(int fd) {
+  std::string line;
+  char c;
+  while (true) {
+    ssize_t n = read(fd, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') return line;
+    line += c;
+  }
+}
+
+}  // namespace
+
+Result<EmulatedAllocation> EmulatedAllocation::Start(const EmulatedOptions& options) {
+  EmulatedAllocation alloc;
+  char tmpl[] = "/tmp/psched-alloc-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) return Fail(Error::FromErrno("mkdtemp", "allocation directory"));
+  alloc.dir_ = tmpl;
+  auto secret = daemon::Secret::Generate();
+  if (!secret) return Fail(secret.error());
+  if (auto ok = secret->WriteFile(alloc.dir_ + "/secret"); !ok) return Fail(ok.error());
+  daemon::Tree tree{options.nodes, options.fanout};
+  std::vector<int> ports(static_cast<size_t>(options.nodes), 0);
+  // Breadth-first: a parent listens before its children connect.
+  for (int node = 0; node < options.nodes; ++node) {
+    std::string parent =
+        node == 0 ? ""
+                  : "127.0.0.1:" + std::to_string(ports[static_cast<size_t>(tree.Parent(node))]);
+    auto port = alloc.StartDaemon(options, node, parent);
+    if (!port) return Fail(port.error().WithNode(node));
+    ports[static_cast<size_t>(node)] = *port;
+  }
+  std::string ready = ReadLine(alloc.leader_ready_fd_);
+  close(alloc.leader_ready_fd_);
+  alloc.leader_ready_fd_ = -1;
+  if (ready != "ready")
+    return Fail(ErrorCode::kSystem, "the daemons did not all join (see " + alloc.dir_ + "/*.log)");
+  return alloc;
+}
+
+Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int node,
+                                            const std::string& parent) {
+  int ready[2];
+  if (pipe(ready) != 0) return Fail(Error::FromErrno("pipe", "starting a daemon"));
+  std::string rundir = node == 0 ? dir_ : dir_ + "/node-" + std::to_string(node);
+  std::vector<std::string> args = {SelfDir() + "/pschedd",
+                                   "--node",
+                                   std::to_string(node),
+                                   "--nodes",
+                                   std::to_string(options.nodes),
+                                   "--fanout",
+                                   std::to_string(options.fanout),
+                                   "--rundir",
+                                   rundir,
+                                   "--hostname",
+                                   "node" + std::to_string(node),
+                                   "--secret-file",
+                                   dir_ + "/secret",
+                                   "--allocator",
+                                   options.allocator,
+                                   "--ready-fd",
+                                   "3"};
+  if (!parent.empty()) args.insert(args.end(), {"--parent", parent});
+  if (!options.topology.empty()) args.insert(args.end(), {"--topology", options.topology});
+  if (!options.policy.empty()) args.insert(args.end(), {"--policy", options.policy});
+  std::string log = dir_ + "/pschedd-" + std::to_string(node) + ".log";
+  pid_t pid = fork();
+  if (pid < 0) return Fail(Error::FromErrno("fork", "starting a daemon"));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // the allocation ends with psched-alloc
+    int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int null_fd = open("/dev/null", O_RDWR);
+    dup2(null_fd, 0);
+    dup2(log_fd, 1);
+    dup2(log_fd, 2);
+    dup2(ready[1], 3);
+    for (int fd = 4; fd < 1024; ++fd) close(fd);
+    setpgid(0, 0);  // the terminal's Ctrl-C is for CMD, not the daemons
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(ready[1]);
+  pids_.push_back(pid);
+  std::string line = ReadLine(ready[0]);
+  if (!line.starts_with("port ")) {
+    close(ready[0]);
+    return Fail(ErrorCode::kSystem,
+                "daemon for node " + std::to_string(node) + " failed to start (see " + log + ")");
+  }
+  if (node == 0)
+    leader_ready_fd_ = ready[0];
+  else
+    close(ready[0]);  // a child's own "ready" is implied by the leader's
+  return std::atoi(line.c_str() + 5);
+}
+
+void EmulatedAllocation::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  if (auto fd = ConnectUnix(dir_ + "/pschedd.sock")) {
+    (void)CtlRequest(*fd, proto::MsgType::kCtlShutdown, proto::Json::object());
+    close(*fd);
+  }
+  // Children stop when their parent's link closes; anything left after 5 s is killed.
+  for (int waited = 0; waited < 50; ++waited) {
+    std::erase_if(pids_, [](pid_t p) { return waitpid(p, nullptr, WNOHANG) == p; });
+    if (pids_.empty()) break;
+    usleep(100000);
+  }
+  for (pid_t p : pids_) {
+    kill(p, SIGKILL);
+    waitpid(p, nullptr, 0);
+  }
+  pids_.clear();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+}
+
+EmulatedAllocation::~EmulatedAllocation() {
+  if (!dir_.empty()) Stop();
+}
+
+}  // namespace psched::launcher

@@ -1,0 +1,45 @@
+// An emulated N-node allocation on this host (psched-alloc): N pschedd, each with
+// its own TCP port on 127.0.0.1, its own run directory and the given topology,
+// joined in the k-ary tree under one fresh secret (a 0600 file).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace psched::launcher {
+
+struct EmulatedOptions {
+  int nodes = 1;
+  int fanout = 8;
+  std::string topology;
+  std::string allocator = "compact";
+  std::string policy;
+  bool verbose = false;
+};
+
+class EmulatedAllocation {
+ public:
+  // Starts every daemon and returns when the leader reports that all have joined.
+  static Result<EmulatedAllocation> Start(const EmulatedOptions& options);
+  EmulatedAllocation(EmulatedAllocation&&) = default;
+  ~EmulatedAllocation();
+
+  const std::string& dir() const { return dir_; }  // PSCHED_ALLOCATION
+  // Asks the leader to shut down, waits for every daemon, removes the directory.
+  void Stop();
+
+ private:
+  EmulatedAllocation() = default;
+  Result<int> StartDaemon(const EmulatedOptions& options, int node, const std::string& parent);
+
+  std::string dir_;
+  std::vector<pid_t> pids_;
+  int leader_ready_fd_ = -1;
+  bool stopped_ = false;
+};
+
+}  // namespace psched::launcher

@@ -1,0 +1,56 @@
+// psched-exec: start one session (N ranks x T threads) in the current allocation.
+#include <signal.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <filesystem>
+
+#include "launcher/allocation_locator.hpp"
+#include "launcher/exec_options.hpp"
+#include "launcher/exec_session.hpp"
+
+extern char** environ;
+
+int main(int argc, char** argv) {
+  using namespace psched::launcher;
+  ParsedExec parsed = ParseExecOptions(argc, argv);
+  if (parsed.exit) return parsed.exit_code;
+  const ExecOptions& o = parsed.options;
+  signal(SIGPIPE, SIG_IGN);
+
+  if (auto exe = ResolveExecutable(o.command.front(), o.chdir); !exe) {
+    std::fprintf(stderr, "psched-exec: %s\n", exe.error().message().c_str());
+    return 127;
+  }
+  auto env = RankEnvironment(o.exports, environ);
+  if (!env) {
+    std::fprintf(stderr, "psched-exec: %s\n", env.error().message().c_str());
+    return 2;
+  }
+  psched::proto::LaunchRequest req;
+  req.argv = o.command;
+  req.env = std::move(*env);
+  std::error_code ec;
+  req.cwd = o.chdir.empty() ? std::filesystem::current_path(ec).string()
+                            : std::filesystem::absolute(o.chdir, ec).string();
+  req.ranks = o.ranks;
+  req.threads_per_rank = o.cpus_per_rank;
+  req.nodes = o.nodes;
+  req.ppn = o.ppn;
+  req.spread = o.spread;
+  req.estimate_s = o.time_s;
+  req.policy = o.policy;
+  req.allocator = o.allocator;
+
+  AllocationSocket where;
+  auto fd = ConnectToAllocation(/*start_embedded=*/true, &where);
+  if (!fd) {
+    std::fprintf(stderr, "psched-exec: %s\n", fd.error().ToString().c_str());
+    return 1;
+  }
+  if (o.verbose)
+    std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),
+                 where.path.c_str());
+  return RunSession(*fd, o, req);
+}

@@ -1,0 +1,137 @@
+#include "launcher/exec_options.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "scheduler/allocator_registry.hpp"
+
+namespace psched::launcher {
+
+Result<double> ParseDuration(const std::string& text) {
+  std::vector<double> parts;
+  std::stringstream in(text);
+  std::string field;
+  while (std::getline(in, field, ':')) {
+    char* end = nullptr;
+    double v = std::strtod(field.c_str(), &end);
+    if (field.empty() || *end != '\0' || v < 0)
+      return Fail(ErrorCode::kInvalidArgument,
+                  "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
+    parts.push_back(v);
+  }
+  if (parts.empty() || parts.size() > 3)
+    return Fail(ErrorCode::kInvalidArgument,
+                "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
+  double seconds = 0;
+  for (double p : parts) seconds = seconds * 60 + p;
+  return seconds;
+}
+
+ParsedExec ParseExecOptions(int argc, const char* const* argv) {
+  ParsedExec out;
+  ExecOptions& o = out.options;
+  CLI::App app{"psched-exec: run an MPI session (N ranks x T threads) in the current allocation",
+               "psched-exec"};
+  std::string time_text;
+  std::string allocators;
+  for (const auto& n : sched::AllocatorNames()) allocators += (allocators.empty() ? "" : ", ") + n;
+  app.add_option("-n,--np", o.ranks, "number of ranks (default 1)");
+  app.add_option("-N,--nodes", o.nodes, "spread the ranks over exactly this many nodes");
+  app.add_option("--ppn", o.ppn, "ranks per node");
+  app.add_option("-c,--cpus-per-rank", o.cpus_per_rank,
+                 "threads per rank: pins this many PUs per rank and sets OMP_NUM_THREADS");
+  app.add_flag("--spread", o.spread, "spread ranks over as many nodes as possible");
+  app.add_option("-x", o.exports, "export VAR (from here) or VAR=value to the ranks")
+      ->allow_extra_args(false);
+  app.add_option("--chdir", o.chdir, "working directory of the ranks");
+  app.add_flag("--label", o.label, "prefix output lines with [rank]");
+  app.add_option("--time", time_text, "runtime estimate: seconds, MM:SS or HH:MM:SS");
+  app.add_option("--policy", o.policy, "co-scheduling policy when slots run out");
+  app.add_option("--allocator", o.allocator, "allocator: " + allocators);
+  app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
+  app.add_flag("-v,--verbose", o.verbose, "say what happens (repeat for more)");
+  app.prefix_command();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    out.exit = true;
+    out.exit_code = app.exit(e);
+    if (out.exit_code != 0) out.exit_code = 2;
+    return out;
+  }
+  o.command = app.remaining();
+  auto fail = [&out](const std::string& message) {
+    std::cerr << "psched-exec: " << message << "\nRun with --help for more information.\n";
+    out.exit = true;
+    out.exit_code = 2;
+    return out;
+  };
+  if (!o.command.empty() && o.command.front().starts_with("-"))
+    return fail("unknown option '" + o.command.front() + "'");
+  if (o.command.empty()) return fail("no command given");
+  if (o.ranks < 1) return fail("-n must be at least 1 (got " + std::to_string(o.ranks) + ")");
+  if (o.cpus_per_rank < 1)
+    return fail("-c must be at least 1 (got " + std::to_string(o.cpus_per_rank) + ")");
+  if (o.nodes < 0) return fail("-N must not be negative");
+  if (o.ppn < 0) return fail("--ppn must not be negative");
+  if (o.nodes > o.ranks)
+    return fail("-N " + std::to_string(o.nodes) + " needs at least as many ranks (-n " +
+                std::to_string(o.ranks) + ")");
+  if (!o.allocator.empty()) {
+    const auto& names = sched::AllocatorNames();
+    if (std::find(names.begin(), names.end(), o.allocator) == names.end())
+      return fail("unknown allocator '" + o.allocator + "' (valid: " + allocators + ")");
+  }
+  if (!time_text.empty()) {
+    auto t = ParseDuration(time_text);
+    if (!t) return fail(t.error().message());
+    o.time_s = *t;
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> RankEnvironment(const std::vector<std::string>& exports,
+                                                 char** environ) {
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) env.emplace_back(*e);
+  for (const std::string& x : exports) {
+    auto eq = x.find('=');
+    std::string name = x.substr(0, eq);
+    if (name.empty()) return Fail(ErrorCode::kInvalidArgument, "-x '" + x + "' has no name");
+    std::string entry = x;
+    if (eq == std::string::npos) {
+      const char* value = std::getenv(name.c_str());
+      if (value == nullptr)
+        return Fail(ErrorCode::kInvalidArgument, "-x " + name + ": " + name + " is not set here");
+      entry = name + "=" + value;
+    }
+    std::erase_if(env, [&](const std::string& e) { return e.starts_with(name + "="); });
+    env.push_back(entry);
+  }
+  return env;
+}
+
+Result<std::string> ResolveExecutable(const std::string& command, const std::string& chdir) {
+  auto executable = [](const std::string& path) {
+    struct stat st {};
+    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
+  };
+  if (command.find('/') != std::string::npos) {
+    std::string path = command.front() == '/' || chdir.empty() ? command : chdir + "/" + command;
+    if (executable(path)) return command;
+    return Fail(ErrorCode::kNotFound, "executable '" + command + "' not found or not executable");
+  }
+  const char* path_env = std::getenv("PATH");
+  std::stringstream dirs(path_env ? path_env : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (executable((dir.empty() ? "." : dir) + "/" + command)) return command;
+  return Fail(ErrorCode::kNotFound, "executable '" + command + "' not found in PATH");
+}
+
+}  // namespace psched::launcher

@@ -1,0 +1,48 @@
+// psched-exec's command line (mpiexec conventions), parsed with CLI11 into plain
+// values and validated before anything is started.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+
+namespace psched::launcher {
+
+struct ExecOptions {
+  int ranks = 1;          // -n/--np
+  int nodes = 0;          // -N/--nodes
+  int ppn = 0;            // --ppn
+  int cpus_per_rank = 1;  // -c/--cpus-per-rank
+  bool spread = false;
+  std::vector<std::string> exports;  // -x VAR[=value]
+  std::string chdir;
+  bool label = false;
+  double time_s = 0;  // --time
+  std::string policy;
+  std::string allocator;
+  bool quiet = false;
+  int verbose = 0;
+  std::vector<std::string> command;
+};
+
+// Either the options, or an exit code after help/errors were printed (0 for --help).
+struct ParsedExec {
+  ExecOptions options;
+  bool exit = false;
+  int exit_code = 0;
+};
+ParsedExec ParseExecOptions(int argc, const char* const* argv);
+
+// "90", "1:30", "1:00:00" -> seconds.
+Result<double> ParseDuration(const std::string& text);
+
+// The environment for the ranks: this process's, with -x VAR=value applied.
+// "-x VAR" exports VAR from here and is an error when VAR is not set.
+Result<std::vector<std::string>> RankEnvironment(const std::vector<std::string>& exports,
+                                                 char** environ);
+
+// Finds the command like execvp would (relative to `chdir` for a path with a slash).
+Result<std::string> ResolveExecutable(const std::string& command, const std::string& chdir);
+
+}  // namespace psched::launcher

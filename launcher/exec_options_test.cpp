@@ -1,0 +1,67 @@
+#include "launcher/exec_options.hpp"
+
+#include <gtest/gtest.h>
+
+namespace psched::launcher {
+namespace {
+
+ParsedExec Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "psched-exec");
+  return ParseExecOptions(static_cast<int>(args.size()), args.data());
+}
+
+TEST(ExecOptions, MpiexecStyle) {
+  auto p =
+      Parse({"-n", "4", "-c", "2", "--label", "-x", "A=1", "--time", "1:30", "hostname", "-f"});
+  ASSERT_FALSE(p.exit);
+  EXPECT_EQ(p.options.ranks, 4);
+  EXPECT_EQ(p.options.cpus_per_rank, 2);
+  EXPECT_TRUE(p.options.label);
+  EXPECT_EQ(p.options.exports, std::vector<std::string>{"A=1"});
+  EXPECT_DOUBLE_EQ(p.options.time_s, 90);
+  EXPECT_EQ(p.options.command, (std::vector<std::string>{"hostname", "-f"}));
+}
+
+TEST(ExecOptions, BadInputExitsNonZero) {
+  EXPECT_EQ(Parse({"-n", "0", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"-c", "0", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--bogus", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"-n", "2"}).exit_code, 2);
+  EXPECT_EQ(Parse({"-n", "x", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--allocator", "nope", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--time", "soon", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"-N", "3", "-n", "2", "true"}).exit_code, 2);
+}
+
+TEST(ExecOptions, HelpExitsZero) {
+  auto p = Parse({"--help"});
+  EXPECT_TRUE(p.exit);
+  EXPECT_EQ(p.exit_code, 0);
+}
+
+TEST(ExecOptions, Durations) {
+  EXPECT_DOUBLE_EQ(*ParseDuration("45"), 45);
+  EXPECT_DOUBLE_EQ(*ParseDuration("1:00:00"), 3600);
+  EXPECT_FALSE(ParseDuration("1:2:3:4"));
+  EXPECT_FALSE(ParseDuration("-5"));
+}
+
+TEST(ExecOptions, ExportsOverrideAndRequireSetVars) {
+  char a[] = "A=old", b[] = "B=2";
+  char* env[] = {a, b, nullptr};
+  auto e = RankEnvironment({"A=new"}, env);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(*e, (std::vector<std::string>{"B=2", "A=new"}));
+  EXPECT_FALSE(RankEnvironment({"PSCHED_SURELY_UNSET_VAR"}, env));
+}
+
+TEST(ExecOptions, ResolvesExecutables) {
+  EXPECT_TRUE(ResolveExecutable("true", ""));
+  EXPECT_TRUE(ResolveExecutable("/bin/true", ""));
+  auto missing = ResolveExecutable("no-such-program-psched", "");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message().find("not found in PATH"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace psched::launcher

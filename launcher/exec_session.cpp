@@ -1,0 +1,212 @@
+#include "launcher/exec_session.hpp"
+
+#include <event2/event.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "daemon/connection.hpp"
+
+namespace psched::launcher {
+namespace {
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+
+void WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // stdout closed: output is dropped, the session still runs
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+class ExecClient {
+ public:
+  ExecClient(event_base* base, const ExecOptions& options) : base_(base), options_(options) {}
+  ~ExecClient() {
+    for (event* ev : events_) event_free(ev);
+  }
+
+  void Start(int fd, const proto::LaunchRequest& request) {
+    conn_ = daemon::Connection::Make(base_, fd, "daemon");
+    conn_->Start([this](daemon::Connection&, proto::Frame&& f) { OnFrame(std::move(f)); },
+                 [this](daemon::Connection&, const std::string& why) { OnClosed(why); });
+    conn_->Send(proto::Encode(proto::MsgType::kSessionLaunch, request));
+    for (int sig : kForwarded) AddSignal(sig);
+    AddSignal(SIGTSTP);
+    AddSignal(SIGCONT);
+  }
+  int code() const { return code_; }
+
+ private:
+  void AddSignal(int sig) {
+    event* ev = evsignal_new(base_, sig, &ExecClient::OnSignal, this);
+    event_add(ev, nullptr);
+    events_.push_back(ev);
+  }
+
+  void Finish(int code) {
+    code_ = code;
+    event_base_loopbreak(base_);
+  }
+
+  void OnFrame(proto::Frame&& frame) {
+    if (code_ >= 0) return;  // the session has ended: nothing after that counts
+    switch (frame.type) {
+      case proto::MsgType::kSessionStarted:
+        return Started(frame);
+      case proto::MsgType::kIoOutput:
+        if (auto out = proto::Decode<proto::Output>(frame)) Print(*out);
+        return;
+      case proto::MsgType::kSessionEnded:
+        return Ended(frame);
+      case proto::MsgType::kSessionAck:
+        if (frame.body.value("what", "") == "suspend") raise(SIGSTOP);  // the shell sees Ctrl-Z
+        return;
+      case proto::MsgType::kError: {
+        auto e = proto::Decode<proto::ErrorReply>(frame);
+        std::fprintf(stderr, "psched-exec: %s\n", e ? e->message.c_str() : "daemon error");
+        return Finish(1);
+      }
+      default:
+        return;
+    }
+  }
+
+  void Started(const proto::Frame& frame) {
+    auto started = proto::Decode<proto::SessionStarted>(frame);
+    if (!started) return;
+    session_ = started->session;
+    if (options_.verbose) {
+      std::string nodes;
+      for (int n : started->nodes) nodes += " " + std::to_string(n);
+      std::fprintf(stderr, "psched-exec: session %ld started on nodes%s\n",
+                   static_cast<long>(session_), nodes.c_str());
+    }
+    if (pending_signal_ != 0) SendSignal(pending_signal_);
+    StartStdin();
+  }
+
+  void StartStdin() {
+    struct stat st {};
+    if (fstat(0, &st) != 0) return;  // no stdin at all
+    // Regular files and /dev/null cannot be polled: read them through now.
+    if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !isatty(0)) {
+      while (ReadStdin()) {
+      }
+      return;
+    }
+    stdin_ev_ = event_new(base_, 0, EV_READ | EV_PERSIST, &ExecClient::OnStdin, this);
+    if (event_add(stdin_ev_, nullptr) == 0) {
+      events_.push_back(stdin_ev_);
+      return;
+    }
+    event_free(stdin_ev_);
+    stdin_ev_ = nullptr;
+    while (ReadStdin()) {
+    }
+  }
+
+  static void OnStdin(evutil_socket_t, short, void* arg) {
+    auto* self = static_cast<ExecClient*>(arg);
+    if (!self->ReadStdin() && self->stdin_ev_) event_del(self->stdin_ev_);
+  }
+
+  bool ReadStdin() {
+    char buf[65536];
+    ssize_t n = read(0, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    proto::StdinData data{session_, n > 0 ? std::string(buf, static_cast<size_t>(n)) : "", n <= 0};
+    conn_->Send(proto::Encode(proto::MsgType::kIoStdin, data));
+    return n > 0;
+  }
+
+  void Print(const proto::Output& out) {
+    int fd = out.stream == 2 ? 2 : 1;
+    if (!options_.label) return WriteAll(fd, out.data.data(), out.data.size());
+    std::string text;
+    std::string prefix = "[" + std::to_string(out.rank) + "] ";
+    size_t start = 0;
+    while (start < out.data.size()) {
+      size_t nl = out.data.find('\n', start);
+      size_t end = nl == std::string::npos ? out.data.size() : nl + 1;
+      text += prefix;
+      text.append(out.data, start, end - start);
+      start = end;
+    }
+    WriteAll(fd, text.data(), text.size());
+  }
+
+  void Ended(const proto::Frame& frame) {
+    auto ended = proto::Decode<proto::SessionEnded>(frame);
+    if (!ended) return Finish(1);
+    if (ended->code != 0 && !ended->message.empty())
+      std::fprintf(stderr, "psched-exec: session %ld: %s\n", static_cast<long>(ended->session),
+                   ended->message.c_str());
+    else if (options_.verbose)
+      std::fprintf(stderr, "psched-exec: session %ld ended\n", static_cast<long>(ended->session));
+    Finish(ended->code);
+  }
+
+  void OnClosed(const std::string& why) {
+    if (code_ >= 0) return;
+    std::fprintf(stderr, "psched-exec: lost the connection to the psched daemon (%s)\n",
+                 why.c_str());
+    Finish(1);
+  }
+
+  static void OnSignal(evutil_socket_t sig, short, void* arg) {
+    static_cast<ExecClient*>(arg)->HandleSignal(static_cast<int>(sig));
+  }
+
+  void HandleSignal(int sig) {
+    if (sig == SIGTSTP || sig == SIGCONT) {
+      if (session_ < 0) return;
+      auto type = sig == SIGTSTP ? proto::MsgType::kSessionSuspend : proto::MsgType::kSessionResume;
+      return conn_->Send(proto::Encode(type, proto::SessionRef{session_, 0}));
+    }
+    if (session_ < 0) {
+      pending_signal_ = sig;  // sent as soon as the session exists
+      return;
+    }
+    SendSignal(sig);
+  }
+
+  void SendSignal(int sig) {
+    if (options_.verbose)
+      std::fprintf(stderr, "psched-exec: forwarding signal %d (%s)\n", sig, strsignal(sig));
+    conn_->Send(proto::Encode(proto::MsgType::kSessionSignal, proto::SessionRef{session_, sig}));
+  }
+
+  event_base* base_;
+  const ExecOptions& options_;
+  std::shared_ptr<daemon::Connection> conn_;
+  std::vector<event*> events_;
+  event* stdin_ev_ = nullptr;
+  int64_t session_ = -1;
+  int pending_signal_ = 0;
+  int code_ = -1;
+};
+
+}  // namespace
+
+int RunSession(int fd, const ExecOptions& options, const proto::LaunchRequest& request) {
+  event_base* base = event_base_new();
+  int code = 1;
+  {
+    ExecClient client(base, options);
+    client.Start(fd, request);
+    event_base_dispatch(base);
+    code = client.code() < 0 ? 1 : client.code();
+  }
+  event_base_free(base);
+  return code;
+}
+
+}  // namespace psched::launcher

@@ -1,0 +1,13 @@
+// Human-readable `psched-ctl status`: nodes with a slot map (one character per
+// slot: '.' free, '1'..'9' use count, '+' more), then the sessions.
+#pragma once
+
+#include <string>
+
+#include "proto/frame.hpp"
+
+namespace psched::launcher {
+
+std::string FormatStatus(const proto::Json& status);
+
+}  // namespace psched::launcher
