@@ -39,7 +39,8 @@ struct ScheduleConfig {
 struct LauncherConfig {
   std::string psched =
       "{bin}/psched-exec -n {ranks} -c {threads} --policy {policy}{spread} -- {command}";
-  std::string mpirun = "mpirun --oversubscribe -x OMP_NUM_THREADS -n {ranks} {command}";
+  std::string mpirun =
+      "mpirun --oversubscribe -x OMP_NUM_THREADS -x OMP_WAIT_POLICY -n {ranks} {command}";
   std::string srun = "srun --overlap -n {ranks} -c {threads} {command}";
 };
 
@@ -57,6 +58,10 @@ struct DjsbConfig {
   std::string output_dir = "djsb-results";
   double session_timeout_s = 600;  // a session still running after this is killed: an error
   double sample_interval_s = 0.1;  // how often process states are sampled for the timeline
+  // OMP_WAIT_POLICY of every session: "passive" keeps idle OpenMP threads from spinning on
+  // oversubscribed cores (the same for every policy and the baseline, so the comparison
+  // stays fair); empty leaves the variable alone.
+  std::string omp_wait_policy = "passive";
   MetricConstants constants;
 };
 
@@ -75,7 +80,7 @@ struct Scenario {
 // then the baseline (srun inside Slurm when in_slurm, else mpirun).
 std::vector<Scenario> PlanScenarios(const DjsbConfig& config, bool in_slurm);
 
-// Parses a TOML document (see djsb/djsb.example.toml) on top of the defaults.
+// Parses a TOML document (see djsb/demo.toml) on top of the defaults.
 Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view source_name);
 
 // Rejects configurations that cannot give a meaningful run; the message names the field.

@@ -113,7 +113,7 @@ int Main(int argc, char** argv) {
       "(and with --spread for overbook/sidestep) and under today's baseline (mpirun\n"
       "--oversubscribe, or srun --overlap when SLURM_JOB_ID is set); writes djsb.json,\n"
       "djsb.csv and djsb.svg into the output directory and prints the table."};
-  app.add_option("-c,--config", o.config_file, "TOML configuration (djsb/djsb.example.toml)");
+  app.add_option("-c,--config", o.config_file, "TOML configuration (see djsb/demo.toml)");
   app.add_option("--sim-ranks", o.sim_ranks, "simulation ranks");
   app.add_option("--sim-threads", o.sim_threads, "simulation OpenMP threads per rank");
   app.add_option("--sim-size", o.sim_size, "simulation STREAM array size (doubles, total)");

@@ -92,6 +92,8 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
         return Fail(cmd.error());
       }
       std::vector<std::string> env = {"OMP_NUM_THREADS=" + std::to_string(app.threads)};
+      if (!config_.omp_wait_policy.empty())
+        env.push_back("OMP_WAIT_POLICY=" + config_.omp_wait_policy);
       if (geteuid() == 0) {
         env.push_back("OMPI_ALLOW_RUN_AS_ROOT=1");
         env.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");

@@ -40,6 +40,14 @@ TEST(PschedDjsbCli, HelpExitsZero) {
   EXPECT_NE(r.out.find("reconstruction"), std::string::npos) << r.out;
 }
 
+TEST(PschedDjsbCli, DemoConfigIsValid) {
+  auto r = RunCommand(Djsb() + " -c " + PSCHED_DJSB_SOURCE_DIR + "/demo.toml --check 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("wait surpass overbook sidestep overbook+spread sidestep+spread"),
+            std::string::npos)
+      << r.out;
+}
+
 TEST(PschedDjsbCli, ZeroRanksIsRejected) {
   ExpectRejected("--sim-ranks 0", "simulation.ranks must be > 0");
   ExpectRejected("--ana-ranks 0", "analysis.ranks must be > 0");
