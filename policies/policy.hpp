@@ -22,8 +22,8 @@ enum class OverbookMode { kPinned, kFloat };
 
 struct PolicyOptions {
   OverbookMode overbook_mode = OverbookMode::kPinned;
-  bool backfill = false;         // wait: a later, smaller session may start if it fits now
-  double surpass_grace_s = 0;    // surpass: SIGTSTP first, SIGSTOP after this grace
+  bool backfill = false;       // wait: a later, smaller session may start if it fits now
+  double surpass_grace_s = 0;  // surpass: SIGTSTP first, SIGSTOP after this grace
 };
 
 class Policy {

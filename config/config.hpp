@@ -1,0 +1,47 @@
+// The admin's configuration of psched: which co-scheduling policies users may
+// pick and how they behave, which allocators and priority module run.
+//
+// Read from TOML: /etc/psched/psched.toml, then $PSCHED_CONF (later files override
+// earlier ones key by key). Parsing is pure (a string in, a Config or a
+// line-numbered error out); only load.cpp touches files.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "policies/policy.hpp"
+#include "scheduler/config.hpp"
+
+namespace psched::config {
+
+inline constexpr std::string_view kSystemConfigPath = "/etc/psched/psched.toml";
+inline constexpr std::string_view kConfigEnv = "PSCHED_CONF";
+
+struct Config {
+  // [policy]
+  std::string default_policy = "wait";
+  std::vector<std::string> allowed_policies;  // empty in a default Config: all of them
+  bool spread_allowed = true;
+  policies::PolicyOptions policy_options;
+  // [allocator]
+  std::string default_allocator = "compact";
+  std::vector<std::string> allowed_allocators;  // empty: all of them
+  sched::AllocatorConfig allocators;
+  // [priority]
+  sched::PriorityConfig priority;
+  // Files this config was read from, in order (for `show` and error messages).
+  std::vector<std::string> sources;
+};
+
+// The defaults: every policy and allocator allowed, wait and compact by default.
+Config DefaultConfig();
+
+// Parses TOML `text` on top of `base`: keys present override, others keep base's
+// values. Errors name `source` and the line: "psched.toml:7:1: unknown key 'polcy'".
+// Several problems are reported together, one per line.
+Result<Config> ParseConfig(std::string_view text, std::string_view source,
+                           const Config& base = DefaultConfig());
+
+}  // namespace psched::config

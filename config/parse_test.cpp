@@ -1,0 +1,210 @@
+#include <gtest/gtest.h>
+
+#include "config/config.hpp"
+#include "config/load.hpp"
+
+namespace psched::config {
+namespace {
+
+std::string ErrorOf(std::string_view text) {
+  auto c = ParseConfig(text, "t.toml");
+  if (c) return "accepted";
+  EXPECT_EQ(c.error().code(), ErrorCode::kInvalidArgument);
+  return c.error().message();
+}
+
+TEST(ParseConfig, EmptyTextGivesTheDefaults) {
+  auto c = ParseConfig("", "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->default_policy, "wait");
+  EXPECT_TRUE(c->allowed_policies.empty());  // all
+  EXPECT_EQ(c->policy_options.overbook_mode, policies::OverbookMode::kPinned);
+  EXPECT_FALSE(c->policy_options.backfill);
+  EXPECT_EQ(c->default_allocator, "compact");
+  EXPECT_EQ(c->priority.name, "fcfs");
+  EXPECT_EQ(c->sources, std::vector<std::string>{"t.toml"});
+}
+
+TEST(ParseConfig, ReadsEveryKey) {
+  auto c = ParseConfig(R"(
+[policy]
+default = "overbook"
+allowed = ["overbook", "wait"]
+spread_allowed = false
+overbook_mode = "float"
+surpass_grace_s = 2.5
+backfill = true
+[allocator]
+default = "spread"
+allowed = ["spread"]
+[allocator.netload]
+alpha = 0.4
+beta = 0.6
+w_latency = 1
+[allocator.auction]
+window = 20
+time_limit_s = 3
+[allocator.ipwindow]
+window = 7
+[priority]
+module = "psp+aging"
+aging_step_s = 60
+history_length = 5
+)",
+                       "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->default_policy, "overbook");
+  EXPECT_EQ(c->allowed_policies, (std::vector<std::string>{"overbook", "wait"}));
+  EXPECT_FALSE(c->spread_allowed);
+  EXPECT_EQ(c->policy_options.overbook_mode, policies::OverbookMode::kFloat);
+  EXPECT_DOUBLE_EQ(c->policy_options.surpass_grace_s, 2.5);
+  EXPECT_TRUE(c->policy_options.backfill);
+  EXPECT_EQ(c->default_allocator, "spread");
+  EXPECT_DOUBLE_EQ(c->allocators.netload.alpha, 0.4);
+  EXPECT_DOUBLE_EQ(c->allocators.netload.w_latency, 1.0);
+  EXPECT_EQ(c->allocators.auction.window, 20);
+  EXPECT_DOUBLE_EQ(c->allocators.auction.time_limit_s, 3.0);
+  EXPECT_EQ(c->allocators.ipwindow.window, 7);
+  EXPECT_EQ(c->priority.name, "psp+aging");
+  EXPECT_DOUBLE_EQ(c->priority.aging_step_s, 60);
+  EXPECT_EQ(c->priority.history_length, 5);
+}
+
+TEST(ParseConfig, TheExampleFileIsValid) {
+  auto c = LoadConfigFile(PSCHED_CONFIG_EXAMPLE);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->default_policy, "wait");
+  EXPECT_EQ(c->allowed_policies.size(), 4u);
+}
+
+TEST(ParseConfig, LaterFileOverridesKeyByKey) {
+  auto base = ParseConfig("[policy]\nbackfill = true\ndefault = \"surpass\"\n", "etc.toml");
+  ASSERT_TRUE(base);
+  auto c = ParseConfig("[policy]\ndefault = \"overbook\"\n", "user.toml", *base);
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->default_policy, "overbook");
+  EXPECT_TRUE(c->policy_options.backfill);  // kept from the first file
+  EXPECT_EQ(c->sources, (std::vector<std::string>{"etc.toml", "user.toml"}));
+}
+
+// One test per rejected config: each names the file, line and column.
+TEST(RejectedConfig, ForbiddenDefaultPolicy) {
+  EXPECT_EQ(ErrorOf("[policy]\nallowed = [\"wait\", \"surpass\"]\ndefault = \"sidestep\"\n"),
+            "t.toml:3:11: default policy 'sidestep' is not in the allowed list (wait, surpass)");
+}
+
+TEST(RejectedConfig, LaterFileForbidsTheEarlierDefault) {
+  auto base = ParseConfig("[policy]\ndefault = \"sidestep\"\n", "etc.toml");
+  ASSERT_TRUE(base);
+  auto c = ParseConfig("[policy]\nallowed = [\"wait\"]\n", "user.toml", *base);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "user.toml:2:11: default policy 'sidestep' is not in the allowed list (wait)");
+}
+
+TEST(RejectedConfig, UnknownPolicyName) {
+  EXPECT_EQ(ErrorOf("[policy]\ndefault = \"nonsense\"\n"),
+            "t.toml:2:11: policy.default: unknown policy 'nonsense' (valid: wait, surpass, "
+            "overbook, sidestep)");
+}
+
+TEST(RejectedConfig, UnknownPolicyInAllowedList) {
+  EXPECT_EQ(ErrorOf("[policy]\nallowed = [\"wait\", \"gang\"]\n"),
+            "t.toml:2:11: policy.allowed: unknown policy 'gang' (valid: wait, surpass, "
+            "overbook, sidestep)");
+}
+
+TEST(RejectedConfig, EmptyAllowedList) {
+  EXPECT_EQ(ErrorOf("[policy]\nallowed = []\n"),
+            "t.toml:2:11: policy.allowed: must allow at least one policy");
+}
+
+TEST(RejectedConfig, DuplicateInAllowedList) {
+  EXPECT_EQ(ErrorOf("[policy]\nallowed = [\"wait\", \"wait\"]\n"),
+            "t.toml:2:11: policy.allowed: policy 'wait' is listed twice");
+}
+
+TEST(RejectedConfig, MalformedToml) {
+  std::string e = ErrorOf("[policy]\ndefault = \"wait\nbackfill = true\n");
+  EXPECT_EQ(e.rfind("t.toml:2:", 0), 0u) << e;
+  EXPECT_NE(e.find("malformed TOML"), std::string::npos) << e;
+}
+
+TEST(RejectedConfig, UnknownKey) {
+  EXPECT_EQ(ErrorOf("[policy]\nbackfil = true\n"),
+            "t.toml:2:1: unknown key 'policy.backfil' in [policy] (valid: default, allowed, "
+            "spread_allowed, overbook_mode, surpass_grace_s, backfill)");
+}
+
+TEST(RejectedConfig, UnknownTopLevelTable) {
+  std::string e = ErrorOf("[policies]\ndefault = \"wait\"\n");
+  EXPECT_EQ(e.rfind("t.toml:1:2: unknown key 'policies' at the top level (valid: [policy], "
+                    "[allocator], [priority])",
+                    0),
+            0u)
+      << e;
+}
+
+TEST(RejectedConfig, SectionThatIsNotATable) {
+  EXPECT_EQ(ErrorOf("policy = \"wait\"\n"), "t.toml:1:10: 'policy' must be a table ([policy])");
+}
+
+TEST(RejectedConfig, BadOverbookMode) {
+  EXPECT_EQ(ErrorOf("[policy]\noverbook_mode = \"loose\"\n"),
+            "t.toml:2:17: policy.overbook_mode: expected \"pinned\" or \"float\"");
+}
+
+TEST(RejectedConfig, NegativeGraceTime) {
+  EXPECT_EQ(ErrorOf("[policy]\nsurpass_grace_s = -1\n"),
+            "t.toml:2:19: policy.surpass_grace_s: must be seconds >= 0, got -1");
+}
+
+TEST(RejectedConfig, ZeroAgingStep) {
+  EXPECT_EQ(ErrorOf("[priority]\naging_step_s = 0\n"),
+            "t.toml:2:16: priority.aging_step_s: must be seconds > 0, got 0");
+}
+
+TEST(RejectedConfig, WeightOutOfRange) {
+  EXPECT_EQ(ErrorOf("[allocator.netload]\nalpha = 1.5\n"),
+            "t.toml:2:9: allocator.netload.alpha: must be a weight between 0 and 1, got 1.5");
+  EXPECT_EQ(ErrorOf("[allocator.netload]\nw_cpu_load = -0.1\n"),
+            "t.toml:2:14: allocator.netload.w_cpu_load: must be a weight between 0 and 1, got "
+            "-0.1");
+}
+
+TEST(RejectedConfig, WrongType) {
+  EXPECT_EQ(ErrorOf("[policy]\nbackfill = \"yes\"\n"),
+            "t.toml:2:12: policy.backfill: expected true or false");
+  EXPECT_EQ(ErrorOf("[allocator.auction]\nwindow = 2.5\n"),
+            "t.toml:2:10: allocator.auction.window: expected an integer >= 1");
+}
+
+TEST(RejectedConfig, ZeroWindow) {
+  EXPECT_EQ(ErrorOf("[allocator.ipwindow]\nwindow = 0\n"),
+            "t.toml:2:10: allocator.ipwindow.window: must be an integer between 1 and 1000000, "
+            "got 0");
+}
+
+TEST(RejectedConfig, UnknownAllocator) {
+  EXPECT_EQ(
+      ErrorOf("[allocator]\ndefault = \"random\"\n")
+          .rfind(
+              "t.toml:2:11: allocator.default: unknown allocator 'random' (valid: compact, spread",
+              0),
+      0u);
+}
+
+TEST(RejectedConfig, UnknownPriorityModule) {
+  EXPECT_EQ(ErrorOf("[priority]\nmodule = \"lifo\"\n"),
+            "t.toml:2:10: priority.module: unknown priority module 'lifo' (valid: fcfs, psp, "
+            "psp+aging)");
+}
+
+TEST(RejectedConfig, EveryProblemIsReportedOnItsOwnLine) {
+  EXPECT_EQ(ErrorOf("[policy]\nbackfill = 1\nsurpass_grace_s = -1\n"),
+            "t.toml:2:12: policy.backfill: expected true or false\n"
+            "t.toml:3:19: policy.surpass_grace_s: must be seconds >= 0, got -1");
+}
+
+}  // namespace
+}  // namespace psched::config

@@ -1,0 +1,97 @@
+#include "policies/overbook.hpp"
+
+#include <gtest/gtest.h>
+
+#include "policies/test_allocation.hpp"
+#include "scheduler/allocator_registry.hpp"
+
+namespace psched::policies {
+namespace {
+
+using sched::SessionState;
+using namespace testing;
+
+class OverbookTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<sched::Allocator> compact_ = *sched::MakeAllocator("compact");
+  OverbookPolicy pinned_{PolicyOptions{OverbookMode::kPinned, false, 0}};
+  OverbookPolicy float_{PolicyOptions{OverbookMode::kFloat, false, 0}};
+  sched::Snapshot s_ = PaperAllocation();
+};
+
+TEST_F(OverbookTest, PaperAnalysisSharesTheFirstNode) {
+  Arrive(s_, pinned_, Request(1, 160), *compact_);
+  sched::Plan plan = Arrive(s_, pinned_, Request(2, 32), *compact_);
+  ASSERT_EQ(plan.actions.size(), 1u);
+  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
+  EXPECT_TRUE(spawn.overbooked);  // the daemon sets OMPI_MCA_mpi_yield_when_idle=1
+  EXPECT_FALSE(spawn.floating);
+  EXPECT_EQ(s_.Find(1)->state, SessionState::kRunning);
+  EXPECT_EQ(s_.Find(2)->state, SessionState::kOverbooked);
+  EXPECT_TRUE(UsesAre(s_, 0, 0, 32, 2));
+  EXPECT_TRUE(UsesAre(s_, 0, 32, 40, 1));
+  for (int n = 1; n < 4; ++n) EXPECT_TRUE(UsesAre(s_, n, 0, 40, 1));
+
+  plan = End(s_, pinned_, 2, *compact_);
+  EXPECT_TRUE(plan.empty());
+  for (int n = 0; n < 4; ++n) EXPECT_TRUE(UsesAre(s_, n, 0, 40, 1));
+  End(s_, pinned_, 1, *compact_);
+  EXPECT_EQ(s_.FreePus(), 160);
+  EXPECT_EQ(CheckUses(s_), "");
+}
+
+TEST_F(OverbookTest, SpreadOverbooksEveryNodeByEight) {
+  Arrive(s_, pinned_, Request(1, 160), *compact_);
+  Arrive(s_, pinned_, Request(2, 32, 1, true), *compact_);
+  EXPECT_EQ(s_.Find(2)->placement.Nodes(), (std::vector<sched::NodeId>{0, 1, 2, 3}));
+  for (int n = 0; n < 4; ++n) {
+    EXPECT_TRUE(UsesAre(s_, n, 0, 8, 2)) << n;
+    EXPECT_TRUE(UsesAre(s_, n, 8, 40, 1)) << n;
+  }
+  End(s_, pinned_, 1, *compact_);
+  End(s_, pinned_, 2, *compact_);
+  EXPECT_EQ(s_.FreePus(), 160);
+}
+
+TEST_F(OverbookTest, FloatModeBindsToTheWholeNode) {
+  Arrive(s_, float_, Request(1, 160), *compact_);
+  sched::Plan plan = Arrive(s_, float_, Request(2, 32), *compact_);
+  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
+  EXPECT_TRUE(spawn.floating);
+  EXPECT_TRUE(spawn.overbooked);
+  EXPECT_TRUE(s_.Find(2)->floating);
+  EXPECT_TRUE(UsesAre(s_, 0, 0, 32, 2));  // counted where it would be pinned
+}
+
+TEST_F(OverbookTest, ThreadsVariant) {
+  Arrive(s_, pinned_, Request(1, 32, 5), *compact_);
+  Arrive(s_, pinned_, Request(2, 8, 4), *compact_);
+  EXPECT_EQ(s_.Find(2)->state, SessionState::kOverbooked);
+  EXPECT_TRUE(UsesAre(s_, 0, 0, 32, 2));
+  EXPECT_TRUE(UsesAre(s_, 0, 32, 40, 1));
+  End(s_, pinned_, 2, *compact_);
+  End(s_, pinned_, 1, *compact_);
+  EXPECT_EQ(s_.FreePus(), 160);
+}
+
+TEST_F(OverbookTest, FreeSlotsAreNotOverbooked) {
+  Arrive(s_, pinned_, Request(1, 100), *compact_);
+  sched::Plan plan = Arrive(s_, float_, Request(2, 60), *compact_);
+  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
+  EXPECT_FALSE(spawn.overbooked);
+  EXPECT_FALSE(spawn.floating);
+  EXPECT_EQ(s_.Find(2)->state, SessionState::kRunning);
+}
+
+TEST_F(OverbookTest, PrefersTheLeastUsedSlots) {
+  Arrive(s_, pinned_, Request(1, 160), *compact_);
+  Arrive(s_, pinned_, Request(2, 32), *compact_);
+  Arrive(s_, pinned_, Request(3, 32), *compact_);
+  EXPECT_TRUE(UsesAre(s_, 0, 0, 40, 2));  // 3 took the 8 slots 2 left, then node 1
+  EXPECT_TRUE(UsesAre(s_, 1, 0, 24, 2));
+  EXPECT_TRUE(UsesAre(s_, 1, 24, 40, 1));
+  EXPECT_EQ(CheckUses(s_), "");
+}
+
+}  // namespace
+}  // namespace psched::policies

@@ -1,0 +1,142 @@
+// Property tests: random (seeded) sequences of arrivals and ends for every policy,
+// checking the invariants after every step.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "policies/policy_registry.hpp"
+#include "policies/queue.hpp"
+#include "policies/test_allocation.hpp"
+#include "scheduler/allocator_registry.hpp"
+
+namespace psched::policies {
+namespace {
+
+using namespace testing;
+
+struct Case {
+  std::string policy;
+  PolicyOptions options;
+  std::string allocator;
+  std::string label;
+};
+
+std::string PrintCase(const ::testing::TestParamInfo<Case>& info) {
+  return info.param.label;
+}
+
+class PolicyProperties : public ::testing::TestWithParam<Case> {};
+
+int MaxUses(const sched::Snapshot& s) {
+  int most = 0;
+  for (const sched::Node& n : s.nodes)
+    for (int u : n.uses) most = std::max(most, u);
+  return most;
+}
+
+// Every live exclusive session holds its slots alone.
+std::string CheckExclusive(const sched::Snapshot& s) {
+  for (const sched::Session& session : s.sessions)
+    if (session.exclusive && HoldsSlots(session))
+      for (const sched::RankSlots& r : session.placement.ranks)
+        for (int pu : r.pus)
+          if (s.nodes[r.node].uses[pu] != 1)
+            return "session " + std::to_string(session.request.id) + " shares node " +
+                   std::to_string(r.node) + " PU " + std::to_string(pu);
+  return "";
+}
+
+TEST_P(PolicyProperties, RandomArrivalsAndEndsKeepTheInvariants) {
+  const Case& c = GetParam();
+  auto policy = *MakePolicy(c.policy, c.options);
+  auto allocator = *sched::MakeAllocator(c.allocator);
+  for (unsigned seed = 1; seed <= 12; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    sched::Snapshot s = PaperAllocation(seed % 3 == 0 ? 2 : 4);
+    sched::SessionId next = 1;
+    auto check = [&](const std::string& step) {
+      ASSERT_EQ(CheckUses(s), "") << step;
+      if (c.policy == "wait" || c.policy == "surpass") {
+        ASSERT_LE(MaxUses(s), 1) << step;
+      }
+      if (c.policy == "sidestep") {
+        ASSERT_EQ(CheckExclusive(s), "") << step;
+      }
+    };
+    for (int step = 0; step < 120; ++step) {
+      s.now += std::uniform_real_distribution<double>(0, 20)(rng);
+      bool arrive = s.sessions.empty() || rng() % 5 < 3;
+      if (arrive) {
+        sched::SessionRequest r =
+            Request(next++, 1 + static_cast<int>(rng() % 60),
+                    rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 5) : 1, rng() % 3 == 0);
+        if (rng() % 2) r.estimate_s = 10 + static_cast<double>(rng() % 300);
+        r.priority = static_cast<double>(rng() % 3);
+        sched::Plan plan = Arrive(s, *policy, r, *allocator);
+        const sched::Session* mine = s.Find(r.id);
+        if (c.policy == "sidestep" && mine != nullptr && mine->exclusive) {
+          for (const sched::RankSlots& rank : mine->placement.ranks) {
+            for (int pu : rank.pus) {
+              ASSERT_EQ(s.nodes[rank.node].uses[pu], 1) << "new session on a shared slot";
+            }
+          }
+        }
+        check("arrival of " + std::to_string(r.id));
+      } else {
+        const sched::Session& victim = s.sessions[rng() % s.sessions.size()];
+        sched::SessionId id = victim.request.id;
+        End(s, *policy, id, *allocator);
+        check("end of " + std::to_string(id));
+      }
+    }
+    // Everything ends, in a random order: every slot is free afterwards.
+    while (!s.sessions.empty()) {
+      sched::SessionId id = s.sessions[rng() % s.sessions.size()].request.id;
+      End(s, *policy, id, *allocator);
+      check("drain, end of " + std::to_string(id));
+    }
+    EXPECT_EQ(s.FreePus(), s.TotalPus());
+  }
+}
+
+// With everything ended except queued sessions, a wait queue always makes progress:
+// nobody stays suspended or queued once the allocation is idle.
+TEST_P(PolicyProperties, IdleAllocationLeavesNobodyWaiting) {
+  const Case& c = GetParam();
+  auto policy = *MakePolicy(c.policy, c.options);
+  auto allocator = *sched::MakeAllocator(c.allocator);
+  std::mt19937 rng(99);
+  sched::Snapshot s = PaperAllocation();
+  for (sched::SessionId id = 1; id <= 30; ++id) {
+    s.now += 1;
+    Arrive(s, *policy, Request(id, 1 + static_cast<int>(rng() % 100)), *allocator);
+  }
+  // End only sessions that hold slots; the others must be started or resumed by then.
+  for (int guard = 0; guard < 1000 && !s.sessions.empty(); ++guard) {
+    const sched::Session* holder = nullptr;
+    for (const sched::Session& session : s.sessions)
+      if (HoldsSlots(session)) holder = &session;
+    ASSERT_NE(holder, nullptr) << "sessions left waiting on an idle allocation";
+    End(s, *policy, holder->request.id, *allocator);
+    ASSERT_EQ(CheckUses(s), "");
+  }
+  EXPECT_TRUE(s.sessions.empty());
+  EXPECT_EQ(s.FreePus(), s.TotalPus());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllPolicies, PolicyProperties,
+    ::testing::Values(
+        Case{"wait", {}, "compact", "wait"},
+        Case{"wait", {OverbookMode::kPinned, true, 0}, "compact", "wait_backfill"},
+        Case{"wait", {}, "spread", "wait_spread_allocator"},
+        Case{"surpass", {}, "compact", "surpass"},
+        Case{"overbook", {}, "compact", "overbook_pinned"},
+        Case{"overbook", {OverbookMode::kFloat, false, 0}, "compact", "overbook_float"},
+        Case{"sidestep", {}, "compact", "sidestep"},
+        Case{"sidestep", {}, "spread", "sidestep_spread_allocator"}),
+    PrintCase);
+
+}  // namespace
+}  // namespace psched::policies

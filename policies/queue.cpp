@@ -1,0 +1,191 @@
+#include "policies/queue.hpp"
+
+#include <algorithm>
+
+#include "policies/displace.hpp"
+
+namespace psched::policies {
+
+using sched::Allocator;
+using sched::Node;
+using sched::Placement;
+using sched::Session;
+using sched::SessionId;
+using sched::SessionRequest;
+using sched::SessionState;
+using sched::Snapshot;
+
+bool HoldsSlots(const Session& session) {
+  return session.state == SessionState::kRunning || session.state == SessionState::kOverbooked ||
+         session.state == SessionState::kSidestepped;
+}
+
+std::vector<SessionId> QueueOrder(const Snapshot& snapshot) {
+  std::vector<const Session*> queued;
+  for (const Session& s : snapshot.sessions)
+    if (s.state == SessionState::kQueued) queued.push_back(&s);
+  // Sessions are in arrival order: a stable sort keeps it among equal priorities (fcfs).
+  std::stable_sort(queued.begin(), queued.end(), [](const Session* a, const Session* b) {
+    return a->request.priority > b->request.priority;
+  });
+  std::vector<SessionId> ids;
+  for (const Session* s : queued) ids.push_back(s->request.id);
+  return ids;
+}
+
+int SessionsAhead(const Snapshot& snapshot, const SessionRequest& request) {
+  int ahead = 0;
+  for (const Session& s : snapshot.sessions)
+    if (s.state == SessionState::kQueued && s.request.id != request.id &&
+        s.request.priority >= request.priority)
+      ++ahead;
+  return ahead;
+}
+
+Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
+  Snapshot view = snapshot;
+  for (const Session& s : snapshot.sessions) {
+    if (s.state != SessionState::kSuspended || s.displaced_by == except_displacer) continue;
+    // Slots its displacers hold (or reserve in turn) go back to them first: a nested
+    // surpass may take the slots of the session it suspends.
+    SlotMask chain;
+    const Session* d = snapshot.Find(s.displaced_by);
+    for (size_t hops = 0; d != nullptr && hops < snapshot.sessions.size(); ++hops) {
+      MarkSlots(chain, snapshot, d->placement);
+      d = snapshot.Find(d->displaced_by);
+    }
+    for (const sched::RankSlots& r : s.placement.ranks)
+      for (Node& n : view.nodes)
+        if (n.id == r.node)
+          for (int pu : r.pus) {
+            auto mask = chain.find(r.node);
+            if (mask == chain.end() || !mask->second[pu]) ++n.uses[pu];
+          }
+  }
+  return view;
+}
+
+std::optional<std::string> NeverFits(const Snapshot& snapshot, const SessionRequest& request,
+                                     const Allocator& allocator) {
+  Snapshot empty;
+  empty.nodes = snapshot.nodes;
+  for (Node& n : empty.nodes) {
+    std::fill(n.uses.begin(), n.uses.end(), 0);
+    n.gpus_used = 0;
+  }
+  if (allocator.PlaceOne(empty, request)) return std::nullopt;
+  std::string why = "cannot run in this allocation even when it is empty: needs " +
+                    std::to_string(request.ranks) + " ranks x " +
+                    std::to_string(request.threads_per_rank) +
+                    " threads = " + std::to_string(request.SlotsNeeded()) + " slots";
+  if (request.nodes > 0) why += " on " + std::to_string(request.nodes) + " nodes";
+  if (request.ppn > 0) why += ", " + std::to_string(request.ppn) + " per node";
+  if (request.gpus_per_node > 0)
+    why += ", " + std::to_string(request.gpus_per_node) + " GPUs per node";
+  why += "; the allocation has " + std::to_string(snapshot.TotalPus()) + " slots on " +
+         std::to_string(snapshot.nodes.size()) + " nodes";
+  return why;
+}
+
+std::string WaitReason(const Snapshot& snapshot, const SessionRequest& request, int ahead,
+                       std::string_view policy) {
+  return "waits for " + std::to_string(request.SlotsNeeded()) +
+         " slots: " + std::to_string(snapshot.FreePus()) + " free, " + std::to_string(ahead) +
+         " session" + (ahead == 1 ? "" : "s") + " ahead, policy " + std::string(policy);
+}
+
+bool DoesNotDelayHead(const Snapshot& view, const SessionRequest& head,
+                      const SessionRequest& candidate, const Placement& placement,
+                      const Allocator& allocator) {
+  if (candidate.estimate_s <= 0) return false;
+  struct Release {
+    double at;
+    SessionId id;
+  };
+  std::vector<Release> releases;
+  for (const Session& s : view.sessions) {
+    // A suspended session's return is unknown: no reservation can be computed.
+    if (s.state == SessionState::kSuspended) return false;
+    if (!HoldsSlots(s)) continue;
+    if (s.request.estimate_s <= 0) return false;
+    releases.push_back(Release{s.start_time + s.request.estimate_s, s.request.id});
+  }
+  std::stable_sort(releases.begin(), releases.end(),
+                   [](const Release& a, const Release& b) { return a.at < b.at; });
+  // Walk forward through the expected ends until the head fits: its reservation.
+  Snapshot shadow = view;
+  double shadow_time = -1;
+  for (const Release& r : releases) {
+    sched::RemoveSession(shadow, r.id);
+    if (allocator.PlaceOne(shadow, head)) {
+      shadow_time = std::max(r.at, view.now);
+      break;
+    }
+  }
+  if (shadow_time < 0) return false;
+  if (view.now + candidate.estimate_s <= shadow_time) return true;
+  // The candidate still runs at the reservation: the head must fit beside it.
+  sched::ApplyPlan(shadow, sched::Plan{{sched::SpawnAction{candidate.id, placement, false}}},
+                   &candidate);
+  return allocator.PlaceOne(shadow, head).has_value();
+}
+
+void StartQueued(PlanBuilder& builder, const Allocator& allocator, bool backfill) {
+  std::optional<SessionRequest> head;  // the first queued session that does not fit
+  for (SessionId id : QueueOrder(builder.work())) {
+    const SessionRequest request = builder.work().Find(id)->request;
+    Snapshot view = ReservedView(builder.work());
+    std::optional<Placement> p = allocator.PlaceOne(view, request);
+    if (!head) {
+      if (p) {
+        builder.Add(sched::SpawnAction{id, std::move(*p), false});
+        continue;
+      }
+      head = request;
+      if (!backfill) return;
+      continue;
+    }
+    if (p && DoesNotDelayHead(view, *head, request, *p, allocator))
+      builder.Add(sched::SpawnAction{id, std::move(*p), false});
+  }
+}
+
+namespace {
+
+// Suspended sessions whose displacer has ended, in the reverse order of their
+// suspension (a surpass suspends the most recent first): oldest first.
+void ResumeOrphans(PlanBuilder& builder) {
+  std::vector<const Session*> orphans;
+  for (const Session& s : builder.work().sessions)
+    if (s.state == SessionState::kSuspended && s.displaced_by != sched::kNoSession &&
+        builder.work().Find(s.displaced_by) == nullptr)
+      orphans.push_back(&s);
+  std::stable_sort(orphans.begin(), orphans.end(), [](const Session* a, const Session* b) {
+    return a->start_time < b->start_time;
+  });
+  std::vector<SessionId> ids;
+  for (const Session* s : orphans) ids.push_back(s->request.id);
+  for (SessionId id : ids) {
+    const Snapshot& work = builder.work();
+    const Session& s = *work.Find(id);
+    // Resume only onto free slots; otherwise it stays suspended until they free up.
+    bool free = true;
+    for (const sched::RankSlots& r : s.placement.ranks)
+      for (const Node& n : work.nodes)
+        if (n.id == r.node)
+          for (int pu : r.pus) free = free && n.uses[pu] == 0;
+    if (free) builder.Add(sched::ResumeAction{id});
+  }
+}
+
+}  // namespace
+
+sched::Plan EndPlan(const Snapshot& snapshot, const Allocator& allocator, bool backfill) {
+  PlanBuilder builder(snapshot);
+  RestoreSidestepped(builder);
+  ResumeOrphans(builder);
+  StartQueued(builder, allocator, backfill);
+  return builder.Take();
+}
+
+}  // namespace psched::policies

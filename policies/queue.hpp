@@ -1,0 +1,57 @@
+// What every policy shares: the wait queue, the view new placements see, the
+// reasons shown to users, and starting queued sessions once slots free up.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policies/plan_builder.hpp"
+#include "scheduler/allocator.hpp"
+#include "scheduler/model.hpp"
+
+namespace psched::policies {
+
+// Sessions that occupy slots now (running, overbooked, sidestepped).
+bool HoldsSlots(const sched::Session& session);
+
+// Queued sessions in the order they start: higher priority first, then arrival order.
+std::vector<sched::SessionId> QueueOrder(const sched::Snapshot& snapshot);
+
+// Queued sessions that go before `request` (a new arrival: ties go to those already queued).
+int SessionsAhead(const sched::Snapshot& snapshot, const sched::SessionRequest& request);
+
+// The snapshot as a new placement should see it: the slots of suspended sessions
+// count as taken, so that nobody settles where they must resume. Sessions
+// suspended by `except_displacer` are not reserved (they make room for it).
+sched::Snapshot ReservedView(const sched::Snapshot& snapshot,
+                             sched::SessionId except_displacer = sched::kNoSession);
+
+// Why `request` can never run in this allocation, even if it were empty; nullopt if it can.
+std::optional<std::string> NeverFits(const sched::Snapshot& snapshot,
+                                     const sched::SessionRequest& request,
+                                     const sched::Allocator& allocator);
+
+// "waits for 32 slots: 8 free, 2 sessions ahead, policy wait"
+std::string WaitReason(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
+                       int ahead, std::string_view policy);
+
+// EASY backfill: may `candidate`, which fits now at `placement`, start before
+// `head` without delaying it? Uses the runtime estimates of the candidate and of
+// every session holding slots; without them the answer is no.
+bool DoesNotDelayHead(const sched::Snapshot& view, const sched::SessionRequest& head,
+                      const sched::SessionRequest& candidate, const sched::Placement& placement,
+                      const sched::Allocator& allocator);
+
+// Starts queued sessions that fit now, in queue order, stopping at the first that
+// does not fit; with backfill, later ones that fit and do not delay it start too.
+void StartQueued(PlanBuilder& builder, const sched::Allocator& allocator, bool backfill);
+
+// The end of a session, for every policy: restore the pinning of sidestepped
+// sessions, resume suspended sessions whose displacer is gone (when their slots
+// are free), then start queued sessions.
+sched::Plan EndPlan(const sched::Snapshot& snapshot, const sched::Allocator& allocator,
+                    bool backfill);
+
+}  // namespace psched::policies
