@@ -1,0 +1,149 @@
+#include "scheduler/sim/easy_backfill.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace psched::sched {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// Node ids -> index in the node vector (ids are usually 0..n-1 in order: the fast path).
+class NodeIndex {
+ public:
+  explicit NodeIndex(const std::vector<Node>& nodes) {
+    int max_id = -1;
+    for (const Node& n : nodes) max_id = std::max(max_id, n.id);
+    index_.assign(max_id + 1, -1);
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].id >= 0) index_[nodes[i].id] = static_cast<int>(i);
+  }
+  int operator()(NodeId id) const {
+    return id >= 0 && id < static_cast<int>(index_.size()) ? index_[id] : -1;
+  }
+
+ private:
+  std::vector<int> index_;
+};
+
+// Adds `delta` uses to the slots and GPUs of `p` on `nodes` (a scratch copy).
+void Count(std::vector<Node>& nodes, const NodeIndex& index, const Placement& p, int delta) {
+  int last = -1;
+  for (const RankSlots& r : p.ranks) {
+    int i = index(r.node);
+    if (i < 0) continue;
+    for (int pu : r.pus) nodes[i].uses[pu] += delta;
+    // Ranks of one node are adjacent in a placement; GPUs are held once per node.
+    if (i != last && p.gpus_per_node > 0) nodes[i].gpus_used += delta * p.gpus_per_node;
+    last = i;
+  }
+}
+
+bool Holds(const Session& s) {
+  return s.state == SessionState::kRunning || s.state == SessionState::kOverbooked ||
+         s.state == SessionState::kSidestepped;
+}
+
+struct Running {
+  double end;
+  const Placement* placement;
+};
+
+}  // namespace
+
+QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionRequest> queue,
+                            Backfill backfill, const NodeSelector& select, QueueScratch* scratch) {
+  QueueDecision out;
+  if (queue.empty()) return out;
+  int free = snapshot.FreePus();
+  if (free == 0) return out;  // nothing can start; a reservation changes nothing either
+  QueueScratch local;
+  QueueScratch& s = scratch != nullptr ? *scratch : local;
+  // Decisions look at the snapshot's own nodes until the first start; only then is a
+  // working copy needed (most rounds of a busy machine start nothing).
+  std::span<const Node> view = snapshot.nodes;
+  std::optional<NodeIndex> index;
+  auto own = [&] {
+    if (index) return;
+    s.work = snapshot.nodes;  // reuses the scratch's capacity
+    view = s.work;
+    index.emplace(s.work);
+  };
+  size_t i = 0;
+  // FCFS part: the head of the queue starts while it fits.
+  for (; i < queue.size(); ++i) {
+    const SessionRequest& req = queue[i];
+    if (req.SlotsNeeded() > free) break;
+    std::optional<Placement> p = select(view, req);
+    if (!p) break;
+    own();
+    Count(s.work, *index, *p, +1);
+    free -= req.SlotsNeeded();
+    out.starts.push_back(Assignment{req.id, std::move(*p)});
+  }
+  if (backfill == Backfill::kNone || i + 1 >= queue.size() || free == 0) return out;
+
+  const SessionRequest& head = queue[i];
+  const size_t head_starts = out.starts.size();
+  bool reserved = false;  // the reservation is computed once, when a candidate first needs it
+  Reservation reservation{head.id, kNever, {}};
+  auto reserve = [&] {
+    reserved = true;
+    own();
+    // Release running sessions (those just started included) in order of estimated end,
+    // in place, until the head fits; then put them back.
+    std::vector<Running> running;
+    for (const Session& ses : snapshot.sessions) {
+      if (!Holds(ses)) continue;
+      double end = ses.request.estimate_s > 0 ? ses.start_time + ses.request.estimate_s : kNever;
+      running.push_back(Running{std::max(end, snapshot.now), &ses.placement});
+    }
+    for (size_t k = 0; k < head_starts; ++k) {
+      double est = queue[k].estimate_s;
+      running.push_back(Running{est > 0 ? snapshot.now + est : kNever, &out.starts[k].placement});
+    }
+    std::stable_sort(running.begin(), running.end(),
+                     [](const Running& a, const Running& b) { return a.end < b.end; });
+    size_t released = 0;
+    for (; released < running.size(); ++released) {
+      Count(s.work, *index, *running[released].placement, -1);
+      // Sessions ending at the same time free their slots together.
+      if (released + 1 < running.size() && running[released + 1].end == running[released].end)
+        continue;
+      if (std::optional<Placement> p = select(s.work, head)) {
+        reservation.start = running[released].end;
+        reservation.placement = std::move(*p);
+        out.reservation = reservation;
+        ++released;
+        break;
+      }
+    }
+    for (size_t k = 0; k < released && k < running.size(); ++k)
+      Count(s.work, *index, *running[k].placement, +1);
+  };
+
+  for (size_t k = i + 1; k < queue.size() && free > 0; ++k) {
+    const SessionRequest& req = queue[k];
+    if (req.SlotsNeeded() > free) continue;
+    std::optional<Placement> p = select(view, req);
+    if (!p) continue;  // does not fit now, reservation or not
+    if (!reserved) reserve();
+    const bool ends_in_time =
+        req.estimate_s > 0 && snapshot.now + req.estimate_s <= reservation.start;
+    if (!ends_in_time && out.reservation) {
+      // It would still run at the shadow time: it may only use what the head does not need.
+      Count(s.work, *index, reservation.placement, +1);
+      p = select(s.work, req);
+      Count(s.work, *index, reservation.placement, -1);
+      if (!p) continue;
+    }
+    own();
+    Count(s.work, *index, *p, +1);
+    free -= req.SlotsNeeded();
+    out.starts.push_back(Assignment{req.id, std::move(*p)});
+  }
+  return out;
+}
+
+}  // namespace psched::sched

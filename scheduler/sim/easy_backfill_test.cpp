@@ -1,0 +1,141 @@
+#include "scheduler/sim/easy_backfill.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/sim/best_fit.hpp"
+#include "scheduler/sim/simulator.hpp"
+
+namespace psched::sim {
+namespace {
+
+using sched::SessionRequest;
+
+SimJob Job(sched::SessionId id, double submit, int cores, double runtime, double estimate) {
+  SimJob j;
+  j.request.id = id;
+  j.request.submit_time = submit;
+  j.request.ranks = cores;
+  j.request.estimate_s = estimate;
+  j.runtime_s = runtime;
+  return j;
+}
+
+SimSetup QueueSetup(Discipline d) {
+  SimSetup s;
+  s.name = d == Discipline::kEasy ? "easy" : "fcfs";
+  s.discipline = d;
+  s.select = [](std::span<const sched::Node> n, const SessionRequest& r) {
+    return sched::PlaceBestFit(n, r);
+  };
+  return s;
+}
+
+// 4 single-core nodes. A (2 cores, 100 s) runs; B (4 cores) must wait for A: its shadow
+// time is 100. C (2 cores, 50 s) fits now and ends at 52 <= 100: EASY backfills it, FCFS
+// makes it wait behind B. D (1 core, estimate 300) would run past the shadow time on the
+// slots B needs: EASY must not start it before B.
+Workload Tiny() {
+  Workload w;
+  w.name = "tiny";
+  w.machine = Machine{4, 1, 0};
+  w.jobs = {Job(1, 0, 2, 100, 100), Job(2, 1, 4, 10, 10), Job(3, 2, 2, 50, 50),
+            Job(4, 60, 1, 300, 300)};
+  return w;
+}
+
+TEST(EasyBackfillTest, BackfillsOnlyWhatDoesNotDelayTheHead) {
+  Result<SimResult> r = Simulate(Tiny(), QueueSetup(Discipline::kEasy));
+  ASSERT_TRUE(r) << r.error().ToString();
+  const auto& j = r->records;
+  EXPECT_EQ(j[0].start, 0);
+  EXPECT_EQ(j[2].start, 2);    // C backfilled
+  EXPECT_EQ(j[1].start, 100);  // B at its shadow time, not delayed
+  EXPECT_EQ(j[3].start, 110);  // D after B (its 300 s would have blocked B's nodes)
+}
+
+TEST(EasyBackfillTest, FcfsKeepsOrder) {
+  Result<SimResult> r = Simulate(Tiny(), QueueSetup(Discipline::kFcfs));
+  ASSERT_TRUE(r) << r.error().ToString();
+  const auto& j = r->records;
+  EXPECT_EQ(j[0].start, 0);
+  EXPECT_EQ(j[1].start, 100);
+  EXPECT_EQ(j[2].start, 110);
+  EXPECT_EQ(j[3].start, 110);  // D fits beside C once B is done
+}
+
+TEST(EasyBackfillTest, LongJobOffTheReservedSlotsIsBackfilled) {
+  // 4 nodes; A (3 cores) runs until 100; B wants 2 cores: shadow 100, reserved on A's
+  // nodes. C (1 core, 1000 s) runs past the shadow time but the free node is not
+  // reserved, so EASY starts it now.
+  sched::Snapshot snap;
+  for (int i = 0; i < 4; ++i)
+    snap.nodes.push_back(sched::Node::Make(i, "n", sched::NodeTopology::Uniform(1, 1, 1)));
+  SessionRequest a;
+  a.id = 1, a.ranks = 3, a.estimate_s = 100;
+  auto pa = sched::PlaceBestFit(snap.nodes, a);
+  ASSERT_TRUE(pa);
+  sched::Plan plan;
+  plan.actions.push_back(sched::SpawnAction{1, *pa, false});
+  sched::ApplyPlan(snap, plan, &a);
+  SessionRequest b, c;
+  b.id = 2, b.ranks = 2, b.estimate_s = 10;
+  c.id = 3, c.ranks = 1, c.estimate_s = 1000;
+  std::vector<SessionRequest> queue = {b, c};
+  auto select = [](std::span<const sched::Node> n, const SessionRequest& r) {
+    return sched::PlaceBestFit(n, r);
+  };
+  sched::QueueDecision d = sched::ScheduleQueue(snap, queue, sched::Backfill::kEasy, select);
+  ASSERT_TRUE(d.reservation);
+  EXPECT_EQ(d.reservation->session, 2);
+  EXPECT_EQ(d.reservation->start, 100);
+  ASSERT_EQ(d.starts.size(), 1u);
+  EXPECT_EQ(d.starts[0].session, 3);
+  // C's node is not among the reserved ones.
+  for (sched::NodeId n : d.reservation->placement.Nodes())
+    EXPECT_NE(n, d.starts[0].placement.ranks[0].node);
+  d = sched::ScheduleQueue(snap, queue, sched::Backfill::kNone, select);
+  EXPECT_TRUE(d.starts.empty());
+  EXPECT_FALSE(d.reservation);
+}
+
+TEST(BestFitTest, PicksTheSmallestConsecutiveSetAndHonoursContiguity) {
+  // 8 nodes of 1 core.
+  std::vector<sched::Node> nodes;
+  for (int i = 0; i < 8; ++i)
+    nodes.push_back(sched::Node::Make(i, "n", sched::NodeTopology::Uniform(1, 1, 1)));
+  nodes[2].uses[0] = 1;
+  nodes[6].uses[0] = 1;  // free runs: {0,1}, {3,4,5}, {7}
+  SessionRequest r;
+  r.ranks = 2;
+  auto p = sched::PlaceBestFit(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<sched::NodeId>{0, 1}));  // the exact fit, not {3,4}
+  r.ranks = 3;
+  p = sched::PlaceBestFit(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<sched::NodeId>{3, 4, 5}));
+  r.ranks = 4;  // no run holds 4: the biggest runs first when contiguity is not asked
+  p = sched::PlaceBestFit(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<sched::NodeId>{0, 1, 3, 4}));
+  r.contiguous = true;
+  EXPECT_FALSE(sched::PlaceBestFit(nodes, r));
+}
+
+TEST(BestFitTest, NodeRequestsAndGpus) {
+  // 4 nodes x 8 cores x 2 GPUs; node 1 has a GPU taken. 2 nodes x 4 cores with 2 GPUs each.
+  std::vector<sched::Node> nodes;
+  for (int i = 0; i < 4; ++i)
+    nodes.push_back(sched::Node::Make(i, "n", sched::NodeTopology::Uniform(1, 8, 1, 2)));
+  nodes[1].gpus_used = 1;
+  SessionRequest r;
+  r.ranks = 8, r.nodes = 2, r.ppn = 4, r.gpus_per_node = 2;
+  auto p = sched::PlaceBestFit(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<sched::NodeId>{2, 3}));
+  EXPECT_EQ(p->gpus_per_node, 2);
+  EXPECT_EQ(p->ranks.size(), 8u);
+}
+
+}  // namespace
+}  // namespace psched::sim

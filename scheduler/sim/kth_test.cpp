@@ -1,0 +1,66 @@
+// Pins the SWF reader and the simulator to KTH-SP2 facts that no scheduler changes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "scheduler/sim/scheduler_spec.hpp"
+#include "scheduler/sim/swf_file.hpp"
+
+namespace psched::sim {
+namespace {
+
+class KthTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(PSCHED_KTH_TRACE)) GTEST_SKIP() << "no " << PSCHED_KTH_TRACE;
+  }
+};
+
+// Figures from the trace itself (awk over the 18 fields): 28,476 records, 9 with no
+// runtime, 2,016,591,520 core-seconds, submissions spanning 28,763,768 s.
+constexpr int kJobs = 28467;
+constexpr double kWork = 2016591520.0;
+constexpr double kSubmitSpan = 29363618.0 - 599850.0;
+constexpr int kPrefixJobs = 6000;
+
+TEST_F(KthTest, TraceFacts) {
+  Result<Workload> w = ReadSwfFile(PSCHED_KTH_TRACE);
+  ASSERT_TRUE(w) << w.error().ToString();
+  EXPECT_EQ(w->machine.nodes, 100);
+  EXPECT_EQ(w->machine.cores_per_node, 1);
+  EXPECT_EQ(static_cast<int>(w->jobs.size()), kJobs);
+  EXPECT_EQ(w->skipped, 28476 - kJobs);
+  EXPECT_DOUBLE_EQ(TotalWork(*w), kWork);
+  EXPECT_DOUBLE_EQ(w->jobs.back().request.submit_time, kSubmitSpan);
+  // The trace's own waits (EASY in production), kept for the comparison: 15,291 s on average.
+  double logged = 0;
+  for (const SimJob& j : w->jobs) logged += j.logged_wait_s;
+  EXPECT_NEAR(logged / kJobs, 15291.209, 0.01);
+}
+
+// The whole replay is bench/sim's (a Debug build takes ~15 s); the first 6000 jobs here.
+TEST_F(KthTest, EasyReplayKeepsWorkAndTheUtilisationBound) {
+  SwfOptions prefix;
+  prefix.max_jobs = kPrefixJobs;
+  Result<Workload> w = ReadSwfFile(PSCHED_KTH_TRACE, prefix);
+  ASSERT_TRUE(w);
+  const double work = TotalWork(*w);
+  const double span = w->jobs.back().request.submit_time;
+  auto spec = ParseSchedulerSpec("easy");
+  auto parts = BuildScheduler(*spec, {}, {});
+  ASSERT_TRUE(parts);
+  Result<SimResult> r = Simulate(*w, (*parts)->setup);
+  ASSERT_TRUE(r) << r.error().ToString();
+  const Summary& s = r->summary;
+  EXPECT_EQ(s.jobs, kPrefixJobs);
+  EXPECT_EQ(s.rejected, 0);
+  EXPECT_DOUBLE_EQ(s.theoretical_runtime_s, work / 100);
+  // Runtime is at least the submission span, so utilisation is at most work / (100 x span).
+  EXPECT_GE(s.makespan_s, span);
+  EXPECT_LE(s.utilisation, work / (100 * span));
+  EXPECT_GT(s.utilisation, 0.5 * work / (100 * span));
+  for (const JobRecord& j : r->records) EXPECT_GE(j.start, j.submit);
+}
+
+}  // namespace
+}  // namespace psched::sim

@@ -1,0 +1,226 @@
+#include "scheduler/sim/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+
+#include "scheduler/placement.hpp"
+
+namespace psched::sim {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr int kProgressEvery = 20000;
+
+struct End {
+  double time;
+  int job;
+  bool operator>(const End& o) const { return time > o.time || (time == o.time && job > o.job); }
+};
+
+class Simulation {
+ public:
+  Simulation(const Workload& w, const SimSetup& setup) : w_(w), setup_(setup) {}
+
+  Result<SimResult> Run() {
+    if (auto ok = Check(); !ok) return Fail(ok.error());
+    snapshot_.nodes = MakeNodes(w_.machine);
+    empty_nodes_ = snapshot_.nodes;
+    const int n = static_cast<int>(w_.jobs.size());
+    records_.resize(n);
+    for (int j = 0; j < n; ++j) index_of_[w_.jobs[j].request.id] = j;
+    size_t next_arrival = 0;
+    double next_round = kNever;
+    while (next_arrival < w_.jobs.size() || !ends_.empty() || next_round < kNever) {
+      double t = next_round;
+      if (next_arrival < w_.jobs.size()) t = std::min(t, w_.jobs[next_arrival].request.submit_time);
+      if (!ends_.empty()) t = std::min(t, ends_.top().time);
+      snapshot_.now = t;
+      bool changed = false;
+      while (!ends_.empty() && ends_.top().time <= t) {
+        Finish(ends_.top().job);
+        ends_.pop();
+        changed = true;
+      }
+      while (next_arrival < w_.jobs.size() && w_.jobs[next_arrival].request.submit_time <= t) {
+        Arrive(static_cast<int>(next_arrival++));
+        changed = true;
+      }
+      if (changed && !queue_.empty()) next_round = std::min(next_round, RoundTime(t));
+      if (next_round <= t) {
+        next_round = kNever;
+        if (auto ok = Round(); !ok) return Fail(ok.error());
+      }
+    }
+    if (!queue_.empty())
+      return Fail(ErrorCode::kInternal, std::to_string(queue_.size()) +
+                                            " jobs still queued with nothing running (" +
+                                            setup_.name + ")");
+    SimResult result;
+    result.summary = Summarise(records_, w_.machine);
+    result.summary.workload = w_.name;
+    result.summary.scheduler = setup_.name;
+    result.summary.rounds = rounds_;
+    result.records = std::move(records_);
+    return result;
+  }
+
+ private:
+  Result<void> Check() const {
+    if (w_.machine.nodes <= 0 || w_.machine.cores_per_node <= 0)
+      return Fail(ErrorCode::kInvalidArgument,
+                  "machine has " + std::to_string(w_.machine.nodes) + " nodes of " +
+                      std::to_string(w_.machine.cores_per_node) + " cores: both must be > 0");
+    if (setup_.discipline == Discipline::kAllocator && setup_.allocator == nullptr)
+      return Fail(ErrorCode::kInvalidArgument, setup_.name + ": no allocator given");
+    if (setup_.discipline != Discipline::kAllocator && !setup_.select)
+      return Fail(ErrorCode::kInvalidArgument, setup_.name + ": no node selection given");
+    if (setup_.interval_s < 0)
+      return Fail(ErrorCode::kInvalidArgument, "scheduling interval must be >= 0");
+    for (size_t j = 1; j < w_.jobs.size(); ++j)
+      if (w_.jobs[j].request.submit_time < w_.jobs[j - 1].request.submit_time)
+        return Fail(ErrorCode::kInvalidArgument, "workload jobs are not in submit order");
+    return {};
+  }
+
+  double RoundTime(double t) const {
+    if (setup_.interval_s <= 0) return t;
+    return std::ceil(t / setup_.interval_s) * setup_.interval_s;
+  }
+
+  void Arrive(int j) {
+    const SimJob& job = w_.jobs[j];
+    JobRecord& r = records_[j];
+    r.id = job.request.id;
+    r.user = job.user;
+    r.cores = job.request.SlotsNeeded();
+    r.gpus_per_node = job.request.gpus_per_node;
+    r.requested_nodes = job.request.nodes;
+    r.contiguous = job.request.contiguous;
+    r.submit = job.request.submit_time;
+    r.runtime = job.runtime_s;
+    r.estimate = job.request.estimate_s;
+    r.logged_wait = job.logged_wait_s;
+    // A job that does not fit the empty machine would block the queue forever: reject it.
+    if (!PlaceRanks(empty_nodes_, job.request)) return;
+    queue_.push_back(j);
+    requests_.push_back(job.request);
+  }
+
+  void Finish(int j) {
+    const SimJob& job = w_.jobs[j];
+    sched::RemoveSession(snapshot_, job.request.id);
+    records_[j].end = snapshot_.now;
+    ++finished_;
+    if (setup_.priority) {
+      std::vector<OwnerJob>& h = history_[job.user];
+      h.push_back(OwnerJob{job.request.estimate_s, job.runtime_s});
+      if (static_cast<int>(h.size()) > setup_.history_length) h.erase(h.begin());
+    }
+    if (setup_.progress && finished_ % kProgressEvery == 0)
+      setup_.progress(finished_, static_cast<int>(w_.jobs.size()));
+  }
+
+  // The queue in priority order: FCFS keeps arrival order; a module reorders (stably).
+  void OrderQueue() {
+    if (!setup_.priority) return;
+    static const std::vector<OwnerJob> kNoHistory;
+    priority_.resize(records_.size());
+    for (int j : queue_) {
+      auto it = history_.find(w_.jobs[j].user);
+      std::span<const OwnerJob> h = it == history_.end() ? kNoHistory : it->second;
+      priority_[j] = setup_.priority(w_.jobs[j].request, h, snapshot_.now);
+    }
+    std::stable_sort(queue_.begin(), queue_.end(),
+                     [&](int a, int b) { return priority_[a] > priority_[b]; });
+    for (size_t k = 0; k < queue_.size(); ++k) {
+      requests_[k] = w_.jobs[queue_[k]].request;
+      requests_[k].priority = priority_[queue_[k]];
+    }
+  }
+
+  Result<void> Round() {
+    ++rounds_;
+    OrderQueue();
+    const size_t depth = setup_.discipline == Discipline::kAllocator
+                             ? std::min<size_t>(queue_.size(), std::max(1, setup_.window))
+                             : queue_.size();
+    const std::span<const sched::SessionRequest> window(requests_.data(), depth);
+    std::vector<sched::Assignment> starts;
+    if (setup_.discipline == Discipline::kAllocator) {
+      starts = setup_.allocator->Allocate(snapshot_, window);
+    } else {
+      starts = sched::ScheduleQueue(snapshot_, window,
+                                    setup_.discipline == Discipline::kEasy ? sched::Backfill::kEasy
+                                                                           : sched::Backfill::kNone,
+                                    setup_.select, &queue_scratch_)
+                   .starts;
+    }
+    if (starts.empty()) return {};
+    for (sched::Assignment& a : starts) {
+      auto it = index_of_.find(a.session);
+      if (it == index_of_.end() || records_[it->second].Ran())
+        return Fail(ErrorCode::kInternal, setup_.name + " started unknown or running session " +
+                                              std::to_string(a.session));
+      const int j = it->second;
+      sched::Plan plan;
+      plan.actions.push_back(sched::SpawnAction{a.session, a.placement, false});
+      sched::ApplyPlan(snapshot_, plan, &w_.jobs[j].request);
+      JobRecord& r = records_[j];
+      r.start = snapshot_.now;
+      std::vector<sched::NodeId> ids = a.placement.Nodes();
+      NodeShape shape = ShapeOf(ids);
+      r.nodes_used = shape.nodes;
+      r.fragmentation = shape.blocks;
+      r.spread = shape.spread;
+      const int min_nodes = r.requested_nodes > 0 ? r.requested_nodes
+                                                  : (r.cores + w_.machine.cores_per_node - 1) /
+                                                        w_.machine.cores_per_node;
+      r.packing = static_cast<double>(shape.nodes) / std::max(1, min_nodes);
+      ends_.push(End{snapshot_.now + w_.jobs[j].runtime_s, j});
+      started_.push_back(j);
+    }
+    // Drop the started jobs from the queue (and its requests), keeping the order.
+    std::sort(started_.begin(), started_.end());
+    size_t kept = 0;
+    for (size_t k = 0; k < queue_.size(); ++k) {
+      if (std::binary_search(started_.begin(), started_.end(), queue_[k])) continue;
+      if (kept != k) {
+        queue_[kept] = queue_[k];
+        requests_[kept] = std::move(requests_[k]);
+      }
+      ++kept;
+    }
+    queue_.resize(kept);
+    requests_.resize(kept);
+    started_.clear();
+    return {};
+  }
+
+  const Workload& w_;
+  const SimSetup& setup_;
+  sched::Snapshot snapshot_;
+  std::vector<sched::Node> empty_nodes_;
+  std::vector<JobRecord> records_;
+  std::unordered_map<sched::SessionId, int> index_of_;
+  std::unordered_map<int, std::vector<OwnerJob>> history_;
+  std::vector<double> priority_;
+  std::vector<int> queue_;  // job indexes, priority order
+  std::vector<int> started_;
+  sched::QueueScratch queue_scratch_;
+  std::vector<sched::SessionRequest> requests_;  // queue_'s requests, same order
+  std::priority_queue<End, std::vector<End>, std::greater<End>> ends_;
+  long rounds_ = 0;
+  int finished_ = 0;
+};
+
+}  // namespace
+
+Result<SimResult> Simulate(const Workload& workload, const SimSetup& setup) {
+  return Simulation(workload, setup).Run();
+}
+
+}  // namespace psched::sim

@@ -1,0 +1,58 @@
+// The discrete-event simulator: a virtual clock over arrivals, job ends and scheduling
+// rounds, driving the shared scheduler code (model, placement, allocators, priorities).
+//
+// Pure: no real clock, no files. The state is one Snapshot of the machine, to which the
+// rounds' plans are applied with ApplyPlan; ended jobs leave with RemoveSession.
+// Each Simulate() call owns all of its state, so simulations run in parallel threads.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "scheduler/allocator.hpp"
+#include "scheduler/sim/easy_backfill.hpp"
+#include "scheduler/sim/metrics.hpp"
+#include "scheduler/sim/workload.hpp"
+
+namespace psched::sim {
+
+// One finished job of an owner, as priority modules see it (oldest first).
+struct OwnerJob {
+  double requested_s = 0;
+  double runtime_s = 0;
+};
+
+// A priority module's answer for a waiting session; higher goes first.
+using PriorityFn = std::function<double(const sched::SessionRequest&,
+                                        std::span<const OwnerJob> owner_history, double now)>;
+
+enum class Discipline {
+  kFcfs,       // ScheduleQueue without backfilling
+  kEasy,       // ScheduleQueue with EASY backfilling
+  kAllocator,  // a registry allocator decides over a window of the queue (auction, ipwindow, ...)
+};
+
+struct SimSetup {
+  std::string name;  // the scheduler's name in tables, e.g. "easy/psp+aging"
+  Discipline discipline = Discipline::kEasy;
+  sched::NodeSelector select;                   // kFcfs, kEasy: node selection (best fit)
+  const sched::Allocator* allocator = nullptr;  // kAllocator
+  int window = 100;                             // kAllocator: queued sessions per round
+  PriorityFn priority;                          // empty: first come, first served order
+  int history_length = 10;                      // finished jobs per owner kept for `priority`
+  double interval_s = 0;                        // rounds every interval; 0: at every event
+  // Called now and then with (jobs finished, jobs in all) for progress lines; may be empty.
+  std::function<void(int, int)> progress;
+};
+
+struct SimResult {
+  std::vector<JobRecord> records;  // in workload order
+  Summary summary;
+};
+
+Result<SimResult> Simulate(const Workload& workload, const SimSetup& setup);
+
+}  // namespace psched::sim

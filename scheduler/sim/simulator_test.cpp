@@ -1,0 +1,118 @@
+#include "scheduler/sim/simulator.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/allocator_registry.hpp"
+#include "scheduler/sim/best_fit.hpp"
+#include "scheduler/sim/generators.hpp"
+#include "scheduler/sim/scheduler_spec.hpp"
+
+namespace psched::sim {
+namespace {
+
+Result<SimResult> RunSim(const Workload& w, const std::string& name, double interval = 0) {
+  auto spec = ParseSchedulerSpec(name);
+  if (!spec) return Fail(spec.error());
+  auto parts = BuildScheduler(*spec, {}, {});
+  if (!parts) return Fail(parts.error());
+  (*parts)->setup.interval_s = interval;
+  return Simulate(w, (*parts)->setup);
+}
+
+// What every correct schedule satisfies, whatever the scheduler.
+// The layout allocators (compact, spread) do not look at `contiguous`; fcfs and easy do.
+void ExpectSound(const Workload& w, const SimResult& r, bool honours_contiguity) {
+  ASSERT_EQ(r.records.size(), w.jobs.size());
+  for (size_t i = 0; i < w.jobs.size(); ++i) {
+    const JobRecord& j = r.records[i];
+    ASSERT_TRUE(j.Ran()) << "job " << j.id;
+    EXPECT_GE(j.start, j.submit);
+    EXPECT_NEAR(j.end - j.start, w.jobs[i].runtime_s, 1e-6);
+    EXPECT_GE(j.fragmentation, 1);
+    EXPECT_GE(j.spread, 1.0);
+    EXPECT_GE(j.packing, 1.0);
+    if (honours_contiguity && w.jobs[i].request.contiguous) {
+      EXPECT_EQ(j.fragmentation, 1) << "job " << j.id;
+    }
+    if (w.jobs[i].request.nodes > 0) {
+      EXPECT_EQ(j.nodes_used, w.jobs[i].request.nodes);
+    }
+  }
+  for (auto [t, busy] : BusyCoresOverTime(r.records)) EXPECT_LE(busy, w.machine.TotalCores());
+  EXPECT_GT(r.summary.utilisation, 0);
+  EXPECT_LE(r.summary.utilisation, 1.0 + 1e-9);
+}
+
+TEST(SimulatorTest, AuctionWorkloadsAreSoundUnderEveryQueueDiscipline) {
+  for (int version = 1; version <= 3; ++version) {
+    AuctionWorkloadSpec spec;
+    spec.kind = 5;
+    spec.version = version;
+    spec.theoretical_runtime_s = 900;  // small: fast
+    auto w = MakeAuctionWorkload(spec);
+    ASSERT_TRUE(w);
+    for (const char* s : {"fcfs", "easy", "compact", "spread"}) {
+      auto r = RunSim(*w, s);
+      ASSERT_TRUE(r) << s << ": " << r.error().ToString();
+      ExpectSound(*w, *r, std::string(s) == "fcfs" || std::string(s) == "easy");
+      EXPECT_EQ(r->summary.scheduler, s);
+    }
+  }
+}
+
+TEST(SimulatorTest, EasyIsAtLeastAsGoodAsFcfsOnAFullQueue) {
+  AuctionWorkloadSpec spec;
+  spec.kind = 1;
+  spec.theoretical_runtime_s = 3600;
+  auto w = MakeAuctionWorkload(spec);
+  ASSERT_TRUE(w);
+  auto fcfs = RunSim(*w, "fcfs");
+  auto easy = RunSim(*w, "easy");
+  ASSERT_TRUE(fcfs && easy);
+  EXPECT_LE(easy->summary.wait_s.mean, fcfs->summary.wait_s.mean);
+  EXPECT_GE(easy->summary.utilisation, fcfs->summary.utilisation - 1e-9);
+}
+
+TEST(SimulatorTest, IntervalRoundsStartJobsOnTheGrid) {
+  Workload w;
+  w.machine = Machine{2, 1, 0};
+  SimJob a;
+  a.request.id = 1, a.request.ranks = 1, a.request.submit_time = 3, a.runtime_s = 7;
+  a.request.estimate_s = 7;
+  SimJob b = a;
+  b.request.id = 2, b.request.submit_time = 12;
+  w.jobs = {a, b};
+  auto r = RunSim(w, "easy", 5);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->records[0].start, 5);
+  EXPECT_EQ(r->records[1].start, 15);
+}
+
+TEST(SimulatorTest, JobsThatCanNeverFitAreRejectedNotStuck) {
+  Workload w;
+  w.machine = Machine{2, 1, 0};
+  SimJob a;
+  a.request.id = 1, a.request.ranks = 3, a.runtime_s = 1, a.request.estimate_s = 1;
+  SimJob b = a;
+  b.request.id = 2, b.request.ranks = 1;
+  w.jobs = {a, b};
+  auto r = RunSim(w, "easy");
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->records[0].Ran());
+  EXPECT_TRUE(r->records[1].Ran());
+  EXPECT_EQ(r->summary.rejected, 1);
+}
+
+TEST(SimulatorTest, BadSetupsAreErrors) {
+  Workload w;
+  w.machine = Machine{0, 1, 0};
+  auto r = RunSim(w, "easy");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("0 nodes"), std::string::npos);
+  EXPECT_FALSE(ParseSchedulerSpec("lottery"));
+  EXPECT_FALSE(ParseSchedulerSpec("easy/random"));
+  EXPECT_TRUE(ParseSchedulerSpec("compact"));
+}
+
+}  // namespace
+}  // namespace psched::sim

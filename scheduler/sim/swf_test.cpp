@@ -1,0 +1,84 @@
+#include "scheduler/sim/swf.hpp"
+
+#include <gtest/gtest.h>
+
+namespace psched::sim {
+namespace {
+
+constexpr const char* kTrace =
+    "; Version: 2.2\n"
+    "; MaxNodes: 4\n"
+    "; MaxProcs: 8\n"
+    "  1   10  5  100  4 -1 -1  4  200 -1 1  3 1 -1 -1 -1 -1 -1\n"
+    "  2    0 -1   50 -1 -1 -1  2   -1 -1 0  4 1 -1 -1 -1 -1 -1\n"  // procs from field 8, no
+                                                                    // estimate
+    "  3   20  0    0  2 -1 -1  2   60 -1 5  3 1 -1 -1 -1 -1 -1\n"  // cancelled before running
+    "  4   30  0   10 16 -1 -1 16   60 -1 1  3 1 -1 -1 -1 -1 -1\n"  // bigger than the machine
+    "\n";
+
+TEST(SwfTest, ParsesJobsMachineAndChoices) {
+  Result<Workload> w = ParseSwf(kTrace, "t.swf");
+  ASSERT_TRUE(w) << w.error().ToString();
+  EXPECT_EQ(w->machine.nodes, 4);
+  EXPECT_EQ(w->machine.cores_per_node, 2);
+  ASSERT_EQ(w->jobs.size(), 2u);
+  EXPECT_EQ(w->skipped, 2);
+  // Sorted by submit, clock starting at the first submission.
+  EXPECT_EQ(w->jobs[0].request.id, 2);
+  EXPECT_EQ(w->jobs[0].request.submit_time, 0);
+  EXPECT_EQ(w->jobs[0].request.ranks, 2);
+  EXPECT_EQ(w->jobs[0].request.estimate_s, 50);  // no estimate: the runtime
+  EXPECT_EQ(w->jobs[0].logged_wait_s, -1);
+  EXPECT_EQ(w->jobs[1].request.id, 1);
+  EXPECT_EQ(w->jobs[1].request.submit_time, 10);
+  EXPECT_EQ(w->jobs[1].request.ranks, 4);
+  EXPECT_EQ(w->jobs[1].request.estimate_s, 200);
+  EXPECT_EQ(w->jobs[1].runtime_s, 100);
+  EXPECT_EQ(w->jobs[1].logged_wait_s, 5);
+  EXPECT_EQ(w->jobs[1].user, 3);
+  EXPECT_DOUBLE_EQ(TotalWork(*w), 2 * 50 + 4 * 100);
+}
+
+TEST(SwfTest, OptionsOverrideMachineAndLimitJobs) {
+  SwfOptions o;
+  o.nodes = 8;
+  o.cores_per_node = 1;
+  o.max_jobs = 1;
+  Result<Workload> w = ParseSwf(kTrace, "t.swf", o);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->machine.nodes, 8);
+  EXPECT_EQ(w->machine.cores_per_node, 1);
+  EXPECT_EQ(w->jobs.size(), 1u);
+}
+
+TEST(SwfTest, NoHeaderMeansProcsAsNodes) {
+  Result<Workload> w =
+      ParseSwf("; MaxProcs: 3\n1 0 0 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "x");
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->machine.nodes, 3);
+  EXPECT_EQ(w->machine.cores_per_node, 1);
+}
+
+TEST(SwfTest, MalformedLinesNameFileAndLine) {
+  Result<Workload> w = ParseSwf("; MaxProcs: 4\n1 0 0 5 1\n", "a.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "a.swf:2: expected 18 fields, found 5");
+  w = ParseSwf("; MaxProcs: 4\n\n1 0 0 5x 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "b.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "b.swf:3: field 4 is not a number: '5x'");
+  w = ParseSwf("1 0 0 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1 7\n", "c.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "c.swf:1: more than 18 fields");
+}
+
+TEST(SwfTest, NoMachineOrNoJobsIsAnError) {
+  Result<Workload> w = ParseSwf("1 0 0 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "c.swf");
+  ASSERT_FALSE(w);
+  EXPECT_NE(w.error().message().find("no machine size"), std::string::npos);
+  w = ParseSwf("; MaxProcs: 4\n", "d.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "d.swf: no runnable job in the trace");
+}
+
+}  // namespace
+}  // namespace psched::sim

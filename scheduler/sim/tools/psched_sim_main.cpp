@@ -1,0 +1,358 @@
+// psched-sim: replays workloads (SWF traces, the auction and IP papers' generators)
+// through the shared scheduler code on a virtual clock, and prints the papers' tables.
+//
+// The shell around the pure simulator: reads traces, builds workloads and schedulers,
+// runs the simulations on --jobs threads, writes CSV / JSON / SVG.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "scheduler/sim/generators.hpp"
+#include "scheduler/sim/report.hpp"
+#include "scheduler/sim/scheduler_spec.hpp"
+#include "scheduler/sim/simulator.hpp"
+#include "scheduler/sim/swf_file.hpp"
+
+namespace psched::sim {
+namespace {
+
+struct Options {
+  std::string swf;
+  std::vector<std::string> auction;
+  bool esp = false, esp_modified = false;
+  std::string machine = "S";
+  int nodes = -1, cores_per_node = -1, gpus_per_node = 0;
+  int max_jobs = 0, concat = 1;
+  bool perfect_estimates = false;
+  int seeds = 1;
+  uint64_t first_seed = 1;
+  int max_nodes_per_job = 16;
+  double theoretical_hours = 4;
+  std::vector<std::string> schedulers = {"easy"};
+  double interval_s = 0;
+  int window = 100;
+  int jobs = 1;
+  std::string table;
+  std::string json_path, csv_dir, svg_path;
+  bool quiet = false;
+};
+
+struct Task {
+  std::shared_ptr<const Workload> workload;
+  uint64_t seed = 0;
+  SchedulerSpec spec;
+};
+
+struct Outcome {
+  std::optional<SimResult> result;
+  std::optional<Error> error;
+  double wall_s = 0;
+};
+
+int Die(const std::string& message) {
+  std::cerr << "psched-sim: " << message << "\n";
+  return 2;
+}
+
+// "I.1" .. "V.3" -> (kind, version); "all" expands to the 15.
+Result<std::vector<std::pair<int, int>>> ParseAuctionNames(const std::vector<std::string>& names) {
+  static const char* kRoman[] = {"I", "II", "III", "IV", "V"};
+  std::vector<std::pair<int, int>> out;
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (int k = 1; k <= 5; ++k)
+        for (int v = 1; v <= 3; ++v) out.emplace_back(k, v);
+      continue;
+    }
+    bool found = false;
+    for (int k = 1; k <= 5 && !found; ++k)
+      for (int v = 1; v <= 3 && !found; ++v)
+        if (name == std::string(kRoman[k - 1]) + "." + std::to_string(v)) {
+          out.emplace_back(k, v);
+          found = true;
+        }
+    if (!found)
+      return Fail(ErrorCode::kInvalidArgument,
+                  "unknown auction workload '" + name + "' (valid: I.1 .. V.3, or all)");
+  }
+  return out;
+}
+
+// Appends `copies` of the trace end to end (ids and times shifted): a long trace for benchmarks.
+void Concatenate(Workload& w, int copies) {
+  if (copies <= 1 || w.jobs.empty()) return;
+  const size_t n = w.jobs.size();
+  const double span = w.jobs.back().request.submit_time + 1;
+  sched::SessionId max_id = 0;
+  for (const SimJob& j : w.jobs) max_id = std::max(max_id, j.request.id);
+  for (int c = 1; c < copies; ++c)
+    for (size_t i = 0; i < n; ++i) {
+      SimJob j = w.jobs[i];
+      j.request.id += c * (max_id + 1);
+      j.request.submit_time += c * span;
+      w.jobs.push_back(std::move(j));
+    }
+  w.name += " x" + std::to_string(copies);
+}
+
+Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Options& o,
+                                                                    std::vector<uint64_t>& seeds) {
+  std::vector<std::shared_ptr<const Workload>> out;
+  const int given = (!o.swf.empty()) + (!o.auction.empty()) + (o.esp || o.esp_modified);
+  if (given != 1)
+    return Fail(ErrorCode::kInvalidArgument, "give one workload: --swf, --auction or --esp");
+  if (o.nodes == 0 || o.nodes < -1)
+    return Fail(ErrorCode::kInvalidArgument, "--nodes must be > 0, got " + std::to_string(o.nodes));
+  if (o.cores_per_node == 0 || o.cores_per_node < -1)
+    return Fail(ErrorCode::kInvalidArgument,
+                "--cores-per-node must be > 0, got " + std::to_string(o.cores_per_node));
+  if (!o.swf.empty()) {
+    SwfOptions so;
+    so.nodes = std::max(0, o.nodes);
+    so.cores_per_node = std::max(0, o.cores_per_node);
+    so.gpus_per_node = o.gpus_per_node;
+    so.max_jobs = o.max_jobs;
+    Result<Workload> w = ReadSwfFile(o.swf, so);
+    if (!w) return Fail(w.error());
+    w->name = std::filesystem::path(o.swf).filename().string();
+    if (o.perfect_estimates) {
+      for (SimJob& j : w->jobs) j.request.estimate_s = j.runtime_s;
+      w->name += " (perfect estimates)";
+    }
+    Concatenate(*w, o.concat);
+    seeds.push_back(0);
+    out.push_back(std::make_shared<const Workload>(std::move(*w)));
+    return out;
+  }
+  for (int s = 0; s < o.seeds; ++s) {
+    const uint64_t seed = o.first_seed + s;
+    if (!o.auction.empty()) {
+      auto names = ParseAuctionNames(o.auction);
+      if (!names) return Fail(names.error());
+      Result<Machine> m = AuctionMachine(o.machine.size() == 1 ? o.machine[0] : '?');
+      if (!m)
+        return Fail(Error(ErrorCode::kInvalidArgument,
+                          "unknown auction machine '" + o.machine + "' (valid: S, M, L)"));
+      for (auto [kind, version] : *names) {
+        AuctionWorkloadSpec spec;
+        spec.kind = kind;
+        spec.version = version;
+        spec.machine = *m;
+        spec.seed = seed;
+        spec.max_nodes_per_job = o.max_nodes_per_job;
+        spec.theoretical_runtime_s = o.theoretical_hours * 3600;
+        Result<Workload> w = MakeAuctionWorkload(spec);
+        if (!w) return Fail(w.error());
+        seeds.push_back(seed);
+        out.push_back(std::make_shared<const Workload>(std::move(*w)));
+      }
+    } else {
+      for (bool modified : {false, true}) {
+        if (modified ? !o.esp_modified : !o.esp) continue;
+        EspWorkloadSpec spec;
+        spec.seed = seed;
+        spec.modified_sizes = modified;
+        Result<Workload> w = MakeEspWorkload(spec);
+        if (!w) return Fail(w.error());
+        seeds.push_back(seed);
+        out.push_back(std::make_shared<const Workload>(std::move(*w)));
+      }
+    }
+  }
+  return out;
+}
+
+Result<void> WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) return Fail(Error::FromErrno("open", "cannot write '" + path + "'"));
+  f << text;
+  if (!f.flush()) return Fail(Error::FromErrno("write", "writing '" + path + "'"));
+  return {};
+}
+
+std::string FileSafe(std::string s) {
+  for (char& c : s)
+    if (!isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-') c = '_';
+  return s;
+}
+
+int Run(const Options& o) {
+  if (o.jobs < 1) return Die("--jobs must be >= 1, got " + std::to_string(o.jobs));
+  if (o.seeds < 1) return Die("--seeds must be >= 1, got " + std::to_string(o.seeds));
+  if (o.concat < 1) return Die("--concat must be >= 1, got " + std::to_string(o.concat));
+  std::vector<SchedulerSpec> specs;
+  for (const std::string& name : o.schedulers) {
+    Result<SchedulerSpec> s = ParseSchedulerSpec(name);
+    if (!s) return Die(s.error().ToString());
+    specs.push_back(*s);
+  }
+  std::string table_name = o.table;
+  if (table_name.empty())
+    table_name = !o.auction.empty() ? "auction" : (o.swf.empty() ? "ip" : "psp");
+  Result<TableStyle> style = ParseTableStyle(table_name);
+  if (!style) return Die(style.error().ToString());
+
+  std::vector<uint64_t> seeds;
+  auto workloads = BuildWorkloads(o, seeds);
+  if (!workloads) return Die(workloads.error().ToString());
+
+  std::vector<Task> tasks;
+  for (size_t w = 0; w < workloads->size(); ++w)
+    for (const SchedulerSpec& spec : specs) tasks.push_back(Task{(*workloads)[w], seeds[w], spec});
+
+  sched::AllocatorConfig allocator_config;
+  allocator_config.auction.window = o.window;
+  allocator_config.ipwindow.window = o.window;
+  sched::PriorityConfig priority_config;
+
+  std::vector<Outcome> outcomes(tasks.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int> done{0};
+  std::mutex err_mutex;
+  auto say = [&](const std::string& line) {
+    if (o.quiet) return;
+    std::lock_guard<std::mutex> lock(err_mutex);
+    std::cerr << "psched-sim: " << line << "\n";
+  };
+  auto worker = [&] {
+    for (size_t i = next++; i < tasks.size(); i = next++) {
+      const Task& t = tasks[i];
+      Outcome& out = outcomes[i];
+      auto parts = BuildScheduler(t.spec, allocator_config, priority_config);
+      if (!parts) {
+        out.error = parts.error();
+        continue;
+      }
+      SimSetup& setup = (*parts)->setup;
+      setup.interval_s = o.interval_s;
+      setup.window = o.window;
+      const std::string label =
+          t.workload->name + (t.seed ? " seed " + std::to_string(t.seed) : "") + " " + t.spec.name;
+      setup.progress = [&, label](int finished, int all) {
+        say(label + ": " + std::to_string(finished) + "/" + std::to_string(all) + " jobs done");
+      };
+      const auto begin = std::chrono::steady_clock::now();
+      Result<SimResult> r = Simulate(*t.workload, setup);
+      out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      if (!r) {
+        out.error = r.error();
+        continue;
+      }
+      out.result = std::move(*r);
+      char line[256];
+      std::snprintf(line, sizeof line, "[%d/%zu] %s: util %.3f, mean wait %.0f s, %.2f s wall",
+                    ++done, tasks.size(), label.c_str(), out.result->summary.utilisation,
+                    out.result->summary.wait_s.mean, out.wall_s);
+      say(line);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < std::min<int>(o.jobs, static_cast<int>(tasks.size())); ++k)
+    threads.emplace_back(worker);
+  for (std::thread& th : threads) th.join();
+
+  std::vector<RunReport> reports;
+  nlohmann::json summaries = nlohmann::json::array();
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (outcomes[i].error) return Die(outcomes[i].error->ToString());
+    const SimResult& r = *outcomes[i].result;
+    reports.push_back(RunReport{r.summary, tasks[i].seed, &r.records});
+    nlohmann::json j = SummaryJson(r.summary);
+    j["seed"] = tasks[i].seed;
+    j["wall_s"] = outcomes[i].wall_s;
+    summaries.push_back(std::move(j));
+  }
+  std::cout << FormatTable(reports, *style);
+
+  if (!o.json_path.empty())
+    if (auto ok = WriteFile(o.json_path, summaries.dump(2) + "\n"); !ok)
+      return Die(ok.error().ToString());
+  if (!o.csv_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.csv_dir, ec);
+    if (ec) return Die("cannot create '" + o.csv_dir + "': " + ec.message());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const std::string file = o.csv_dir + "/" + FileSafe(reports[i].summary.workload) + "_s" +
+                               std::to_string(tasks[i].seed) + "_" +
+                               FileSafe(reports[i].summary.scheduler) + ".csv";
+      if (auto ok = WriteFile(file, JobsCsv(*reports[i].records)); !ok)
+        return Die(ok.error().ToString());
+    }
+  }
+  if (!o.svg_path.empty()) {
+    // One figure for the first workload (and seed): its runs under every scheduler.
+    std::vector<RunReport> first;
+    for (const RunReport& r : reports)
+      if (r.summary.workload == reports.front().summary.workload && r.seed == reports.front().seed)
+        first.push_back(r);
+    const std::string svg = UtilisationAndWaitSvg(first, tasks.front().workload->machine,
+                                                  reports.front().summary.workload);
+    if (auto ok = WriteFile(o.svg_path, svg); !ok) return Die(ok.error().ToString());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace psched::sim
+
+int main(int argc, char** argv) {
+  using psched::sim::Options;
+  Options o;
+  CLI::App app{
+      "psched-sim: replay workloads through psched's scheduler code on a virtual clock.\n"
+      "Workloads: an SWF trace (gzip or plain), the auction paper's I.1..V.3 generator,\n"
+      "or the IP paper's CPU+GPU ESP workload. Prints a table like the papers'."};
+  app.add_option("--swf", o.swf, "SWF trace (.swf or .swf.gz)");
+  app.add_option("--auction", o.auction, "auction workloads: I.1 .. V.3 or all")->delimiter(',');
+  app.add_flag("--esp", o.esp, "IP paper ESP CPU+GPU workload (Table 6)");
+  app.add_flag("--esp-modified", o.esp_modified, "ESP with sizes +RAND(-4,4) (Table 7)");
+  app.add_option("--machine", o.machine,
+                 "auction machine: S, M or L (128/256/1024 x 8 cores x 2 GPUs)");
+  app.add_option("--nodes", o.nodes, "SWF: override the trace's node count");
+  app.add_option("--cores-per-node", o.cores_per_node, "SWF: override cores per node");
+  app.add_option("--gpus-per-node", o.gpus_per_node, "SWF: GPUs per node");
+  app.add_option("--max-jobs", o.max_jobs, "SWF: keep only the first N jobs");
+  app.add_option("--concat", o.concat, "SWF: the trace N times end to end (benchmarks)");
+  app.add_flag("--perfect-estimates", o.perfect_estimates, "SWF: estimates = runtimes");
+  app.add_option("--seeds", o.seeds, "generators: seeds first-seed .. first-seed+N-1");
+  app.add_option("--first-seed", o.first_seed, "generators: first seed");
+  app.add_option("--max-nodes-per-job", o.max_nodes_per_job,
+                 "auction generator: nodes per job 1..N");
+  app.add_option("--theoretical-hours", o.theoretical_hours, "auction generator: work in hours");
+  std::string scheduler_help = "schedulers DISCIPLINE[/PRIORITY], comma-separated; disciplines: ";
+  for (const std::string& n : psched::sim::DisciplineNames()) scheduler_help += n + " ";
+  scheduler_help += "; priorities: ";
+  for (const std::string& n : psched::sim::PriorityNamesForSim()) scheduler_help += n + " ";
+  app.add_option("--scheduler", o.schedulers, scheduler_help)->delimiter(',');
+  app.add_option("--interval", o.interval_s,
+                 "seconds between scheduling rounds (0: at every event)");
+  app.add_option("--window", o.window, "queued jobs a window allocator sees per round");
+  app.add_option("-j,--jobs", o.jobs, "simulations run in parallel");
+  app.add_option("--table", o.table, "table layout: auction, ip or psp");
+  app.add_option("--json", o.json_path, "write the summaries as JSON here");
+  app.add_option("--csv-dir", o.csv_dir, "write one per-job CSV per run here");
+  app.add_option("--svg", o.svg_path, "write utilisation and waiting-time CDF (SVG) here");
+  app.add_flag("-q,--quiet", o.quiet, "no progress lines");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    return psched::sim::Run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "psched-sim: internal error: " << e.what() << "\n";
+    return 70;
+  }
+}

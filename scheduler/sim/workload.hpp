@@ -1,0 +1,46 @@
+// Simulated jobs and the machine they run on: the input of one simulation.
+//
+// A job is a SessionRequest (what the daemon would get from psched-exec) plus
+// what only a trace knows: the real runtime and, for replayed traces, the wait
+// the production scheduler gave it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "scheduler/model.hpp"
+
+namespace psched::sim {
+
+struct SimJob {
+  sched::SessionRequest request;  // id, ranks, nodes/ppn, GPUs, contiguity, estimate, submit
+  double runtime_s = 0;           // what the job really runs (its trace runtime)
+  double logged_wait_s = -1;      // wait in the original trace; -1 unknown
+  int user = -1;                  // trace user id; -1 unknown
+};
+
+// A homogeneous machine: `nodes` nodes of `cores_per_node` PUs and `gpus_per_node` GPUs.
+struct Machine {
+  int nodes = 0;
+  int cores_per_node = 1;
+  int gpus_per_node = 0;
+  int TotalCores() const { return nodes * cores_per_node; }
+};
+
+struct Workload {
+  std::string name;
+  Machine machine;
+  std::vector<SimJob> jobs;  // ascending submit time, ids unique
+  int skipped = 0;           // trace records left out (see the reader for why)
+};
+
+// Nodes with ids 0..nodes-1 in node-array order (contiguity is measured on these ids).
+std::vector<sched::Node> MakeNodes(const Machine& machine);
+
+// "u<id>": the owner name of a simulated user (priority modules keep history per owner).
+std::string OwnerName(long id);
+
+// Work of the workload in core-seconds: sum of runtime x cores.
+double TotalWork(const Workload& workload);
+
+}  // namespace psched::sim
