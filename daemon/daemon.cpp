@@ -101,6 +101,11 @@ void Daemon::SetLaunchHooks(std::unique_ptr<LaunchHooks> hooks) {
   node_service_->SetHooks(hooks_.get());
 }
 
+void Daemon::ReportRankFailure(int64_t session, int rank, int code, std::string cause) {
+  proto::RankExit e{session, rank, options_.node, code, 0, std::move(cause)};
+  peers_->SendUp(proto::MsgType::kSessionRankExited, proto::Json(e));
+}
+
 void Daemon::Deliver(proto::Frame&& frame) {
   using proto::MsgType;
   switch (frame.type) {

@@ -45,6 +45,9 @@ class Daemon final : public TreeServices {
   ~Daemon() override;
 
   void SetLaunchHooks(std::unique_ptr<LaunchHooks> hooks);
+  // A rank failed in a way no exit status shows (MPI_Abort through PMIx): the leader
+  // fails its session everywhere and the launcher prints `cause` and exits with `code`.
+  void ReportRankFailure(int64_t session, int rank, int code, std::string cause);
   TreeServices& tree() { return *this; }
   event_base* base() const { return base_; }
   int port() const { return port_; }

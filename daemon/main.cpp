@@ -9,8 +9,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "daemon/daemon.hpp"
+#include "pmix/daemon_host.hpp"
 
 namespace {
 
@@ -76,6 +78,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pschedd: %s\n", daemon.error().ToString().c_str());
     return 1;
   }
+  // The PMIx server host: Open MPI ranks started by this daemon find their peers.
+  std::string pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
+  if (mkdtemp(pmix_dir.data()) == nullptr) pmix_dir.clear();
+  {
+    char real_host[256] = {};
+    gethostname(real_host, sizeof real_host - 1);
+    psched::pmix::PmixServerOptions popt;
+    popt.tmpdir = pmix_dir;
+    popt.hostname = opt.hostname.empty() ? real_host : opt.hostname;
+    // Emulated nodes share this host: Open MPI's TCP must use loopback.
+    popt.loopback_tcp = popt.hostname != real_host;
+    psched::pmix::DaemonActions actions;
+    actions.fail_session = [d = daemon->get()](int64_t s, int rank, int code, std::string why) {
+      d->ReportRankFailure(s, rank, code, std::move(why));
+    };
+    auto pmix = psched::pmix::DaemonPmixHost::Create(base, (*daemon)->tree(), actions, popt);
+    if (pmix)
+      (*daemon)->SetLaunchHooks(std::move(*pmix));
+    else
+      std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
+                   pmix.error().ToString().c_str());
+  }
   // SIGTERM/SIGINT end the daemon like a shutdown: sessions are killed first.
   auto on_term = [](evutil_socket_t, short, void* arg) {
     event_base_loopexit(static_cast<event_base*>(arg), nullptr);
@@ -86,6 +110,7 @@ int main(int argc, char** argv) {
   event_add(intr, nullptr);
   event_base_dispatch(base);
   daemon->reset();
+  if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir);
   event_free(term);
   event_free(intr);
   event_base_free(base);

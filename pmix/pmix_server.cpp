@@ -410,6 +410,28 @@ void PmixServer::DeregisterSession(int64_t session) {
   }
 }
 
+ProcsLocation PmixServer::Locate(const std::vector<ProcName>& procs) const {
+  std::set<int64_t> sessions;
+  std::set<int> nodes;
+  std::set<std::string> unknown;
+  for (const auto& p : procs) {
+    const SessionState* s = FindByNspace(p.nspace);
+    if (s == nullptr) {
+      unknown.insert(p.nspace);
+      continue;
+    }
+    sessions.insert(s->info.session_id);
+    if (p.rank == kWildcardRank) {
+      for (int n : JobNodes(s->info)) nodes.insert(n);
+    } else if (p.rank < s->info.ranks.size()) {
+      nodes.insert(s->info.ranks[p.rank].node);
+    }
+  }
+  return {{sessions.begin(), sessions.end()},
+          {nodes.begin(), nodes.end()},
+          {unknown.begin(), unknown.end()}};
+}
+
 void PmixServer::DirectModexLocal(ProcName proc, BlobDone done) {
   Upcalls::RequestLocalModex(this, std::move(proc), std::move(done));
 }

@@ -40,6 +40,13 @@ struct PmixServerOptions {
 
 using EnvList = std::vector<std::pair<std::string, std::string>>;
 
+// Where a set of procs lives, as far as this node's registered sessions tell.
+struct ProcsLocation {
+  std::vector<int64_t> sessions;             // ascending
+  std::vector<int> nodes;                    // allocation nodes hosting them, ascending
+  std::vector<std::string> unknown_nspaces;  // not registered on this node
+};
+
 class PmixServer {
  public:
   // Scrubs inherited PMIX_* variables (not PMIX_MCA_*) from this process's
@@ -64,6 +71,8 @@ class PmixServer {
   // Answers a peer daemon's direct-modex request for a local rank
   // (PMIx_server_dmodex_request); `done` runs on the event-loop thread.
   void DirectModexLocal(ProcName proc, BlobDone done);
+
+  ProcsLocation Locate(const std::vector<ProcName>& procs) const;
 
   const PmixServerOptions& options() const { return options_; }
   // The node ranks currently held on this node (unique across concurrent sessions).

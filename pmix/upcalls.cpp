@@ -139,20 +139,9 @@ int64_t Upcalls::SessionOf(PmixServer* server, const std::string& nspace) {
 
 std::vector<int64_t> Upcalls::SessionsOf(PmixServer* server, const std::vector<ProcName>& procs,
                                          std::vector<int>* nodes) {
-  std::set<int64_t> sessions;
-  std::set<int> node_set;
-  for (const auto& p : procs) {
-    const auto* s = server->FindByNspace(p.nspace);
-    if (s == nullptr) continue;
-    sessions.insert(s->info.session_id);
-    if (p.rank == kWildcardRank) {
-      for (int n : JobNodes(s->info)) node_set.insert(n);
-    } else if (p.rank < s->info.ranks.size()) {
-      node_set.insert(s->info.ranks[p.rank].node);
-    }
-  }
-  if (nodes != nullptr) *nodes = {node_set.begin(), node_set.end()};
-  return {sessions.begin(), sessions.end()};
+  ProcsLocation where = server->Locate(procs);
+  if (nodes != nullptr) *nodes = std::move(where.nodes);
+  return std::move(where.sessions);
 }
 
 // --- client lifecycle ------------------------------------------------------------------

@@ -1,0 +1,427 @@
+#include "pmix/daemon_host.hpp"
+
+#include <event2/event.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <nlohmann/json.hpp>
+
+namespace psched::pmix {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::chrono::milliseconds kDmodexLimit{60000};
+constexpr std::chrono::milliseconds kNamesLimit{60000};
+
+Json Bin(const std::string& s) {
+  return Json::binary(std::vector<uint8_t>(s.begin(), s.end()));
+}
+
+std::string FromBin(const Json& j) {
+  const auto& b = j.get_binary();
+  return std::string(b.begin(), b.end());
+}
+
+std::string Pack(const Json& j) {
+  auto bytes = Json::to_msgpack(j);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// A peer's message that does not decode is dropped with a log line, never a crash.
+std::optional<Json> Unpack(const std::string& data, const char* service) {
+  Json j = Json::from_msgpack(data.begin(), data.end(), true, false);
+  if (j.is_discarded() || !j.is_object()) {
+    std::fprintf(stderr, "psched pmix: undecodable %s message dropped\n", service);
+    return std::nullopt;
+  }
+  return j;
+}
+
+Json ErrorJson(const Error& e) {
+  return Json{{"ok", false}, {"code", static_cast<int>(e.code())}, {"msg", e.ToString()}};
+}
+
+Error ErrorFromJson(const Json& j) {
+  return Error(static_cast<ErrorCode>(j.value("code", static_cast<int>(ErrorCode::kInternal))),
+               j.value("msg", std::string("remote error")));
+}
+
+Json ValuesJson(const std::vector<PublishedValue>& values) {
+  Json out = Json::array();
+  for (const auto& v : values) {
+    out.push_back(
+        {{"k", v.key}, {"v", Bin(v.value)}, {"ns", v.publisher.nspace}, {"r", v.publisher.rank}});
+  }
+  return out;
+}
+
+std::vector<PublishedValue> ValuesFromJson(const Json& j) {
+  std::vector<PublishedValue> out;
+  for (const auto& v : j) {
+    out.push_back({v.at("k").get<std::string>(), FromBin(v.at("v")),
+                   Publisher{v.at("ns").get<std::string>(), v.at("r").get<uint32_t>()}});
+  }
+  return out;
+}
+
+}  // namespace
+
+struct DaemonPmixHost::PendingRequest {
+  DaemonPmixHost* self = nullptr;
+  uint64_t id = 0;
+  std::string what;
+  std::function<void(Result<std::string>)> reply;
+  event* timer = nullptr;
+};
+
+DaemonPmixHost::DaemonPmixHost(event_base* base, daemon::TreeServices& tree, DaemonActions actions)
+    : base_(base), tree_(tree), actions_(std::move(actions)) {}
+
+Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
+                                                               daemon::TreeServices& tree,
+                                                               DaemonActions actions,
+                                                               PmixServerOptions options) {
+  std::unique_ptr<DaemonPmixHost> host(new DaemonPmixHost(base, tree, std::move(actions)));
+  options.node_index = tree.node();
+  auto server = PmixServer::Init(std::move(options), base, host.get());
+  if (!server) return Fail(server.error().WithNode(tree.node()));
+  host->server_ = std::move(*server);
+  if (host->leader())
+    host->names_ = std::make_unique<LocalHostServices>(base, LocalHostServices::Hooks{});
+  DaemonPmixHost* self = host.get();
+  tree.RegisterService("pmix.dmodex",
+                       [self](int from, const std::string& d) { self->OnDmodexRequest(from, d); });
+  tree.RegisterService("pmix.names",
+                       [self](int from, const std::string& d) { self->OnNamesRequest(from, d); });
+  tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
+  return host;
+}
+
+DaemonPmixHost::~DaemonPmixHost() {
+  // The daemon owns this object and drops its "pmix.*" services with it.
+  server_.reset();  // joins PMIx's thread: no more upcalls
+  for (auto& [id, p] : pending_) {
+    if (p->timer != nullptr) event_free(p->timer);
+  }
+}
+
+// --- LaunchHooks ----------------------------------------------------------------------
+
+Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& info) {
+  PmixSessionInfo si;
+  si.session_id = info.session;
+  si.nspace = info.nspace;
+  si.hostnames = info.hostnames;
+  si.this_node = info.node;
+  si.ranks.resize(info.size);
+  std::vector<bool> seen(info.size, false);
+  for (const auto& r : info.ranks) {
+    if (r.rank < 0 || r.rank >= info.size || seen[r.rank]) {
+      return Fail(Error(ErrorCode::kInvalidArgument,
+                        "PMIx: rank " + std::to_string(r.rank) + " is out of range or listed twice")
+                      .WithSession(info.session));
+    }
+    seen[r.rank] = true;
+    si.ranks[r.rank] = RankPlacement{r.node, r.local_rank};
+  }
+  si.universe_size = info.size;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  si.rm_jobid = job != nullptr ? job : "psched";
+  si.rm_step_id = std::to_string(info.session);
+  if (auto r = server_->RegisterSession(si); !r) return Fail(r.error());
+  nspaces_[info.session] = info.nspace;
+  return {};
+}
+
+Result<std::vector<std::string>> DaemonPmixHost::RankEnvironment(int64_t session, int rank) {
+  auto env = server_->RankEnvironment(session, static_cast<uint32_t>(rank));
+  if (!env) return Fail(env.error());
+  std::vector<std::string> out;
+  for (const auto& [k, v] : *env) out.push_back(k + "=" + v);
+  return out;
+}
+
+void DaemonPmixHost::SessionEnded(int64_t session) {
+  auto it = nspaces_.find(session);
+  if (it == nspaces_.end()) return;
+  std::string ns = it->second;
+  nspaces_.erase(it);
+  server_->DeregisterSession(session);
+  if (leader()) {
+    names_->names().DropNamespace(ns);
+  } else {
+    tree_.SendToNode(0, "pmix.names", Pack({{"id", 0}, {"op", "drop"}, {"ns", ns}}));
+  }
+}
+
+// --- client lifecycle and abort --------------------------------------------------------
+
+void DaemonPmixHost::ClientConnected(int64_t, uint32_t) {}
+void DaemonPmixHost::ClientFinalized(int64_t, uint32_t) {}
+
+void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, std::string message) {
+  std::string text = "called MPI_Abort with status " + std::to_string(status) +
+                     (message.empty() ? "" : ": " + message);
+  if (actions_.fail_session) {
+    actions_.fail_session(session, static_cast<int>(rank), status, std::move(text));
+  } else {
+    std::fprintf(stderr, "psched pmix: session %ld rank %u %s (no daemon action wired)\n",
+                 static_cast<long>(session), rank, text.c_str());
+  }
+}
+
+// --- collectives ------------------------------------------------------------------------
+
+void DaemonPmixHost::RunCollective(const std::string& kind, std::vector<int64_t> sessions,
+                                   std::vector<int> nodes, std::string blob, BlobDone done) {
+  if (nodes.size() <= 1) {
+    done(std::move(blob));  // only this node: its blob is the whole result
+    return;
+  }
+  // Every participating node sees the same operations on the same sessions in the
+  // same order, so kind + sessions + a per-signature counter names the collective.
+  std::string sig = kind;
+  for (int64_t s : sessions) sig += ":" + std::to_string(s);
+  std::string id = sig + "#" + std::to_string(collective_seq_[sig]++);
+  tree_.Collective(sessions.empty() ? -1 : sessions.front(), id, std::move(blob), std::move(nodes),
+                   [done = std::move(done)](Result<std::string> all) { done(std::move(all)); });
+}
+
+void DaemonPmixHost::FenceAcrossNodes(FenceRequest req, BlobDone done) {
+  std::string blob = req.collect_data ? std::move(req.local_data) : std::string();
+  RunCollective("pmix.fence", std::move(req.sessions), std::move(req.nodes), std::move(blob),
+                std::move(done));
+}
+
+void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
+  ProcsLocation where = server_->Locate(procs);
+  if (!where.unknown_nspaces.empty()) {
+    // Without the other session's layout the nodes cannot agree on who takes part.
+    done(Fail(ErrorCode::kInvalidArgument,
+              "connect: namespace " + where.unknown_nspaces.front() + " has no ranks on node " +
+                  std::to_string(tree_.node()) +
+                  "; connect between sessions on disjoint nodes is not supported yet"));
+    return;
+  }
+  RunCollective("pmix.connect", std::move(where.sessions), std::move(where.nodes), std::string(),
+                [done = std::move(done)](Result<Blob> r) {
+                  if (!r) return done(Fail(r.error()));
+                  done({});
+                });
+}
+
+void DaemonPmixHost::Disconnect(std::vector<ProcName> procs, OpDone done) {
+  Connect(std::move(procs), std::move(done));
+}
+
+// --- point-to-point requests ------------------------------------------------------------
+
+uint64_t DaemonPmixHost::Track(std::function<void(Result<std::string>)> reply,
+                               std::chrono::milliseconds limit, std::string what) {
+  auto p = std::make_unique<PendingRequest>();
+  p->self = this;
+  p->id = next_request_++;
+  p->what = std::move(what);
+  p->reply = std::move(reply);
+  if (limit.count() > 0) {
+    p->timer = evtimer_new(base_, &DaemonPmixHost::OnRequestTimeout, p.get());
+    timeval tv{static_cast<time_t>(limit.count() / 1000),
+               static_cast<suseconds_t>((limit.count() % 1000) * 1000)};
+    evtimer_add(p->timer, &tv);
+  }
+  uint64_t id = p->id;
+  pending_[id] = std::move(p);
+  return id;
+}
+
+void DaemonPmixHost::Complete(uint64_t id, Result<std::string> reply) {
+  auto it = pending_.find(id);
+  if (it == pending_.end()) return;  // late reply after a timeout
+  auto p = std::move(it->second);
+  pending_.erase(it);
+  if (p->timer != nullptr) event_free(p->timer);
+  p->reply(std::move(reply));
+}
+
+void DaemonPmixHost::OnRequestTimeout(int, short, void* arg) {
+  auto* p = static_cast<PendingRequest*>(arg);
+  p->self->Complete(p->id, Fail(ErrorCode::kTimeout, p->what + ": no answer in time"));
+}
+
+void DaemonPmixHost::SendReply(int to, uint64_t id, Result<std::string> r) {
+  if (id == 0) return;  // fire-and-forget request
+  Json j = r ? Json{{"ok", true}, {"data", Bin(*r)}} : ErrorJson(r.error());
+  j["id"] = id;
+  tree_.SendToNode(to, "pmix.reply", Pack(j));
+}
+
+void DaemonPmixHost::OnReply(const std::string& data) {
+  auto j = Unpack(data, "pmix.reply");
+  if (!j) return;
+  try {
+    uint64_t id = j->at("id").get<uint64_t>();
+    if (j->value("ok", false)) {
+      Complete(id, FromBin(j->at("data")));
+    } else {
+      Complete(id, Fail(ErrorFromJson(*j)));
+    }
+  } catch (const Json::exception& e) {
+    std::fprintf(stderr, "psched pmix: malformed pmix.reply dropped: %s\n", e.what());
+  }
+}
+
+// --- direct modex ---------------------------------------------------------------------
+
+void DaemonPmixHost::DirectModexRemote(ProcName proc, int node, BlobDone done) {
+  if (node == tree_.node()) {
+    // A local proc whose data PMIx does not have yet: ask our own server.
+    server_->DirectModexLocal(std::move(proc), std::move(done));
+    return;
+  }
+  std::string what = "direct modex for " + proc.nspace + ":" + std::to_string(proc.rank) +
+                     " from node " + std::to_string(node);
+  uint64_t id = Track(std::move(done), kDmodexLimit, what);
+  tree_.SendToNode(node, "pmix.dmodex",
+                   Pack({{"id", id}, {"ns", proc.nspace}, {"rank", proc.rank}}));
+}
+
+void DaemonPmixHost::OnDmodexRequest(int from, const std::string& data) {
+  auto j = Unpack(data, "pmix.dmodex");
+  if (!j) return;
+  try {
+    uint64_t id = j->at("id").get<uint64_t>();
+    ProcName proc{j->at("ns").get<std::string>(), j->at("rank").get<uint32_t>()};
+    server_->DirectModexLocal(
+        std::move(proc), [this, from, id](Result<Blob> r) { SendReply(from, id, std::move(r)); });
+  } catch (const Json::exception& e) {
+    std::fprintf(stderr, "psched pmix: malformed pmix.dmodex dropped: %s\n", e.what());
+  }
+}
+
+// --- name service (kept by the leader) ----------------------------------------------------
+
+void DaemonPmixHost::ToLeader(const std::string& op, std::string payload,
+                              std::function<void(Result<std::string>)> reply,
+                              std::chrono::milliseconds limit) {
+  Json j = Json::from_msgpack(payload);
+  j["op"] = op;
+  j["id"] = Track(std::move(reply), limit, "name service " + op);
+  tree_.SendToNode(0, "pmix.names", Pack(j));
+}
+
+void DaemonPmixHost::Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
+                             OpDone done) {
+  if (leader()) return names_->Publish(std::move(who), std::move(kv), std::move(done));
+  Json pairs = Json::array();
+  for (const auto& [k, v] : kv) pairs.push_back({{"k", k}, {"v", Bin(v)}});
+  ToLeader(
+      "publish", Pack({{"ns", who.nspace}, {"rank", who.rank}, {"kv", pairs}}),
+      [done = std::move(done)](Result<std::string> r) {
+        if (!r) return done(Fail(r.error()));
+        done({});
+      },
+      kNamesLimit);
+}
+
+void DaemonPmixHost::Lookup(Publisher who, std::vector<std::string> keys, bool wait,
+                            std::optional<std::chrono::milliseconds> timeout,
+                            NameService::LookupDone done) {
+  if (leader())
+    return names_->Lookup(std::move(who), std::move(keys), wait, timeout, std::move(done));
+  Json j{{"ns", who.nspace}, {"rank", who.rank}, {"keys", keys}, {"wait", wait}};
+  if (timeout) j["timeout_ms"] = timeout->count();
+  // A waiting lookup without a timeout waits as long as PMIx asks: no limit here either.
+  auto limit = !wait     ? kNamesLimit
+               : timeout ? *timeout + kNamesLimit
+                         : std::chrono::milliseconds(0);
+  ToLeader(
+      "lookup", Pack(j),
+      [done = std::move(done)](Result<std::string> r) {
+        if (!r) return done(Fail(r.error()));
+        auto values = Unpack(*r, "lookup reply");
+        if (!values || !values->contains("values")) {
+          return done(Fail(ErrorCode::kProtocol, "lookup: malformed reply from the leader"));
+        }
+        done(ValuesFromJson(values->at("values")));
+      },
+      limit);
+}
+
+void DaemonPmixHost::Unpublish(Publisher who, std::vector<std::string> keys, OpDone done) {
+  if (leader()) return names_->Unpublish(std::move(who), std::move(keys), std::move(done));
+  ToLeader(
+      "unpublish", Pack({{"ns", who.nspace}, {"rank", who.rank}, {"keys", keys}}),
+      [done = std::move(done)](Result<std::string> r) {
+        if (!r) return done(Fail(r.error()));
+        done({});
+      },
+      kNamesLimit);
+}
+
+void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
+  auto j = Unpack(data, "pmix.names");
+  if (!j || !leader()) return;
+  try {
+    uint64_t id = j->value("id", uint64_t{0});
+    const std::string op = j->at("op").get<std::string>();
+    if (op == "drop") {
+      names_->names().DropNamespace(j->at("ns").get<std::string>());
+      return;
+    }
+    Publisher who{j->at("ns").get<std::string>(), j->at("rank").get<uint32_t>()};
+    auto op_reply = [this, from, id](Result<void> r) {
+      SendReply(from, id, r ? Result<std::string>(std::string()) : Fail(r.error()));
+    };
+    if (op == "publish") {
+      std::vector<std::pair<std::string, std::string>> kv;
+      for (const auto& p : j->at("kv"))
+        kv.emplace_back(p.at("k").get<std::string>(), FromBin(p.at("v")));
+      names_->Publish(std::move(who), std::move(kv), op_reply);
+    } else if (op == "unpublish") {
+      names_->Unpublish(std::move(who), j->at("keys").get<std::vector<std::string>>(), op_reply);
+    } else if (op == "lookup") {
+      std::optional<std::chrono::milliseconds> timeout;
+      if (j->contains("timeout_ms"))
+        timeout = std::chrono::milliseconds(j->at("timeout_ms").get<int64_t>());
+      names_->Lookup(std::move(who), j->at("keys").get<std::vector<std::string>>(),
+                     j->value("wait", false), timeout,
+                     [this, from, id](Result<std::vector<PublishedValue>> r) {
+                       if (!r) return SendReply(from, id, Fail(r.error()));
+                       SendReply(from, id, Pack({{"values", ValuesJson(*r)}}));
+                     });
+    } else {
+      SendReply(from, id, Fail(ErrorCode::kProtocol, "name service: unknown op '" + op + "'"));
+    }
+  } catch (const Json::exception& e) {
+    std::fprintf(stderr, "psched pmix: malformed pmix.names request dropped: %s\n", e.what());
+  }
+}
+
+// --- spawn and job control ----------------------------------------------------------------
+
+void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::string>)> done) {
+  int procs = 0;
+  for (const auto& a : req.apps) procs += a.max_procs;
+  done(Fail(Error(ErrorCode::kResourceExhausted,
+                  "MPI_Comm_spawn of " + std::to_string(procs) +
+                      " process(es) refused: no free slots in the allocation and no "
+                      "co-scheduling policy to make room")
+                .WithSession(req.parent_session)
+                .WithNode(tree_.node())));
+}
+
+void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
+  if (!actions_.job_control) {
+    done(Fail(ErrorCode::kInvalidArgument, "job control is not wired in this daemon"));
+    return;
+  }
+  for (int64_t s : req.sessions) {
+    if (auto r = actions_.job_control(s, req.action, req.signal); !r) return done(Fail(r.error()));
+  }
+  done({});
+}
+
+}  // namespace psched::pmix

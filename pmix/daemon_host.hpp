@@ -1,0 +1,103 @@
+// The PMIx server host inside pschedd: implements the daemon's LaunchHooks with a
+// PmixServer, and the server's PmixHostServices with the daemon tree.
+//
+//   fence_nb      -> TreeServices::Collective over the nodes of the participants
+//   direct_modex  -> point-to-point "pmix.dmodex" to the rank's node, answered there
+//                    with PMIx_server_dmodex_request
+//   publish/lookup/unpublish -> the leader (node 0) keeps the name service;
+//                    other nodes forward over "pmix.names"
+//   abort, job control -> DaemonActions (the daemon fails / suspends the session)
+//
+// Everything runs on the daemon's event-loop thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "daemon/launch_hooks.hpp"
+#include "pmix/host_services.hpp"
+#include "pmix/local_host_services.hpp"
+#include "pmix/pmix_server.hpp"
+
+struct event;
+struct event_base;
+
+namespace psched::pmix {
+
+// What the PMIx host asks of the daemon, beyond the tree.
+struct DaemonActions {
+  // Fail the session on every node: the leader kills it, its launcher prints
+  // `message` and exits with `code` (MPI_Abort's status).
+  std::function<void(int64_t session, int rank, int code, std::string message)> fail_session;
+  // Pause / resume / terminate / signal a session on every node. Unset: refused.
+  std::function<Result<void>(int64_t session, JobControlAction action, int signal)> job_control;
+};
+
+class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices {
+ public:
+  // Starts the PMIx server (options.tmpdir must be this daemon's own directory) and
+  // registers the "pmix.*" point-to-point services on `tree`. The owner of `tree`
+  // must own the result (Daemon::SetLaunchHooks): the services point at it.
+  static Result<std::unique_ptr<DaemonPmixHost>> Create(event_base* base,
+                                                        daemon::TreeServices& tree,
+                                                        DaemonActions actions,
+                                                        PmixServerOptions options);
+  ~DaemonPmixHost() override;
+
+  // daemon::LaunchHooks
+  Result<void> SessionStarting(const daemon::SessionLaunchInfo& info) override;
+  Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
+  void SessionEnded(int64_t session) override;
+
+  // PmixHostServices
+  void ClientConnected(int64_t session, uint32_t rank) override;
+  void ClientFinalized(int64_t session, uint32_t rank) override;
+  void AbortSession(int64_t session, uint32_t rank, int status, std::string message) override;
+  void FenceAcrossNodes(FenceRequest req, BlobDone done) override;
+  void DirectModexRemote(ProcName proc, int node, BlobDone done) override;
+  void Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
+               OpDone done) override;
+  void Lookup(Publisher who, std::vector<std::string> keys, bool wait,
+              std::optional<std::chrono::milliseconds> timeout,
+              NameService::LookupDone done) override;
+  void Unpublish(Publisher who, std::vector<std::string> keys, OpDone done) override;
+  void Spawn(SpawnRequest req, std::function<void(Result<std::string>)> done) override;
+  void Connect(std::vector<ProcName> procs, OpDone done) override;
+  void Disconnect(std::vector<ProcName> procs, OpDone done) override;
+  void JobControl(JobControlRequest req, OpDone done) override;
+
+  PmixServer& server() { return *server_; }
+
+ private:
+  struct PendingRequest;
+  DaemonPmixHost(event_base* base, daemon::TreeServices& tree, DaemonActions actions);
+  bool leader() const { return tree_.node() == 0; }
+
+  // Point-to-point request/reply with a bounded wait.
+  uint64_t Track(std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit,
+                 std::string what);
+  void Complete(uint64_t id, Result<std::string> reply);
+  static void OnRequestTimeout(int fd, short what, void* arg);
+
+  void OnDmodexRequest(int from, const std::string& data);
+  void OnNamesRequest(int from, const std::string& data);
+  void OnReply(const std::string& data);
+  void SendReply(int to, uint64_t id, Result<std::string> r);
+  void ToLeader(const std::string& op, std::string payload,
+                std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
+  void RunCollective(const std::string& kind, std::vector<int64_t> sessions, std::vector<int> nodes,
+                     std::string blob, BlobDone done);
+
+  event_base* base_;
+  daemon::TreeServices& tree_;
+  DaemonActions actions_;
+  std::unique_ptr<PmixServer> server_;
+  std::unique_ptr<LocalHostServices> names_;  // the leader's name service
+  std::map<int64_t, std::string> nspaces_;    // live local sessions
+  std::map<std::string, uint64_t> collective_seq_;
+  std::map<uint64_t, std::unique_ptr<PendingRequest>> pending_;
+  uint64_t next_request_ = 1;
+};
+
+}  // namespace psched::pmix
