@@ -1,0 +1,173 @@
+// psched-exec on this machine alone (the embedded daemon): pinning, environment,
+// output, stdin, exit codes, bad input, psched-ctl.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/integration/harness.hpp"
+
+namespace psched::testing {
+namespace {
+
+class ExecTest : public ::testing::Test {
+ protected:
+  RunResult Exec(std::vector<std::string> args, const std::string& in = "") {
+    args.insert(args.begin(), Bin("psched-exec"));
+    return RunCmd(args, daemon_.Env(), in);
+  }
+  EmbeddedDaemon daemon_;
+};
+
+TEST_F(ExecTest, RanksGetEnvironmentAndTheirOwnPu) {
+  // Each rank reports its pid; the test reads its pinning from /proc while it waits.
+  GoFile go;
+  Proc p({Bin("psched-exec"), "-n", "2", "--label", "-x", "EXTRA=42", "sh", "-c",
+          "echo pid $$ rank=$PSCHED_RANK size=$PSCHED_SIZE local=$PSCHED_LOCAL_RANK "
+          "node=$PSCHED_NODE session=$PSCHED_SESSION omp=$OMP_NUM_THREADS extra=$EXTRA; " +
+              go.WaitCmd()},
+         daemon_.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 2; }));
+  std::set<std::string> cpus;
+  for (const auto& line : Lines(p.out())) {
+    pid_t pid = std::stoi(line.substr(line.find("pid ") + 4));
+    std::string c = CpusAllowed(pid);
+    EXPECT_EQ(c.find_first_of(",-"), std::string::npos) << "one PU per rank, got " << c;
+    cpus.insert(c);
+  }
+  EXPECT_EQ(cpus.size(), 2u) << "ranks share a PU";
+  go.Go();
+  ASSERT_EQ(p.Wait(), 0) << p.err();
+  EXPECT_EQ(CountLines(p.out(), "size=2 "), 2);
+  EXPECT_EQ(CountLines(p.out(), "[0] pid"), 1);
+  EXPECT_EQ(CountLines(p.out(), "[1] pid"), 1);
+  EXPECT_EQ(CountLines(p.out(), "rank=1 size=2 local=1 node=0"), 1);
+  EXPECT_EQ(CountLines(p.out(), "omp=1 extra=42"), 2);
+}
+
+TEST_F(ExecTest, ThreadsPerRankPinsThatManyPusAndSetsOmp) {
+  auto r = Exec({"-n", "1", "-c", "2", "sh", "-c",
+                 "echo $OMP_NUM_THREADS; grep Cpus_allowed_list /proc/self/status"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out)[0], "2");
+  EXPECT_NE(r.out.find("0-1"), std::string::npos) << r.out;
+}
+
+TEST_F(ExecTest, StdinGoesToRankZeroOnly) {
+  auto r = Exec({"-n", "2", "--label", "cat"}, "line one\nline two\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "[0] line one\n[0] line two\n");
+}
+
+TEST_F(ExecTest, ChdirAndStderr) {
+  auto r = Exec({"--chdir", "/tmp", "sh", "-c", "pwd; echo oops >&2"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "/tmp\n");
+  EXPECT_NE(r.err.find("oops"), std::string::npos);
+}
+
+TEST_F(ExecTest, ExitCodeIsTheFailingRanksAndNamesIt) {
+  auto r = Exec({"-n", "2", "sh", "-c", "[ $PSCHED_RANK = 1 ] && exit 7; exec sleep 300"});
+  EXPECT_EQ(r.code, 7);
+  EXPECT_NE(r.err.find("rank 1 on node 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with status 7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("other ranks were killed"), std::string::npos) << r.err;
+}
+
+TEST_F(ExecTest, SignalledRankGives128PlusSignal) {
+  auto r = Exec({"sh", "-c", "kill -SEGV $$"});
+  EXPECT_EQ(r.code, 128 + SIGSEGV);
+  EXPECT_NE(r.err.find("killed by signal 11"), std::string::npos) << r.err;
+}
+
+TEST_F(ExecTest, BadInputIsAClearErrorAndTheDaemonKeepsServing) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--bogus", "true"}, "unknown option '--bogus'"},
+      {{"-n", "0", "true"}, "-n must be at least 1"},
+      {{"no-such-program-xyz"}, "'no-such-program-xyz' not found"},
+      {{"./not/here"}, "not found"},
+      {{"-n", "999", "true"}, "the allocation has"},
+      {{"-x", "PSCHED_UNSET_FOR_TEST", "true"}, "is not set"},
+      {{"--allocator", "nope", "true"}, "unknown allocator 'nope'"},
+      {{"--chdir", "/nonexistent-dir", "true"}, "changing directory"},
+  };
+  for (const auto& c : cases) {
+    auto r = Exec(c.args);
+    EXPECT_NE(r.code, 0) << c.message;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr: " << r.err;
+  }
+  EXPECT_EQ(Exec({"true"}).code, 0);
+}
+
+TEST_F(ExecTest, NotEnoughFreeSlotsSaysHowManyAndNamesPolicies) {
+  GoFile go;
+  Proc hog({Bin("psched-exec"), "-n", "2", "sh", "-c", "echo up; " + go.WaitCmd()}, daemon_.Env());
+  ASSERT_TRUE(
+      hog.WaitStdout([](const std::string& s) { return s.find("up") != std::string::npos; }));
+  auto r = Exec({"true"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("0 of 2 are free"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--policy"), std::string::npos) << r.err;
+  go.Go();
+  EXPECT_EQ(hog.Wait(), 0);
+}
+
+TEST_F(ExecTest, HelpExitsZero) {
+  auto r = Exec({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--cpus-per-rank"), std::string::npos);
+}
+
+TEST_F(ExecTest, CtlStatusKillSuspendResume) {
+  Proc s({Bin("psched-exec"), "-n", "2", "sh", "-c", "echo pid $$; exec sleep 300"}, daemon_.Env());
+  ASSERT_TRUE(s.WaitStdout([](const std::string& x) { return CountLines(x, "pid") == 2; }));
+  auto status = RunCmd({Bin("psched-ctl"), "status", "--json"}, daemon_.Env());
+  ASSERT_EQ(status.code, 0) << status.err;
+  auto j = nlohmann::json::parse(status.out);
+  ASSERT_EQ(j["sessions"].size(), 1u);
+  EXPECT_EQ(j["sessions"][0]["ranks"], 2);
+  EXPECT_EQ(j["sessions"][0]["state"], "running");
+  EXPECT_EQ(j["nodes"][0]["uses"], nlohmann::json({1, 1}));
+  std::string id = std::to_string(j["sessions"][0]["id"].get<int>());
+  auto text = RunCmd({Bin("psched-ctl"), "status"}, daemon_.Env());
+  EXPECT_NE(text.out.find("sh -c"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("11"), std::string::npos) << "slot map shows two used slots";
+
+  std::vector<pid_t> pids;
+  for (const auto& line : Lines(s.out())) pids.push_back(std::stoi(line.substr(4)));
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "suspend", id}, daemon_.Env()).code, 0);
+  EXPECT_TRUE(
+      Eventually([&] { return ProcessState(pids[0]) == 'T' && ProcessState(pids[1]) == 'T'; }));
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "resume", id}, daemon_.Env()).code, 0);
+  EXPECT_TRUE(
+      Eventually([&] { return ProcessState(pids[0]) == 'S' && ProcessState(pids[1]) == 'S'; }));
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", id}, daemon_.Env()).code, 0);
+  EXPECT_EQ(s.Wait(), 128 + SIGKILL);
+  EXPECT_NE(s.err().find("killed by psched-ctl"), std::string::npos) << s.err();
+
+  auto missing = RunCmd({Bin("psched-ctl"), "kill", "999"}, daemon_.Env());
+  EXPECT_NE(missing.code, 0);
+  EXPECT_NE(missing.err.find("no session 999"), std::string::npos);
+  EXPECT_NE(RunCmd({Bin("psched-ctl"), "frobnicate"}, daemon_.Env()).code, 0);
+}
+
+TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(Exec({"-n", "2", "true"}).code, 0);
+  EXPECT_EQ(Exec({"-n", "2", "false"}).code, 1);
+  pid_t daemon = daemon_.Pid();
+  ASSERT_GT(daemon, 0);
+  EXPECT_TRUE(ChildrenOf(daemon).empty());
+}
+
+TEST(CtlWithoutDaemon, SaysThereIsNone) {
+  auto r = RunCmd({Bin("psched-ctl"), "status"}, {"XDG_RUNTIME_DIR=/nonexistent-psched"});
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("no psched daemon"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace psched::testing
