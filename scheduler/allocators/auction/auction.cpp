@@ -104,13 +104,17 @@ Model Build(std::span<const Job> jobs, std::span<const NodeFree> free, const std
   return m;
 }
 
-// Greedy: jobs in window order, each takes its first bid that still fits.
+// Greedy: jobs in `order`, each takes its first bid (in generation order) that still fits.
 std::vector<Award> Greedy(std::span<const Job> jobs, std::span<const NodeFree> free,
-                          const std::vector<Bid>& bids) {
+                          const std::vector<Bid>& bids, const std::vector<int>& order) {
   std::vector<NodeFree> left(free.begin(), free.end());
   std::vector<Award> out;
   std::vector<bool> done(jobs.size(), false);
-  for (int c = 0; c < static_cast<int>(bids.size()); ++c) {
+  std::vector<std::vector<int>> bids_of(jobs.size());
+  for (int c = 0; c < static_cast<int>(bids.size()); ++c) bids_of[bids[c].job].push_back(c);
+  std::vector<int> sequence;
+  for (int j : order) sequence.insert(sequence.end(), bids_of[j].begin(), bids_of[j].end());
+  for (int c : sequence) {
     const Bid& b = bids[c];
     if (done[b.job]) continue;
     const Job& job = jobs[b.job];
@@ -138,7 +142,23 @@ std::vector<Award> Greedy(std::span<const Job> jobs, std::span<const NodeFree> f
     done[b.job] = true;
     out.push_back(Award{b.job, c, std::move(shares)});
   }
+  std::sort(out.begin(), out.end(), [](const Award& a, const Award& b) { return a.job < b.job; });
   return out;
+}
+
+// Job orders for the greedy start: the window's, and the most constrained first (more
+// GPUs per node, then fixed cores per node, then fixed node counts, then cores only),
+// which avoids the trap of both papers' examples: a flexible job taking the nodes
+// that only a constrained one could use.
+std::vector<std::vector<int>> GreedyOrders(std::span<const Job> jobs) {
+  std::vector<int> window(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) window[j] = static_cast<int>(j);
+  std::vector<int> constrained = window;
+  std::stable_sort(constrained.begin(), constrained.end(), [&](int a, int b) {
+    if (jobs[a].gpus != jobs[b].gpus) return jobs[a].gpus > jobs[b].gpus;
+    return static_cast<int>(jobs[a].type) > static_cast<int>(jobs[b].type);
+  });
+  return {window, constrained};
 }
 
 std::vector<double> ToColumns(const Model& m, const std::vector<Award>& awards) {
@@ -188,9 +208,17 @@ Outcome RunAuction(std::span<const Job> jobs, std::span<const NodeFree> free,
   out.alpha = p_min / (static_cast<double>(out.bids.size()) + 1);  // (10)
 
   Model m = Build(jobs, free, out.bids, out.alpha);
-  out.greedy = Greedy(jobs, free, out.bids);
-  std::vector<double> warm = ToColumns(m, out.greedy);
-  out.greedy_objective = m.problem.Objective(warm);
+  std::vector<double> warm;
+  for (const std::vector<int>& order : GreedyOrders(jobs)) {
+    std::vector<Award> g = Greedy(jobs, free, out.bids, order);
+    std::vector<double> x = ToColumns(m, g);
+    const double objective = m.problem.Objective(x);
+    if (warm.empty() || objective > out.greedy_objective + 1e-9) {
+      out.greedy = std::move(g);
+      out.greedy_objective = objective;
+      warm = std::move(x);
+    }
+  }
 
   mip::Solution s = mip::Solve(m.problem, mip::Options{true, config.time_limit_s, warm});
   out.status = s.status;
