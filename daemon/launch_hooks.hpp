@@ -39,6 +39,9 @@ class LaunchHooks {
   virtual Result<void> SessionStarting(const SessionLaunchInfo& info) = 0;
   // Extra "NAME=value" entries for one local rank's environment.
   virtual Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) = 0;
+  // One local rank was reaped (code: exit status or 128+signal). A hook may know
+  // that even a 0 is a failure (an MPI rank that left without MPI_Finalize).
+  virtual void RankExited(int64_t /*session*/, int /*rank*/, int /*code*/) {}
   // Every local rank of the session has exited (or the session was killed).
   virtual void SessionEnded(int64_t session) = 0;
 };

@@ -251,6 +251,7 @@ void NodeService::RankExited(LocalSession& s, LocalRank& r, int status) {
     r.exit.cause = "exited with status " + std::to_string(r.exit.code);
   }
   if (r.exit.code != 0) send_up_(proto::MsgType::kSessionRankExited, proto::Json(r.exit));
+  if (hooks_) hooks_->RankExited(s.id, r.rank, r.exit.code);
 }
 
 void NodeService::MaybeFinish(int64_t session) {

@@ -149,6 +149,7 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
   if (it == nspaces_.end()) return;
   std::string ns = it->second;
   nspaces_.erase(it);
+  in_mpi_.erase(session);
   server_->DeregisterSession(session);
   if (leader()) {
     names_->names().DropNamespace(ns);
@@ -159,8 +160,25 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
 
 // --- client lifecycle and abort --------------------------------------------------------
 
-void DaemonPmixHost::ClientConnected(int64_t, uint32_t) {}
-void DaemonPmixHost::ClientFinalized(int64_t, uint32_t) {}
+void DaemonPmixHost::ClientConnected(int64_t session, uint32_t rank) {
+  in_mpi_[session].insert(rank);
+}
+
+void DaemonPmixHost::ClientFinalized(int64_t session, uint32_t rank) {
+  if (auto it = in_mpi_.find(session); it != in_mpi_.end()) it->second.erase(rank);
+}
+
+void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
+  // The finalize upcall was posted before the rank could exit: see it first.
+  server_->queue().Drain();
+  auto it = in_mpi_.find(session);
+  if (it == in_mpi_.end() || it->second.erase(static_cast<uint32_t>(rank)) == 0) return;
+  // A non-zero exit already fails the session; a clean exit inside MPI would
+  // leave the other ranks waiting forever.
+  if (code == 0 && actions_.fail_session) {
+    actions_.fail_session(session, rank, 1, "exited before MPI_Finalize");
+  }
+}
 
 void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, std::string message) {
   std::string text = "called MPI_Abort with status " + std::to_string(status) +

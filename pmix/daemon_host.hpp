@@ -13,6 +13,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "daemon/launch_hooks.hpp"
@@ -48,6 +49,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   // daemon::LaunchHooks
   Result<void> SessionStarting(const daemon::SessionLaunchInfo& info) override;
   Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
+  void RankExited(int64_t session, int rank, int code) override;
   void SessionEnded(int64_t session) override;
 
   // PmixHostServices
@@ -95,6 +97,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::unique_ptr<PmixServer> server_;
   std::unique_ptr<LocalHostServices> names_;  // the leader's name service
   std::map<int64_t, std::string> nspaces_;    // live local sessions
+  // Local ranks between PMIx_Init and PMIx_Finalize, per session.
+  std::map<int64_t, std::set<uint32_t>> in_mpi_;
   std::map<std::string, uint64_t> collective_seq_;
   std::map<uint64_t, std::unique_ptr<PendingRequest>> pending_;
   uint64_t next_request_ = 1;
