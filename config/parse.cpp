@@ -8,17 +8,11 @@
 #include "config/config.hpp"
 #include "policies/policy_registry.hpp"
 #include "scheduler/allocator_registry.hpp"
+#include "scheduler/priorities/priority_registry.hpp"
 
 namespace psched::config {
 
 namespace {
-
-// The priority modules' names (scheduler/priorities/ owns the list; kept in step here
-// until its registry is part of psched_scheduler).
-const std::vector<std::string>& PriorityModuleNames() {
-  static const std::vector<std::string> names = {"fcfs", "psp", "psp+aging"};
-  return names;
-}
 
 std::string Quote(std::string_view s) {
   return "'" + std::string(s) + "'";
@@ -186,6 +180,11 @@ std::vector<Section> Schema() {
             PositiveInt([](Config& c) -> int& { return c.allocators.auction.max_bids_total; })},
            {"time_limit_s",
             Seconds([](Config& c) -> double& { return c.allocators.auction.time_limit_s; }, false)},
+           {"baseline_bids",
+            Bool([](Config& c) -> bool& { return c.allocators.auction.baseline_bids; })},
+           {"bid_cap_cut",
+            Number([](Config& c) -> double& { return c.allocators.auction.bid_cap_cut; }, 1, 100,
+                   true, "a factor > 1 and <= 100")},
        },
        {}});
   s.push_back(
@@ -200,7 +199,7 @@ std::vector<Section> Schema() {
   s.push_back({"priority",
                {
                    {"module", OneOf([](Config& c) -> std::string& { return c.priority.name; },
-                                    PriorityModuleNames, "priority module")},
+                                    sched::prio::PriorityNames, "priority module")},
                    {"aging_step_s",
                     Seconds([](Config& c) -> double& { return c.priority.aging_step_s; }, false)},
                    {"history_length",

@@ -44,6 +44,8 @@ w_latency = 1
 [allocator.auction]
 window = 20
 time_limit_s = 3
+baseline_bids = false
+bid_cap_cut = 2
 [allocator.ipwindow]
 window = 7
 [priority]
@@ -64,6 +66,8 @@ history_length = 5
   EXPECT_DOUBLE_EQ(c->allocators.netload.w_latency, 1.0);
   EXPECT_EQ(c->allocators.auction.window, 20);
   EXPECT_DOUBLE_EQ(c->allocators.auction.time_limit_s, 3.0);
+  EXPECT_FALSE(c->allocators.auction.baseline_bids);
+  EXPECT_DOUBLE_EQ(c->allocators.auction.bid_cap_cut, 2.0);
   EXPECT_EQ(c->allocators.ipwindow.window, 7);
   EXPECT_EQ(c->priority.name, "psp+aging");
   EXPECT_DOUBLE_EQ(c->priority.aging_step_s, 60);
@@ -183,6 +187,11 @@ TEST(RejectedConfig, ZeroWindow) {
   EXPECT_EQ(ErrorOf("[allocator.ipwindow]\nwindow = 0\n"),
             "t.toml:2:10: allocator.ipwindow.window: must be an integer between 1 and 1000000, "
             "got 0");
+}
+
+TEST(RejectedConfig, BidCapCutMustShrinkTheCap) {
+  EXPECT_EQ(ErrorOf("[allocator.auction]\nbid_cap_cut = 1\n"),
+            "t.toml:2:15: allocator.auction.bid_cap_cut: must be a factor > 1 and <= 100, got 1");
 }
 
 TEST(RejectedConfig, UnknownAllocator) {

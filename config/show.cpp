@@ -34,7 +34,9 @@ std::string ToToml(const Config& c) {
   toml::table auction{{"window", a.window},
                       {"max_bids_per_job", a.max_bids_per_job},
                       {"max_bids_total", a.max_bids_total},
-                      {"time_limit_s", a.time_limit_s}};
+                      {"time_limit_s", a.time_limit_s},
+                      {"baseline_bids", a.baseline_bids},
+                      {"bid_cap_cut", a.bid_cap_cut}};
   toml::table ipwindow{{"window", c.allocators.ipwindow.window},
                        {"time_limit_s", c.allocators.ipwindow.time_limit_s}};
   toml::table root{
