@@ -1,0 +1,157 @@
+// Open MPI programs started by psched-exec in emulated allocations (psched-alloc):
+// every pschedd serves PMIx, cross-node fences go through the daemon tree, the
+// leader keeps the name service, MPI_Abort and early exits fail the session.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `script` with sh inside `psched-alloc <alloc_args>`, with the build's bin
+// directory first on PATH (psched-exec and the MPI programs live there).
+Outcome InAllocation(const std::vector<std::string>& alloc_args, const std::string& script) {
+  char out_path[] = "/tmp/pmix-daemon-out-XXXXXX";
+  char err_path[] = "/tmp/pmix-daemon-err-XXXXXX";
+  int out_fd = mkstemp(out_path);
+  int err_fd = mkstemp(err_path);
+  std::vector<std::string> args = {std::string(PSCHED_BIN_DIR) + "/psched-alloc"};
+  args.insert(args.end(), alloc_args.begin(), alloc_args.end());
+  args.insert(args.end(), {"--", "/bin/sh", "-c", script});
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    std::string path = std::string(PSCHED_BIN_DIR) + ":" + (getenv("PATH") ? getenv("PATH") : "");
+    setenv("PATH", path.c_str(), 1);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out_fd);
+  close(err_fd);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  o.out = Slurp(out_path);
+  o.err = Slurp(err_path);
+  unlink(out_path);
+  unlink(err_path);
+  return o;
+}
+
+int Count(const std::string& hay, const std::string& needle) {
+  int n = 0;
+  for (size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + 1))
+    ++n;
+  return n;
+}
+
+const std::vector<std::string> kOneNode = {"-N", "1", "--topology", "pack:1 core:4 pu:1"};
+const std::vector<std::string> kTwoNodes = {"-N", "2", "--topology", "pack:1 core:4 pu:1"};
+const std::vector<std::string> kFourNodes = {"-N", "4", "--topology", "pack:1 core:4 pu:1"};
+
+TEST(PmixDaemon, HelloAllreduceOneNode) {
+  auto o = InAllocation(kOneNode, "psched-exec -n 2 mpi_hello_allreduce");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(Count(o.out, "of 2: allreduce 1 node_size 2 ok"), 2) << o.out << o.err;
+}
+
+// Shared memory only: wrong locality keys make MPI_Init or the allreduce fail.
+TEST(PmixDaemon, SharedMemoryOnlyOneNode) {
+  auto o =
+      InAllocation(kOneNode, "psched-exec -n 4 -x OMPI_MCA_btl=self,vader mpi_hello_allreduce");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 4 ok"), 4) << o.out << o.err;
+}
+
+// One rank per emulated node: every byte crosses TCP over loopback, every fence
+// the daemon tree; each rank must see itself alone on its node.
+TEST(PmixDaemon, HelloAllreduceAcrossFourNodes) {
+  auto o = InAllocation(kFourNodes, "psched-exec -n 4 --ppn 1 mpi_hello_allreduce 1");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 1 ok"), 4) << o.out << o.err;
+}
+
+// Two ranks per node: vader inside a node (own backing directory per daemon),
+// TCP between nodes.
+TEST(PmixDaemon, AlltoallAcrossNodes) {
+  auto o = InAllocation(kFourNodes,
+                        "psched-exec -n 8 --ppn 2 mpi_alltoall && "
+                        "psched-exec -n 8 --ppn 2 mpi_hello_allreduce 2");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("alltoall over 8 ranks: ok"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 8: allreduce 28 node_size 2 ok"), 8) << o.out << o.err;
+}
+
+TEST(PmixDaemon, SixtyFourRanksOverFourNodes) {
+  auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:16 pu:1"},
+                        "psched-exec -n 64 mpi_alltoall");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("alltoall over 64 ranks: ok"), std::string::npos) << o.out << o.err;
+}
+
+// MPI_Abort on one node kills the ranks on every node; the launcher prints the
+// reason and exits with the abort code.
+TEST(PmixDaemon, AbortKillsSessionEverywhere) {
+  auto o = InAllocation(kTwoNodes, "psched-exec -n 4 --ppn 2 mpi_abort");
+  EXPECT_EQ(o.exit_code, 7) << o.err;
+  EXPECT_NE(o.err.find("rank 1 on node 0 (node0) called MPI_Abort with status 7"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(Count(o.out, "should never pass"), 0) << o.out;
+}
+
+// A rank that leaves with exit code 0 but without MPI_Finalize fails its session
+// (the others would wait forever); the daemons keep serving the next session.
+TEST(PmixDaemon, RankExitingBeforeFinalizeFailsSessionDaemonsKeepServing) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 mpi_exit_early; echo first=$?; "
+                        "psched-exec -n 4 --ppn 2 mpi_hello_allreduce 2");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("first=1"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("rank 1 on node 0 (node0) exited before MPI_Finalize"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(Count(o.out, "should never pass"), 0) << o.out;
+  EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 2 ok"), 4) << o.out << o.err;
+}
+
+// Two sessions started by separate psched-exec calls find each other through the
+// leader's name service (lookups from node 1 are forwarded) and connect.
+TEST(PmixDaemon, ConnectAcceptBetweenTwoLaunches) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=1 mpi_connect_accept & "
+                        "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept; "
+                        "b=$?; wait $!; a=$?; echo codes=$a,$b");
+  EXPECT_NE(o.out.find("codes=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
+}
+
+// No free slots and no policy yet: the spawn fails back to the parent, which goes on.
+TEST(PmixDaemon, SpawnWithoutFreeSlotsFailsBackToParent) {
+  auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+}
+
+}  // namespace
