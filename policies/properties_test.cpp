@@ -50,6 +50,23 @@ TEST_P(PolicyProperties, RandomArrivalsAndEndsKeepTheInvariants) {
   const Case& c = GetParam();
   auto policy = *MakePolicy(c.policy, c.options);
   auto allocator = *sched::MakeAllocator(c.allocator);
+  // What the sequences made the policy do: a property test that never reaches the
+  // interesting cases proves nothing.
+  int enqueued = 0, queued_started = 0, suspended = 0, resumed = 0, overbooked = 0, sidestepped = 0,
+      restored = 0;
+  auto tally = [&](const sched::Plan& plan, bool on_end) {
+    for (const sched::Action& a : plan.actions) {
+      if (std::holds_alternative<sched::EnqueueAction>(a)) ++enqueued;
+      if (const auto* spawn = std::get_if<sched::SpawnAction>(&a)) {
+        queued_started += on_end;
+        overbooked += spawn->overbooked;
+      }
+      if (std::holds_alternative<sched::SuspendAction>(a)) ++suspended;
+      if (std::holds_alternative<sched::ResumeAction>(a)) ++resumed;
+      if (const auto* repin = std::get_if<sched::RepinAction>(&a))
+        ++(repin->by == sched::kNoSession ? restored : sidestepped);
+    }
+  };
   for (unsigned seed = 1; seed <= 12; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     std::mt19937 rng(seed);
@@ -73,7 +90,7 @@ TEST_P(PolicyProperties, RandomArrivalsAndEndsKeepTheInvariants) {
                     rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 5) : 1, rng() % 3 == 0);
         if (rng() % 2) r.estimate_s = 10 + static_cast<double>(rng() % 300);
         r.priority = static_cast<double>(rng() % 3);
-        sched::Plan plan = Arrive(s, *policy, r, *allocator);
+        tally(Arrive(s, *policy, r, *allocator), false);
         const sched::Session* mine = s.Find(r.id);
         if (c.policy == "sidestep" && mine != nullptr && mine->exclusive) {
           for (const sched::RankSlots& rank : mine->placement.ranks) {
@@ -86,17 +103,35 @@ TEST_P(PolicyProperties, RandomArrivalsAndEndsKeepTheInvariants) {
       } else {
         const sched::Session& victim = s.sessions[rng() % s.sessions.size()];
         sched::SessionId id = victim.request.id;
-        End(s, *policy, id, *allocator);
+        tally(End(s, *policy, id, *allocator), true);
         check("end of " + std::to_string(id));
       }
     }
     // Everything ends, in a random order: every slot is free afterwards.
     while (!s.sessions.empty()) {
       sched::SessionId id = s.sessions[rng() % s.sessions.size()].request.id;
-      End(s, *policy, id, *allocator);
+      tally(End(s, *policy, id, *allocator), true);
       check("drain, end of " + std::to_string(id));
     }
     EXPECT_EQ(s.FreePus(), s.TotalPus());
+  }
+  if (c.policy == "wait") {
+    EXPECT_GT(enqueued, 0);
+    EXPECT_GT(queued_started, 0);
+  }
+  if (c.policy == "surpass") {
+    EXPECT_GT(suspended, 0);
+    EXPECT_GT(resumed, 0);
+  }
+  if (c.policy == "overbook") {
+    EXPECT_GT(overbooked, 0);
+  }
+  if (c.policy == "sidestep") {
+    EXPECT_GT(sidestepped, 0);
+    EXPECT_GT(restored, 0);
+  }
+  if (c.policy != "wait") {
+    EXPECT_EQ(queued_started, 0);  // only wait ever queues
   }
 }
 
