@@ -117,6 +117,9 @@ void Daemon::Deliver(proto::Frame&& frame) {
     case MsgType::kCollResult:
       return CollectiveResult(frame);
     case MsgType::kPeerSend: {
+      // PeerLink::Send replaced PeerSend::to with its routing list; delivered here
+      // means addressed here.
+      frame.body["to"] = options_.node;
       auto msg = proto::Decode<proto::PeerSend>(frame);
       if (!msg) return;
       if (auto it = services_.find(msg->service); it != services_.end())

@@ -104,6 +104,17 @@ TEST(PmixDaemon, AlltoallAcrossNodes) {
   EXPECT_EQ(Count(o.out, "of 8: allreduce 28 node_size 2 ok"), 8) << o.out << o.err;
 }
 
+// Async modex: no data-collecting fence in MPI_Init; each remote peer's address is
+// fetched on demand by direct modex, answered by the peer's daemon
+// (PMIx_server_dmodex_request) over a point-to-point message.
+TEST(PmixDaemon, RemoteDirectModex) {
+  auto o = InAllocation(kFourNodes,
+                        "psched-exec -n 8 --ppn 2 -x OMPI_MCA_pmix_base_async_modex=1 "
+                        "-x OMPI_MCA_pmix_base_collect_data=0 mpi_alltoall");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("alltoall over 8 ranks: ok"), std::string::npos) << o.out << o.err;
+}
+
 TEST(PmixDaemon, SixtyFourRanksOverFourNodes) {
   auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:16 pu:1"},
                         "psched-exec -n 64 mpi_alltoall");
