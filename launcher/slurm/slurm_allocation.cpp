@@ -166,8 +166,9 @@ Result<std::vector<std::string>> DaemonLaunchArgv(const SlurmAllocation& allocat
                               "--job-name=" + launch.step_name,
                               "--kill-on-bad-exit=0",
                               "--quiet",
-                              launch.pschedd,
                           });
+  argv.insert(argv.end(), launch.srun_args.begin(), launch.srun_args.end());
+  argv.push_back(launch.pschedd);
   argv.insert(argv.end(), launch.pschedd_args.begin(), launch.pschedd_args.end());
   return argv;
 }

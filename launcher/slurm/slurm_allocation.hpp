@@ -73,6 +73,7 @@ struct DaemonLaunch {
   std::string pschedd;                    // pschedd binary; required
   std::vector<std::string> pschedd_args;  // its arguments (never the secret: see DESIGN.md)
   std::string step_name = "pschedd";      // shows in squeue --steps / sacct
+  std::vector<std::string> srun_args;     // more srun options (e.g. "--label"), before pschedd
   // Which nodes of the allocation: num_nodes of them starting at index first_node
   // (srun --relative). 0 = all from first_node on. Lets a launcher start the leader alone
   // (first_node 0, num_nodes 1), learn its port, then the rest (first_node 1).

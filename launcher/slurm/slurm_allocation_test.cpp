@@ -151,13 +151,16 @@ TEST(DaemonLaunchArgv, OneOverlappingTaskPerNodeWithoutBindingOrMpi) {
 
 TEST(DaemonLaunchArgv, CustomSrunAndStepName) {
   SlurmAllocation alloc{.job_id = "5", .nodes = {"a"}, .cpus_per_node = {1}};
-  auto argv = DaemonLaunchArgv(
-      alloc, {.srun = "/usr/bin/srun", .pschedd = "pschedd", .step_name = "psched-daemons"});
+  auto argv = DaemonLaunchArgv(alloc, {.srun = "/usr/bin/srun",
+                                       .pschedd = "pschedd",
+                                       .step_name = "psched-daemons",
+                                       .srun_args = {"--label"}});
   ASSERT_TRUE(argv.has_value());
   EXPECT_EQ(argv->front(), "/usr/bin/srun");
   EXPECT_EQ((*argv)[2], "--nodes=1");
   EXPECT_EQ((*argv)[8], "--job-name=psched-daemons");
   EXPECT_EQ(argv->back(), "pschedd");
+  EXPECT_EQ((*argv)[argv->size() - 2], "--label");
 }
 
 TEST(DaemonLaunchArgv, LeaderAloneThenTheRest) {

@@ -1,0 +1,338 @@
+#include "launcher/slurm/slurm_daemons.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "daemon/auth.hpp"
+#include "daemon/launcher_service.hpp"
+#include "daemon/tree.hpp"
+#include "launcher/slurm/daemon_plan.hpp"
+
+namespace psched::slurm {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(5);
+
+bool SocketAnswers(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) return false;
+  path.copy(addr.sun_path, path.size());
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The last lines of a log, for an error message.
+std::string Tail(const std::string& path, int lines = 5) {
+  std::string text = ReadFile(path);
+  std::size_t pos = text.size();
+  while (lines-- > 0 && pos > 0) {
+    pos = text.rfind('\n', pos - 1);
+    if (pos == std::string::npos) {
+      pos = 0;
+      break;
+    }
+  }
+  std::string tail = text.substr(pos == 0 ? 0 : pos + 1);
+  while (!tail.empty() && tail.back() == '\n') tail.pop_back();
+  return tail.empty() ? "(empty)" : tail;
+}
+
+// Runs a command and returns its stdout (no shell).
+Result<std::string> Capture(const std::vector<std::string>& argv) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return Fail(Error::FromErrno("pipe2", "running " + argv[0]));
+  pid_t pid = fork();
+  if (pid < 0) return Fail(Error::FromErrno("fork", "running " + argv[0]));
+  if (pid == 0) {
+    dup2(out[1], 1);
+    int null_fd = open("/dev/null", O_RDWR);
+    dup2(null_fd, 0);
+    dup2(null_fd, 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(out[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+  }
+  close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Fail(ErrorCode::kSystem, argv[0] + " failed (status " + std::to_string(status) + ")");
+  }
+  return text;
+}
+
+// One srun step of daemons, started detached: its own session, stdin from /dev/null,
+// stdout/stderr into files of the run directory (a file never blocks or breaks srun
+// the way a pipe we stop reading would).
+struct Step {
+  pid_t pid = -1;
+  std::string out_path, err_path;
+};
+
+Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& rundir, int level,
+                       const std::vector<std::pair<std::string, std::string>>& env) {
+  Step step;
+  step.out_path = rundir + "/srun-level-" + std::to_string(level) + ".out";
+  step.err_path = rundir + "/srun-level-" + std::to_string(level) + ".err";
+  int out_fd = open(step.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  int err_fd = open(step.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out_fd < 0 || err_fd < 0) {
+    Error e = Error::FromErrno("open", "srun logs in '" + rundir + "'");
+    if (out_fd >= 0) close(out_fd);
+    if (err_fd >= 0) close(err_fd);
+    return Fail(e);
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    Error e = Error::FromErrno("fork", "starting srun");
+    close(out_fd);
+    close(err_fd);
+    return Fail(e);
+  }
+  if (pid == 0) {
+    setsid();  // the terminal's Ctrl-C is for the sessions, not the daemons
+    int null_fd = open("/dev/null", O_RDONLY);
+    dup2(null_fd, 0);
+    dup2(out_fd, 1);
+    dup2(err_fd, 2);
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGPIPE, SIGCHLD}) signal(sig, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(out_fd);
+  close(err_fd);
+  step.pid = pid;
+  return step;
+}
+
+bool Exited(pid_t pid) {
+  return waitpid(pid, nullptr, WNOHANG) == pid;
+}
+
+// Ends the steps started so far (srun cancels its step on SIGTERM).
+void StopSteps(const std::vector<Step>& steps) {
+  for (const Step& s : steps) {
+    if (s.pid > 0) kill(s.pid, SIGTERM);
+  }
+  for (const Step& s : steps) {
+    for (int i = 0; i < 200 && s.pid > 0 && !Exited(s.pid); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+}
+
+// Waits until every task of `step` reported "port N"; returns the ports by task.
+Result<std::vector<int>> WaitForPorts(const Step& step, const TreeLevel& level,
+                                      const std::vector<std::string>& nodes, int timeout_s) {
+  auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  while (true) {
+    auto lines = ParseLabelledLines(ReadFile(step.out_path));
+    std::vector<int> ports;
+    for (int task = 0; task < level.size(); ++task) {
+      int port = lines.count(task) ? ReportedPort(lines[task]) : -1;
+      if (port < 0) break;
+      ports.push_back(port);
+    }
+    if (static_cast<int>(ports.size()) == level.size()) return ports;
+    int missing = level.first + static_cast<int>(ports.size());
+    const std::string where = "the daemon for node " + std::to_string(missing) + " (" +
+                              nodes[static_cast<std::size_t>(missing)] + ")";
+    if (Exited(step.pid)) {
+      return Fail(Error(ErrorCode::kSystem, "srun exited before " + where + " started; " +
+                                                step.err_path + ": " + Tail(step.err_path))
+                      .WithNode(missing));
+    }
+    if (Clock::now() > deadline) {
+      return Fail(Error(ErrorCode::kTimeout, where + " did not start within " +
+                                                 std::to_string(timeout_s) + " s; " +
+                                                 step.err_path + ": " + Tail(step.err_path))
+                      .WithNode(missing));
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+Result<void> WaitForLeaderReady(const Step& leader, int timeout_s) {
+  auto deadline = Clock::now() + std::chrono::seconds(timeout_s);
+  while (true) {
+    auto lines = ParseLabelledLines(ReadFile(leader.out_path));
+    for (const auto& line : lines[0]) {
+      if (line == "ready") return {};
+    }
+    if (Exited(leader.pid)) {
+      return Fail(Error(ErrorCode::kSystem, "the leader daemon exited before every node joined; " +
+                                                leader.err_path + ": " + Tail(leader.err_path))
+                      .WithNode(0));
+    }
+    if (Clock::now() > deadline) {
+      return Fail(Error(ErrorCode::kTimeout,
+                        "the daemons did not all join within " + std::to_string(timeout_s) +
+                            " s; see " + leader.err_path + " and the other srun-level-*.err")
+                      .WithNode(0));
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+// Address of every node: NodeAddr from scontrol, else the node name itself.
+std::vector<std::string> NodeAddresses(const SlurmAllocation& allocation,
+                                       const SlurmDaemonOptions& options) {
+  std::map<std::string, std::string> known;
+  std::string list;
+  for (const auto& n : allocation.nodes) list += (list.empty() ? "" : ",") + n;
+  if (auto text = Capture({options.scontrol, "-o", "show", "node", list})) {
+    known = ParseNodeAddresses(*text);
+  }
+  std::vector<std::string> out;
+  for (const auto& n : allocation.nodes) {
+    auto it = known.find(n);
+    out.push_back(it != known.end() ? it->second : n);
+  }
+  return out;
+}
+
+Result<void> StartDaemons(const SlurmAllocation& allocation, const SlurmDaemonOptions& options,
+                          const std::string& rundir) {
+  auto secret = daemon::Secret::Generate();
+  if (!secret) return Fail(secret.error());
+  const std::vector<std::string> addresses = NodeAddresses(allocation, options);
+  const int n = allocation.NumNodes();
+  daemon::Tree tree{n, options.fanout};
+  std::vector<int> ports(static_cast<std::size_t>(n), -1);
+  std::vector<Step> steps;
+
+  std::vector<std::string> common = {"--nodes",  std::to_string(n),
+                                     "--fanout", std::to_string(options.fanout),
+                                     "--listen", "0.0.0.0"};
+  if (!options.allocator.empty()) common.insert(common.end(), {"--allocator", options.allocator});
+  if (!options.policy.empty()) common.insert(common.end(), {"--policy", options.policy});
+  if (!options.topology.empty()) common.insert(common.end(), {"--topology", options.topology});
+
+  const auto levels = TreeLevels(n, options.fanout);
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    const TreeLevel& level = levels[k];
+    std::string parents;
+    for (int node = level.first; node <= level.last && k > 0; ++node) {
+      int parent = tree.Parent(node);
+      parents += (parents.empty() ? "" : " ") + addresses[static_cast<std::size_t>(parent)] + ":" +
+                 std::to_string(ports[static_cast<std::size_t>(parent)]);
+    }
+    DaemonLaunch launch{.srun = options.srun,
+                        .pschedd = "/bin/sh",
+                        .pschedd_args = {"-c", DaemonWrapperScript(), options.pschedd},
+                        .srun_args = {"--label"},
+                        .first_node = level.first,
+                        .num_nodes = level.size()};
+    launch.pschedd_args.insert(launch.pschedd_args.end(), common.begin(), common.end());
+    if (k == 0) launch.pschedd_args.insert(launch.pschedd_args.end(), {"--rundir", rundir});
+    auto argv = DaemonLaunchArgv(allocation, launch);
+    if (!argv) return Fail(argv.error());
+    auto step = StartStep(*argv, rundir, static_cast<int>(k),
+                          {{"PSCHED_SECRET", secret->Hex()},
+                           {"PSCHED_SLURM_FIRST", std::to_string(level.first)},
+                           {"PSCHED_SLURM_PARENTS", parents}});
+    if (!step) {
+      StopSteps(steps);
+      return Fail(step.error());
+    }
+    steps.push_back(*step);
+    auto level_ports = WaitForPorts(*step, level, allocation.nodes, options.start_timeout_seconds);
+    if (!level_ports) {
+      StopSteps(steps);
+      return Fail(level_ports.error());
+    }
+    for (int i = 0; i < level.size(); ++i) {
+      ports[static_cast<std::size_t>(level.first + i)] =
+          (*level_ports)[static_cast<std::size_t>(i)];
+    }
+  }
+  if (auto ready = WaitForLeaderReady(steps.front(), options.start_timeout_seconds); !ready) {
+    StopSteps(steps);
+    return Fail(ready.error());
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string SlurmRunDir(const SlurmAllocation& allocation) {
+  return "/tmp/psched-" + std::to_string(geteuid()) + "-slurm-" + allocation.job_id;
+}
+
+Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
+                                       const SlurmDaemonOptions& options) {
+  if (options.pschedd.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, "starting the Slurm daemons: no pschedd given");
+  }
+  if (options.fanout < 1) {
+    return Fail(ErrorCode::kInvalidArgument, "starting the Slurm daemons: fanout must be >= 1");
+  }
+  const std::string rundir = SlurmRunDir(allocation);
+  const std::string socket = daemon::LauncherService::SocketPath(rundir);
+  if (SocketAnswers(socket)) return rundir;
+  if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());
+  // One starter at a time; whoever waited finds the daemons the first one started.
+  const std::string lock_path = rundir + "/start.lock";
+  int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) return Fail(Error::FromErrno("open", "lock '" + lock_path + "'"));
+  int rc;
+  while ((rc = flock(lock, LOCK_EX)) != 0 && errno == EINTR) {
+  }
+  if (rc != 0) {
+    Error e = Error::FromErrno("flock", "locking '" + lock_path + "'");
+    close(lock);
+    return Fail(e);
+  }
+  Result<void> started =
+      SocketAnswers(socket) ? Result<void>() : StartDaemons(allocation, options, rundir);
+  close(lock);
+  if (!started) {
+    return Fail(
+        started.error().Wrap("starting psched's daemons in Slurm job " + allocation.job_id));
+  }
+  return rundir;
+}
+
+}  // namespace psched::slurm

@@ -1,0 +1,52 @@
+// Finding or starting the pschedd network of the Slurm allocation psched-exec runs in.
+//
+// The first psched-exec of an allocation starts one pschedd per node as srun job steps
+// (--overlap, detached: they outlive psched-exec), one step per tree level (see
+// daemon_plan.hpp); later calls find the leader's launcher socket and reuse the daemons.
+// The daemons end with the allocation: Slurm kills its steps when salloc's command exits.
+//
+// The leader's socket is in SlurmRunDir(allocation) on the host psched-exec runs on, so
+// this serves allocations whose first node is that host (the test cluster's n1..n4 are all
+// this host; on a cluster, salloc with LaunchParameters=use_interactive_step puts the
+// shell there). A launcher on a login node would need TCP to the leader instead.
+//
+// Use in the launcher (allocation_locator.cpp), after PSCHED_ALLOCATION and before the
+// embedded default:
+//   auto alloc = slurm::DetectAllocation();          // error: malformed SLURM_* values
+//   if (alloc && *alloc) {
+//     auto rundir = start ? slurm::EnsureSlurmDaemons(**alloc, {.pschedd = SelfDir() + "/pschedd"})
+//                         : slurm::SlurmRunDir(**alloc);
+//     connect to daemon::LauncherService::SocketPath(*rundir)
+//   }
+#pragma once
+
+#include <string>
+
+#include "common/error.hpp"
+#include "launcher/slurm/slurm_allocation.hpp"
+
+namespace psched::slurm {
+
+struct SlurmDaemonOptions {
+  std::string pschedd;                // the pschedd binary (required)
+  std::string srun = "srun";          // srun to call
+  std::string scontrol = "scontrol";  // asked for the nodes' addresses (NodeAddr)
+  int fanout = 8;                     // children per daemon in the tree
+  std::string allocator;              // passed to pschedd when not empty
+  std::string policy;
+  std::string topology;
+  int start_timeout_seconds = 60;  // per tree level, and for the leader's "ready"
+};
+
+// The run directory of this allocation's leader on this host:
+// /tmp/psched-<uid>-slurm-<job id>. Its launcher socket is pschedd.sock inside.
+std::string SlurmRunDir(const SlurmAllocation& allocation);
+
+// Returns SlurmRunDir(allocation) once the allocation's daemons answer there: reuses
+// running daemons, otherwise starts them (one starter at a time: a lock file in the run
+// directory makes concurrent first calls share one daemon network). Errors name the node
+// and point at the srun logs in the run directory (srun-level-K.err).
+Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
+                                       const SlurmDaemonOptions& options);
+
+}  // namespace psched::slurm
