@@ -335,4 +335,22 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
   return rundir;
 }
 
+Result<std::optional<SlurmLeader>> FindSlurmLeader(const Environment& env, bool start,
+                                                   const SlurmDaemonOptions& options) {
+  if (env.contains("PSCHED_SESSION") && !env.contains("SLURM_JOB_ID")) {
+    return std::optional<SlurmLeader>();
+  }
+  auto allocation = ParseAllocation(env);
+  if (!allocation) return Fail(allocation.error());
+  if (!*allocation) return std::optional<SlurmLeader>();
+  std::string rundir = SlurmRunDir(**allocation);
+  if (start) {
+    auto ensured = EnsureSlurmDaemons(**allocation, options);
+    if (!ensured) return Fail(ensured.error());
+    rundir = *ensured;
+  }
+  return std::optional<SlurmLeader>(
+      SlurmLeader{(*allocation)->job_id, daemon::LauncherService::SocketPath(rundir)});
+}
+
 }  // namespace psched::slurm

@@ -12,14 +12,14 @@
 //
 // Use in the launcher (allocation_locator.cpp), after PSCHED_ALLOCATION and before the
 // embedded default:
-//   auto alloc = slurm::DetectAllocation();          // error: malformed SLURM_* values
-//   if (alloc && *alloc) {
-//     auto rundir = start ? slurm::EnsureSlurmDaemons(**alloc, {.pschedd = SelfDir() + "/pschedd"})
-//                         : slurm::SlurmRunDir(**alloc);
-//     connect to daemon::LauncherService::SocketPath(*rundir)
-//   }
+//   auto leader = slurm::FindSlurmLeader(slurm::CurrentEnvironment(), start_embedded,
+//                                        {.pschedd = SelfDir() + "/pschedd"});
+//   if (!leader) -> error (malformed SLURM_* values, daemons that did not start)
+//   if (*leader) -> connect to (*leader)->socket
+//   else         -> not in Slurm: the embedded default
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/error.hpp"
@@ -48,5 +48,18 @@ std::string SlurmRunDir(const SlurmAllocation& allocation);
 // and point at the srun logs in the run directory (srun-level-K.err).
 Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
                                        const SlurmDaemonOptions& options);
+
+struct SlurmLeader {
+  std::string job_id;
+  std::string socket;  // the leader's launcher socket
+};
+
+// The leader socket of the Slurm allocation described by `env`, std::nullopt outside
+// Slurm. With `start`, starts the daemons when they do not answer (EnsureSlurmDaemons);
+// without it (psched-ctl), only computes where they would be.
+// A rank of a psched session outside Slurm carries SLURM_JOBID (set for Open MPI) and
+// PSCHED_SESSION but no SLURM_JOB_ID: that is not a Slurm allocation.
+Result<std::optional<SlurmLeader>> FindSlurmLeader(const Environment& env, bool start,
+                                                   const SlurmDaemonOptions& options);
 
 }  // namespace psched::slurm
