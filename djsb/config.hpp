@@ -38,7 +38,7 @@ struct ScheduleConfig {
 // {spread} becomes " --spread" or "". The environment carries OMP_NUM_THREADS.
 struct LauncherConfig {
   std::string psched =
-      "{bin}/psched-exec -n {ranks} -c {threads} --policy {policy}{spread} -- {command}";
+      "{bin}/psched-exec -n {ranks} -c {threads} --policy {policy}{spread} {command}";
   std::string mpirun =
       "mpirun --oversubscribe -x OMP_NUM_THREADS -x OMP_WAIT_POLICY -n {ranks} {command}";
   std::string srun = "srun --overlap -n {ranks} -c {threads} {command}";

@@ -164,7 +164,7 @@ TEST(DjsbConfig, TemplatesExpandAndRejectUnknownPlaceholders) {
   AppConfig app{4, 2, 100, 3};
   auto s = ExpandTemplate(LauncherConfig{}.psched, app, "sidestep", true, "stream --x", "/b");
   ASSERT_TRUE(s.has_value());
-  EXPECT_EQ(*s, "/b/psched-exec -n 4 -c 2 --policy sidestep --spread -- stream --x");
+  EXPECT_EQ(*s, "/b/psched-exec -n 4 -c 2 --policy sidestep --spread stream --x");
   auto bad = ExpandTemplate("run -n {rank} {command}", app, "", false, "x", "/b");
   ASSERT_FALSE(bad.has_value());
   EXPECT_NE(bad.error().message().find("unknown placeholder {rank}"), std::string::npos);

@@ -40,8 +40,8 @@ nlohmann::json RunPolicy(const std::string& policy, const std::string& dir) {
   std::string cmd = Bin("psched-alloc") + " -N 2 --topology 'pack:1 core:2 pu:1' -- " +
                     Bin("psched-djsb") + " --policies " + policy +
                     " --no-spread --no-baseline --require-psched --repeats 1"
-                    " --sim-ranks 4 --sim-threads 1 --sim-size 8000000"
-                    " --ana-ranks 2 --ana-threads 1 --ana-size 4000000 --iterations 30"
+                    " --sim-ranks 4 --sim-threads 1 --sim-size 4000000"
+                    " --ana-ranks 2 --ana-threads 1 --ana-size 2000000 --iterations 16"
                     " --at 0.3 --timeout 240 -o " +
                     dir + " 2>&1";
   auto r = RunCommand(cmd);
