@@ -12,6 +12,8 @@
 #include <filesystem>
 
 #include "daemon/launcher_service.hpp"
+#include "launcher/slurm/slurm_daemons.hpp"
+#include "launcher/slurm/slurm_environment.hpp"
 
 namespace psched::launcher {
 
@@ -93,6 +95,16 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
     where->kind = "psched-alloc";
     auto fd = ConnectUnix(where->path);
     if (!fd) return Fail(fd.error().Wrap("PSCHED_ALLOCATION=" + std::string(alloc)));
+    return fd;
+  }
+  auto slurm = slurm::FindSlurmLeader(slurm::CurrentEnvironment(), start_embedded,
+                                      {.pschedd = SelfDir() + "/pschedd"});
+  if (!slurm) return Fail(slurm.error());
+  if (*slurm) {
+    where->path = (*slurm)->socket;
+    where->kind = "slurm";
+    auto fd = ConnectUnix(where->path);
+    if (!fd) return Fail(fd.error().Wrap("Slurm job " + (*slurm)->job_id));
     return fd;
   }
   std::string rundir = EmbeddedRunDir();

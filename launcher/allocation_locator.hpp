@@ -1,6 +1,6 @@
 // Where psched-exec and psched-ctl find their allocation's leader daemon:
 //   1. PSCHED_ALLOCATION=<run dir> (set by psched-alloc): <run dir>/pschedd.sock;
-//   2. (Slurm: the launcher/slurm module, once wired in);
+//   2. inside a Slurm allocation: the daemons launcher/slurm starts with srun (FindSlurmLeader);
 //   3. the embedded default: a daemon for this machine alone in
 //      $XDG_RUNTIME_DIR/psched or /tmp/psched-<uid>, started on first use and reused.
 #pragma once
