@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A second psched-exec in the same allocation reuses the daemons the first one started:
-# the same pschedd processes (pids) serve both calls, and psched-ctl reaches them.
+# the same pschedd processes (pids) serve every call, and psched-ctl reaches their leader.
 source "$(dirname "$0")/lib.sh"
 
 if [[ "$inside" == --inside ]]; then
@@ -18,9 +18,11 @@ if [[ "$inside" == --inside ]]; then
 
   if [[ -x "$psched_ctl" ]]; then
     status=$(timeout 60 "$psched_ctl" status --json) || fail "psched-ctl status --json failed ($?)"
-    for pid in $(awk '{print $1}' <<<"$first"); do
-      grep -q "\b$pid\b" <<<"$status" || fail "psched-ctl status --json does not show daemon pid $pid: $status"
-    done
+    # The leader psched-ctl reaches knows the four Slurm nodes by name, all up.
+    hosts=$(grep -o '"hostname": *"[^"]*"' <<<"$status" | sed 's/.*"\([^"]*\)"$/\1/' |
+      sort | tr '\n' ' ')
+    [[ "$hosts" == "n1 n2 n3 n4 " ]] || fail "psched-ctl status --json shows nodes '$hosts': $status"
+    [[ $(grep -c '"state": *"up"' <<<"$status") == 4 ]] || fail "not all 4 nodes up: $status"
   else
     note "no $psched_ctl: skipped the psched-ctl check"
   fi

@@ -46,7 +46,7 @@ daemons_of_job() {
   for dir in /proc/[0-9]*; do
     pid=${dir#/proc/}
     [[ "$(cat "$dir/comm" 2>/dev/null)" == pschedd ]] || continue
-    env_text=$(tr '\0' '\n' <"$dir/environ" 2>/dev/null) || continue
+    env_text=$(tr '\0' '\n' 2>/dev/null <"$dir/environ") || continue
     grep -qx "SLURM_JOB_ID=$job" <<<"$env_text" || continue
     node=$(sed -n 's/^SLURMD_NODENAME=//p' <<<"$env_text")
     echo "$pid ${node:-?}"
@@ -58,7 +58,7 @@ processes_of_job() {
   local job=$1 dir
   for dir in /proc/[0-9]*; do
     [[ "$dir" == "/proc/$$" || "$dir" == "/proc/$BASHPID" ]] && continue
-    tr '\0' '\n' <"$dir/environ" 2>/dev/null | grep -qx "SLURM_JOB_ID=$job" || continue
+    tr '\0' '\n' 2>/dev/null <"$dir/environ" | grep -qx "SLURM_JOB_ID=$job" || continue
     echo "${dir#/proc/} $(cat "$dir/comm" 2>/dev/null)"
   done
 }
