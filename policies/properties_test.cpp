@@ -175,3 +175,45 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace psched::policies
+
+namespace psched::policies {
+namespace {
+
+// Users of one allocation may each pick a policy: every arrival here uses a random
+// one. The bookkeeping must stay exact and an idle allocation must leave nobody
+// queued or suspended.
+TEST(MixedPolicies, RandomPolicyPerArrivalKeepsTheBookkeeping) {
+  std::vector<std::unique_ptr<Policy>> all;
+  for (const std::string& name : PolicyNames()) all.push_back(*MakePolicy(name));
+  all.push_back(*MakePolicy("overbook", PolicyOptions{OverbookMode::kFloat, false, 0}));
+  auto allocator = *sched::MakeAllocator("compact");
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    sched::Snapshot s = PaperAllocation();
+    for (int step = 0; step < 100; ++step) {
+      s.now += 1;
+      const Policy& policy = *all[rng() % all.size()];
+      if (s.sessions.empty() || rng() % 5 < 3) {
+        sched::SessionRequest r = Request(step + 1, 1 + static_cast<int>(rng() % 60),
+                                          1 + static_cast<int>(rng() % 2), rng() % 3 == 0);
+        Arrive(s, policy, r, *allocator);
+      } else {
+        End(s, policy, s.sessions[rng() % s.sessions.size()].request.id, *allocator);
+      }
+      ASSERT_EQ(CheckUses(s), "") << "step " << step << " policy " << policy.name();
+    }
+    for (int guard = 0; guard < 1000 && !s.sessions.empty(); ++guard) {
+      const sched::Session* holder = nullptr;
+      for (const sched::Session& session : s.sessions)
+        if (HoldsSlots(session)) holder = &session;
+      ASSERT_NE(holder, nullptr) << "sessions left waiting on an idle allocation";
+      End(s, *all[0], holder->request.id, *allocator);
+      ASSERT_EQ(CheckUses(s), "");
+    }
+    EXPECT_EQ(s.FreePus(), s.TotalPus());
+  }
+}
+
+}  // namespace
+}  // namespace psched::policies
