@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -343,9 +344,20 @@ Result<std::optional<SlurmLeader>> FindSlurmLeader(const Environment& env, bool 
   auto allocation = ParseAllocation(env);
   if (!allocation) return Fail(allocation.error());
   if (!*allocation) return std::optional<SlurmLeader>();
+  SlurmDaemonOptions chosen = options;
+  if (auto it = env.find("PSCHED_SLURM_FANOUT"); it != env.end()) {
+    int fanout = 0;
+    auto [end, ec] =
+        std::from_chars(it->second.data(), it->second.data() + it->second.size(), fanout);
+    if (ec != std::errc() || end != it->second.data() + it->second.size() || fanout < 1) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "PSCHED_SLURM_FANOUT='" + it->second + "' is not a positive integer");
+    }
+    chosen.fanout = fanout;
+  }
   std::string rundir = SlurmRunDir(**allocation);
   if (start) {
-    auto ensured = EnsureSlurmDaemons(**allocation, options);
+    auto ensured = EnsureSlurmDaemons(**allocation, chosen);
     if (!ensured) return Fail(ensured.error());
     rundir = *ensured;
   }

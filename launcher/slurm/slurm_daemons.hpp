@@ -59,6 +59,8 @@ struct SlurmLeader {
 // without it (psched-ctl), only computes where they would be.
 // A rank of a psched session outside Slurm carries SLURM_JOBID (set for Open MPI) and
 // PSCHED_SESSION but no SLURM_JOB_ID: that is not a Slurm allocation.
+// PSCHED_SLURM_FANOUT in `env`, when set, overrides options.fanout (tests use it to start
+// deeper trees on four nodes).
 Result<std::optional<SlurmLeader>> FindSlurmLeader(const Environment& env, bool start,
                                                    const SlurmDaemonOptions& options);
 

@@ -47,6 +47,17 @@ TEST(FindSlurmLeader, MalformedSlurmVariablesAreAnError) {
   EXPECT_NE(leader.error().message().find("SLURM_JOB_CPUS_PER_NODE"), std::string::npos);
 }
 
+TEST(FindSlurmLeader, AMalformedFanoutIsAnError) {
+  for (const char* bad : {"0", "-1", "two", "", "3x"}) {
+    Environment env = SallocEnv();
+    env["PSCHED_SLURM_FANOUT"] = bad;
+    auto leader = FindSlurmLeader(env, false, {.pschedd = "pschedd"});
+    ASSERT_FALSE(leader.has_value()) << bad;
+    EXPECT_EQ(leader.error().message(),
+              "PSCHED_SLURM_FANOUT='" + std::string(bad) + "' is not a positive integer");
+  }
+}
+
 TEST(EnsureSlurmDaemons, RefusesBadOptionsBeforeStartingAnything) {
   SlurmAllocation alloc{.job_id = "42", .nodes = {"n1"}, .cpus_per_node = {2}};
   auto no_daemon = EnsureSlurmDaemons(alloc, {});
