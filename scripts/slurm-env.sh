@@ -7,7 +7,8 @@
 # No systemd and no cgroups are needed (proctrack/linuxproc, task/none). Must run as root.
 #
 #   start   generate DIR/slurm.conf, start what is not running, wait until the nodes are idle
-#   stop    cancel jobs, stop every daemon this script started, remove DIR
+#   stop    cancel jobs, stop every daemon this script started, remove DIR and psched's
+#           per-job run directories /tmp/psched-UID-slurm-JOB
 #   status  exit 0 and show sinfo when the cluster answers, exit 1 otherwise
 #   env     print `export SLURM_CONF=...` for eval in a shell
 #
@@ -317,6 +318,9 @@ do_stop() {
   if [[ -L "$etc_conf" && "$(readlink "$etc_conf")" == "$conf" ]]; then
     rm -f "$etc_conf"
   fi
+  # psched's per-job run directories (launcher/slurm SlurmRunDir) of this cluster's jobs:
+  # their jobs are gone, and job ids start again at 1 with the next cluster.
+  rm -rf /tmp/psched-[0-9]*-slurm-[0-9]*
   rm -rf "$dir"
   echo "slurm-env: stopped"
 }
