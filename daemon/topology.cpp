@@ -41,7 +41,10 @@ int AncestorIndex(hwloc_topology_t topo, hwloc_obj_t pu, hwloc_obj_type_t type) 
 
 std::string NormalizeSynthetic(const std::string& spec) {
   static const std::regex kPack(R"(\b(pack|socket|sock):)");
-  return std::regex_replace(spec, kPack, "package:");
+  std::string out = std::regex_replace(spec, kPack, "package:");
+  // hwloc wants the PU level spelled out; "core:16" means one PU per core.
+  if (out.find("pu:") == std::string::npos && out.find("PU:") == std::string::npos) out += " pu:1";
+  return out;
 }
 
 Result<sched::NodeTopology> LoadNodeTopology(const std::string& spec) {

@@ -48,3 +48,13 @@ TEST(Topology, RealMachineAndModuloBinding) {
 
 }  // namespace
 }  // namespace psched::daemon
+
+namespace psched::daemon {
+namespace {
+TEST(Topology, PuLevelDefaultsToOnePerCore) {
+  auto t = LoadNodeTopology("core:16");
+  ASSERT_TRUE(t) << t.error().ToString();
+  EXPECT_EQ(t->NumPus(), 16);
+}
+}  // namespace
+}  // namespace psched::daemon

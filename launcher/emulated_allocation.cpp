@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "daemon/auth.hpp"
 #include "daemon/tree.hpp"
@@ -107,8 +108,12 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
   std::string line = ReadLine(ready[0]);
   if (!line.starts_with("port ")) {
     close(ready[0]);
+    waitpid(pid, nullptr, 0);
+    std::ifstream in(log);
+    std::string why, last;
+    while (std::getline(in, last)) why = last;
     return Fail(ErrorCode::kSystem,
-                "daemon for node " + std::to_string(node) + " failed to start (see " + log + ")");
+                "daemon for node " + std::to_string(node) + " failed to start: " + why);
   }
   if (node == 0)
     leader_ready_fd_ = ready[0];
@@ -126,7 +131,7 @@ void EmulatedAllocation::Stop() {
   }
   // Children stop when their parent's link closes; anything left after 5 s is killed.
   for (int waited = 0; waited < 50; ++waited) {
-    std::erase_if(pids_, [](pid_t p) { return waitpid(p, nullptr, WNOHANG) == p; });
+    std::erase_if(pids_, [](pid_t p) { return waitpid(p, nullptr, WNOHANG) != 0; });
     if (pids_.empty()) break;
     usleep(100000);
   }

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -140,6 +141,9 @@ Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& 
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
+    // Lands in the err file, which the error message quotes.
+    std::string why = "cannot run '" + argv[0] + "': " + std::strerror(errno) + "\n";
+    (void)!write(2, why.data(), why.size());
     _exit(127);
   }
   close(out_fd);

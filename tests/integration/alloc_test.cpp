@@ -1,0 +1,171 @@
+// Emulated multi-node allocations (psched-alloc): sessions across nodes, output
+// volume, signal forwarding, Ctrl-Z, and faults (launcher or daemon killed).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <set>
+
+#include "tests/integration/harness.hpp"
+
+namespace psched::testing {
+namespace {
+
+std::vector<pid_t> Pids(const std::string& out) {
+  std::vector<pid_t> pids;
+  for (const auto& line : Lines(out))
+    if (auto at = line.find("pid "); at != std::string::npos)
+      pids.push_back(std::stoi(line.substr(at + 4)));
+  return pids;
+}
+
+TEST(Alloc, SessionAcrossNodesWithPinning) {
+  EmulatedAlloc alloc(4, "pack:2 core:4 pu:1");
+  ASSERT_TRUE(alloc.ok());
+  auto r = RunCmd({Bin("psched-exec"), "-n", "12", "--ppn", "3", "sh", "-c",
+                   "echo $PSCHED_NODE $PSCHED_LOCAL_RANK "
+                   "$(grep Cpus_allowed_list /proc/self/status | cut -f2)"},
+                  alloc.Env());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, int> per_node;
+  for (const auto& line : Lines(r.out)) {
+    per_node[line.substr(0, line.find(' '))]++;
+    EXPECT_EQ(line.find_first_of(",-", 4), std::string::npos) << "one PU per rank: " << line;
+  }
+  EXPECT_EQ(per_node, (std::map<std::string, int>{{"0", 3}, {"1", 3}, {"2", 3}, {"3", 3}}));
+  auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
+  EXPECT_EQ(status.code, 0);
+  EXPECT_NE(status.out.find("node3"), std::string::npos) << status.out;
+  EXPECT_EQ(alloc.Stop(), 0);
+}
+
+TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
+  EmulatedAlloc alloc(4, "core:2", 2);
+  ASSERT_TRUE(alloc.ok());
+  constexpr int kLines = 16384;  // x 64 bytes = 1 MiB per rank
+  auto r = RunCmd({Bin("psched-exec"), "-n", "8", "--label", "awk",
+                   "BEGIN { for (i = 0; i < 16384; i++) printf \"%02d %06d "
+                   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", "
+                   "ENVIRON[\"PSCHED_RANK\"], i }"},
+                  alloc.Env());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<int> next(8, 0);
+  auto lines = Lines(r.out);
+  ASSERT_FALSE(lines.empty());
+  for (const auto& line : lines) {
+    ASSERT_EQ(line.size(), lines.front().size()) << "a torn line: " << line;
+    int rank = std::stoi(line.substr(1));
+    ASSERT_GE(rank, 0);
+    ASSERT_LT(rank, 8);
+    int seq = std::stoi(line.substr(line.find(']') + 5, 6));
+    ASSERT_EQ(seq, next[rank]) << "rank " << rank << " lost or reordered a line";
+    ++next[rank];
+  }
+  for (int rank = 0; rank < 8; ++rank) EXPECT_EQ(next[rank], kLines) << "rank " << rank;
+}
+
+TEST(Alloc, SignalsAreForwardedToEveryRank) {
+  EmulatedAlloc alloc(2, "core:2");
+  ASSERT_TRUE(alloc.ok());
+  Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c",
+          "trap 'echo got USR1 $PSCHED_RANK; exit 0' USR1; echo pid $$; "
+          "while :; do sleep 0.05; done"},
+         alloc.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
+  p.Signal(SIGUSR1);
+  EXPECT_EQ(p.Wait(), 0) << p.err();
+  EXPECT_EQ(CountLines(p.out(), "got USR1"), 4) << p.out();
+
+  Proc q({Bin("psched-exec"), "-n", "4", "sh", "-c", "echo pid $$; exec sleep 300"}, alloc.Env());
+  ASSERT_TRUE(q.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
+  q.Signal(SIGINT);
+  EXPECT_EQ(q.Wait(), 128 + SIGINT);
+  for (pid_t pid : Pids(q.out())) EXPECT_TRUE(Eventually([pid] { return ProcessGone(pid); }));
+}
+
+TEST(Alloc, CtrlZSuspendsTheSessionEverywhereAndFgResumesIt) {
+  EmulatedAlloc alloc(2, "core:2");
+  ASSERT_TRUE(alloc.ok());
+  GoFile go;
+  Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c", "echo pid $$; " + go.WaitCmd()}, alloc.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
+  auto pids = Pids(p.out());
+  auto all = [&](auto pred) {
+    for (pid_t pid : pids)
+      if (!pred(ProcessState(pid))) return false;
+    return true;
+  };
+  p.Signal(SIGTSTP);
+  EXPECT_TRUE(Eventually([&] { return all([](char s) { return s == 'T'; }); }));
+  EXPECT_TRUE(Eventually([&] { return ProcessState(p.pid()) == 'T'; })) << "launcher not stopped";
+  p.Signal(SIGCONT);
+  EXPECT_TRUE(Eventually([&] { return all([](char s) { return s == 'S' || s == 'R'; }); }));
+  go.Go();
+  EXPECT_EQ(p.Wait(), 0) << p.err();
+}
+
+TEST(Alloc, LauncherKilledTakesItsSessionDownOnEveryNode) {
+  EmulatedAlloc alloc(2, "core:2");
+  ASSERT_TRUE(alloc.ok());
+  Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c", "echo pid $$; exec sleep 300"}, alloc.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
+  auto pids = Pids(p.out());
+  auto start = std::chrono::steady_clock::now();
+  p.Signal(SIGKILL);
+  for (pid_t pid : pids) EXPECT_TRUE(Eventually([pid] { return ProcessGone(pid); }));
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("session gone %.3f s after the launcher was killed\n", s);
+  auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
+  EXPECT_NE(status.out.find("sessions: 0"), std::string::npos) << status.out;
+}
+
+TEST(Alloc, DaemonKilledFailsOnlyTheSessionsWithRanksThere) {
+  EmulatedAlloc alloc(3, "core:2");
+  ASSERT_TRUE(alloc.ok());
+  GoFile go;
+  auto start = [&](Proc& p) {
+    return p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 2; });
+  };
+  std::string cmd = "echo pid $$ node $PSCHED_NODE; " + go.WaitCmd();
+  Proc a({Bin("psched-exec"), "-n", "2", "sh", "-c", cmd}, alloc.Env());
+  ASSERT_TRUE(start(a));
+  Proc b({Bin("psched-exec"), "-n", "2", "sh", "-c", cmd}, alloc.Env());
+  ASSERT_TRUE(start(b));
+  Proc c({Bin("psched-exec"), "-n", "2", "sh", "-c", cmd}, alloc.Env());
+  ASSERT_TRUE(start(c));
+  ASSERT_EQ(CountLines(c.out(), "node 2"), 2) << c.out();
+  pid_t node2 = alloc.DaemonPid(2);
+  ASSERT_GT(node2, 0);
+  kill(node2, SIGKILL);
+  EXPECT_EQ(c.Wait(), 1);
+  EXPECT_NE(c.err().find("lost node 2"), std::string::npos) << c.err();
+  for (pid_t pid : Pids(c.out())) EXPECT_TRUE(Eventually([pid] { return ProcessGone(pid); }));
+  for (pid_t pid : Pids(a.out())) EXPECT_FALSE(ProcessGone(pid)) << "session a was hurt";
+  for (pid_t pid : Pids(b.out())) EXPECT_FALSE(ProcessGone(pid)) << "session b was hurt";
+  auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
+  EXPECT_NE(status.out.find("lost"), std::string::npos) << status.out;
+  go.Go();
+  EXPECT_EQ(a.Wait(), 0) << a.err();
+  EXPECT_EQ(b.Wait(), 0) << b.err();
+}
+
+TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
+  auto ok =
+      RunCmd({Bin("psched-alloc"), "-N", "2", "--topology", "core:2", "--", "sh", "-c", "exit 5"});
+  EXPECT_EQ(ok.code, 5) << ok.err;
+  auto zero = RunCmd({Bin("psched-alloc"), "-N", "0", "--", "true"});
+  EXPECT_NE(zero.code, 0);
+  EXPECT_NE(zero.err.find("nodes"), std::string::npos) << zero.err;
+  auto topo = RunCmd({Bin("psched-alloc"), "-N", "2", "--topology", "blob:3", "--", "true"});
+  EXPECT_NE(topo.code, 0);
+  EXPECT_NE(topo.err.find("invalid synthetic topology"), std::string::npos) << topo.err;
+  auto none = RunCmd({Bin("psched-alloc"), "-N", "2"});
+  EXPECT_NE(none.code, 0);
+  auto alloc = RunCmd({Bin("psched-alloc"), "--allocator", "nope", "--", "true"});
+  EXPECT_NE(alloc.code, 0);
+  EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;
+}
+
+}  // namespace
+}  // namespace psched::testing
