@@ -4,19 +4,19 @@
 // Everything here is pure: the environment comes in as a map, so tests can hand in any
 // Slurm environment. slurm_environment.hpp reads the process's real environment.
 //
-// Use from psched-exec (the launcher):
+// psched-exec and psched-ctl need only FindSlurmLeader (slurm_daemons.hpp), which parses
+// the allocation with ParseAllocation and starts the daemons with srun argvs built by
+// DaemonLaunchArgv, one step per tree level (daemon_plan.hpp). The pieces:
 //
 //   auto alloc = psched::slurm::ParseAllocation(psched::slurm::CurrentEnvironment());
 //   if (!alloc) { report alloc.error().ToString(); exit 1 }      // malformed SLURM_* values
 //   if (!*alloc) { no Slurm allocation: embedded or emulated mode }
 //   const SlurmAllocation& a = **alloc;   // a.job_id, a.nodes[i], a.cpus_per_node[i]
 //   argv = DaemonLaunchArgv(a, {.pschedd = "/path/to/pschedd", .pschedd_args = {...}});
-//   fork; setsid; stdin/stdout from /dev/null; execvp(argv[0], argv)   // detached
 //
-// Use from pschedd started by that srun (one task per node):
+// A process started by such an srun (one task per node) can read where it runs:
 //
-//   auto step = psched::slurm::ParseDaemonStep(env);   // step->node_index: 0 is the leader,
-//                                                       // the node a.nodes[0] names
+//   auto step = psched::slurm::ParseDaemonStep(env);   // step->node_index within the step
 //
 // Facts checked with the test Slurm (scripts/slurm-env.sh, Slurm 22.05):
 //   - srun passes no file descriptor but stdin/stdout/stderr to its tasks: a --ready-fd
