@@ -6,8 +6,9 @@ source "$(dirname "$0")/lib.sh"
 
 if [[ "$inside" == --inside ]]; then
   [[ "${SLURM_JOB_NUM_NODES:-}" == 4 ]] || fail "SLURM_JOB_NUM_NODES='${SLURM_JOB_NUM_NODES:-}', want 4"
-  [[ "$SLURM_JOB_CPUS_PER_NODE" == "$(nproc)(x4)" ]] ||
-    fail "SLURM_JOB_CPUS_PER_NODE='$SLURM_JOB_CPUS_PER_NODE', want whole nodes '$(nproc)(x4)'"
+  cpus=$(sinfo -h -N -n n1 -o '%c')
+  [[ "$SLURM_JOB_CPUS_PER_NODE" == "${cpus}(x4)" ]] ||
+    fail "SLURM_JOB_CPUS_PER_NODE='$SLURM_JOB_CPUS_PER_NODE', want whole nodes '${cpus}(x4)'"
   names=$(srun --overlap -N4 --ntasks-per-node=1 printenv SLURMD_NODENAME | sort | tr '\n' ' ')
   [[ "$names" == "n1 n2 n3 n4 " ]] || fail "one task per node ran on '$names', want 'n1 n2 n3 n4'"
   note "salloc -N4: one task on each of $names"
