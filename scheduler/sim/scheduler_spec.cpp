@@ -1,6 +1,7 @@
 #include "scheduler/sim/scheduler_spec.hpp"
 
 #include "scheduler/allocator_registry.hpp"
+#include "scheduler/priorities/priority_registry.hpp"
 #include "scheduler/sim/best_fit.hpp"
 
 #include <algorithm>
@@ -24,7 +25,7 @@ std::vector<std::string> DisciplineNames() {
 }
 
 std::vector<std::string> PriorityNamesForSim() {
-  return {"fcfs"};
+  return sched::prio::PriorityNames();
 }
 
 Result<SchedulerSpec> ParseSchedulerSpec(const std::string& name) {
@@ -74,7 +75,16 @@ Result<std::unique_ptr<SchedulerParts>> BuildScheduler(const SchedulerSpec& spec
       return sched::PlaceBestFit(nodes, r, scratch.get());
     };
   }
-  // fcfs: arrival order, no priority function.
+  // fcfs in front of a queue discipline is arrival order: no need to compute it. Window
+  // allocators weigh jobs by request.priority, so they always get the module's values.
+  if (spec.priority != "fcfs" || spec.discipline == Discipline::kAllocator) {
+    auto module = sched::prio::MakePriority(spec.priority, priorities);
+    if (!module) return Fail(module.error());
+    std::shared_ptr<sched::prio::PriorityModule> shared = std::move(*module);
+    parts->priority_module = shared;
+    setup.priority = [shared](const sched::SessionRequest& r, std::span<const OwnerJob> history,
+                              double now) { return shared->Priority(r, history, now); };
+  }
   return parts;
 }
 

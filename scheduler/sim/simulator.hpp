@@ -13,6 +13,7 @@
 
 #include "common/error.hpp"
 #include "scheduler/allocator.hpp"
+#include "scheduler/priorities/priority.hpp"
 #include "scheduler/sim/easy_backfill.hpp"
 #include "scheduler/sim/metrics.hpp"
 #include "scheduler/sim/workload.hpp"
@@ -20,10 +21,7 @@
 namespace psched::sim {
 
 // One finished job of an owner, as priority modules see it (oldest first).
-struct OwnerJob {
-  double requested_s = 0;
-  double runtime_s = 0;
-};
+using OwnerJob = sched::prio::FinishedJob;
 
 // A priority module's answer for a waiting session; higher goes first.
 using PriorityFn = std::function<double(const sched::SessionRequest&,

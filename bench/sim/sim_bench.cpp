@@ -1,0 +1,128 @@
+// Simulator speed, against the targets:
+//  - KTH-SP2 (28k jobs, 100 nodes) with EASY in <= 2 s;
+//  - a 100k-job trace (KTH-SP2 four times end to end, 113,868 jobs) in <= 10 s
+//    (a Python simulator needs about 41 s for 100k LANL-CM5 jobs);
+//  - one auction round on Machine-L (1024 nodes x 8 cores x 2 GPUs, a 100-job window).
+// Trace reading is timed separately from the simulation.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <memory>
+
+#include "scheduler/allocator_registry.hpp"
+#include "scheduler/sim/best_fit.hpp"
+#include "scheduler/sim/generators.hpp"
+#include "scheduler/sim/scheduler_spec.hpp"
+#include "scheduler/sim/swf_file.hpp"
+
+namespace psched::sim {
+namespace {
+
+const Workload& Kth(int copies) {
+  static std::unique_ptr<Workload> base;
+  static std::unique_ptr<Workload> four;
+  if (!base) {
+    Result<Workload> w = ReadSwfFile(PSCHED_SIM_BENCH_TRACE);
+    if (!w) {
+      std::fprintf(stderr, "sim_bench: %s\n", w.error().ToString().c_str());
+      std::exit(2);
+    }
+    base = std::make_unique<Workload>(std::move(*w));
+    four = std::make_unique<Workload>(*base);
+    const size_t n = base->jobs.size();
+    const double span = base->jobs.back().request.submit_time + 1;
+    for (int c = 1; c < 4; ++c)
+      for (size_t i = 0; i < n; ++i) {
+        SimJob j = base->jobs[i];
+        j.request.id += c * 1000000;
+        j.request.submit_time += c * span;
+        four->jobs.push_back(std::move(j));
+      }
+  }
+  return copies == 1 ? *base : *four;
+}
+
+void BM_ReadKthTrace(benchmark::State& state) {
+  for (auto _ : state) {
+    Result<Workload> w = ReadSwfFile(PSCHED_SIM_BENCH_TRACE);
+    benchmark::DoNotOptimize(w);
+  }
+}
+BENCHMARK(BM_ReadKthTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_Replay(benchmark::State& state, const char* scheduler, int copies) {
+  const Workload& w = Kth(copies);
+  auto spec = ParseSchedulerSpec(scheduler);
+  double wait = 0;
+  for (auto _ : state) {
+    auto parts = BuildScheduler(*spec, {}, {});
+    Result<SimResult> r = Simulate(w, (*parts)->setup);
+    if (!r)
+      state.SkipWithError(r.error().ToString().c_str());
+    else
+      wait = r->summary.wait_s.mean;
+  }
+  state.counters["jobs"] = static_cast<double>(w.jobs.size());
+  state.counters["jobs_per_s"] = benchmark::Counter(static_cast<double>(w.jobs.size()),
+                                                    benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["mean_wait_s"] = wait;
+}
+BENCHMARK_CAPTURE(BM_Replay, kth_easy, "easy", 1)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Replay, kth_fcfs, "fcfs", 1)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Replay, kth_easy_psp_aging, "easy/psp+aging", 1)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK_CAPTURE(BM_Replay, kth_x4_easy_114k_jobs, "easy", 4)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+// One auction round on Machine-L: the machine half busy with jobs of workload V.2
+// (placed best-fit in order), the next 100 queued jobs as the window.
+void BM_AuctionRoundMachineL(benchmark::State& state, const char* allocator_name) {
+  AuctionWorkloadSpec spec;
+  spec.kind = 5;
+  spec.version = 2;
+  spec.machine = Machine{1024, 8, 2};
+  spec.theoretical_runtime_s = 1800;
+  Workload w = *MakeAuctionWorkload(spec);
+  sched::Snapshot snap;
+  snap.nodes = MakeNodes(w.machine);
+  size_t next = 0;
+  int busy = 0;
+  for (; next < w.jobs.size() && busy < w.machine.TotalCores() / 2; ++next) {
+    const sched::SessionRequest& r = w.jobs[next].request;
+    auto p = sched::PlaceBestFit(snap.nodes, r);
+    if (!p) break;
+    sched::Plan plan;
+    plan.actions.push_back(sched::SpawnAction{r.id, *p, false});
+    sched::ApplyPlan(snap, plan, &r);
+    busy += r.SlotsNeeded();
+  }
+  std::vector<sched::SessionRequest> window;
+  for (size_t k = next; k < w.jobs.size() && window.size() < 100; ++k) {
+    window.push_back(w.jobs[k].request);
+    window.back().priority = 1e9 - static_cast<double>(k);  // fcfs order
+  }
+  sched::AllocatorConfig config;
+  auto allocator = sched::MakeAllocator(allocator_name, config);
+  size_t started = 0;
+  for (auto _ : state) {
+    auto a = (*allocator)->Allocate(snap, window);
+    started = a.size();
+    benchmark::DoNotOptimize(a);
+  }
+  state.counters["window"] = static_cast<double>(window.size());
+  state.counters["started"] = static_cast<double>(started);
+  state.counters["time_limit_s"] = config.auction.time_limit_s;
+}
+BENCHMARK_CAPTURE(BM_AuctionRoundMachineL, auction, "auction")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(BM_AuctionRoundMachineL, ipwindow, "ipwindow")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+
+}  // namespace
+}  // namespace psched::sim
+
+BENCHMARK_MAIN();
