@@ -100,12 +100,22 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
     if (!r) return Invalid(std::string(source_name) + ": " + r.error().message());
     return {};
   };
-  static const std::vector<std::string> kSections = {
-      "simulation",        "analysis",          "schedule",
-      "launcher",          "metrics",           "analyses",
-      "repeats",           "policies",          "spread",
-      "baseline",          "stream_binary",     "output_dir",
-      "session_timeout_s", "sample_interval_s", "omp_wait_policy"};
+  static const std::vector<std::string> kSections = {"simulation",
+                                                     "analysis",
+                                                     "schedule",
+                                                     "launcher",
+                                                     "metrics",
+                                                     "analyses",
+                                                     "repeats",
+                                                     "policies",
+                                                     "spread",
+                                                     "baseline",
+                                                     "stream_binary",
+                                                     "output_dir",
+                                                     "session_timeout_s",
+                                                     "sample_interval_s",
+                                                     "omp_wait_policy",
+                                                     "mpi_yield_when_idle"};
   for (const auto& [key, _] : root) {
     if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end())
       return Invalid(std::string(source_name) + ": unknown key '" + std::string(key.str()) + "'");
@@ -118,6 +128,7 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
                  Read(root, "", "session_timeout_s", &c.session_timeout_s),
                  Read(root, "", "sample_interval_s", &c.sample_interval_s),
                  Read(root, "", "omp_wait_policy", &c.omp_wait_policy),
+                 Read(root, "", "mpi_yield_when_idle", &c.mpi_yield_when_idle),
                  ReadStringList(root.get("policies"), "policies", &c.policies)}) {
     if (auto w = wrap(r); !w) return Fail(w.error());
   }

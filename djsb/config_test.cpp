@@ -23,6 +23,7 @@ policies = ["surpass", "wait"]
 spread = false
 baseline = false
 output_dir = "out"
+mpi_yield_when_idle = false
 [simulation]
 ranks = 8
 threads = 2
@@ -46,6 +47,7 @@ analysis_share = 0.25
   EXPECT_EQ(c->policies, (std::vector<std::string>{"surpass", "wait"}));
   EXPECT_FALSE(c->spread);
   EXPECT_FALSE(c->baseline);
+  EXPECT_FALSE(c->mpi_yield_when_idle);
   EXPECT_EQ(c->simulation.ranks, 8);
   EXPECT_EQ(c->simulation.Slots(), 16);
   EXPECT_EQ(c->simulation.array_size, 1000);

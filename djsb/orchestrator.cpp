@@ -94,6 +94,7 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
       std::vector<std::string> env = {"OMP_NUM_THREADS=" + std::to_string(app.threads)};
       if (!config_.omp_wait_policy.empty())
         env.push_back("OMP_WAIT_POLICY=" + config_.omp_wait_policy);
+      if (config_.mpi_yield_when_idle) env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
       if (geteuid() == 0) {
         env.push_back("OMPI_ALLOW_RUN_AS_ROOT=1");
         env.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");

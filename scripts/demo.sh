@@ -28,17 +28,20 @@ for tool in psched-exec psched-alloc pschedd psched-ctl; do
 done
 
 djsb=("$bin/psched-djsb" -c "$root/djsb/demo.toml" -o "$out" "$@")
+rc=0
 if [[ " ${missing[*]} " == *" psched-exec "* || " ${missing[*]} " == *" psched-alloc "* ]]; then
   echo "demo: MISSING ${missing[*]} in $bin: running today's baseline only" >&2
   echo "demo: (the policy columns need psched-exec and psched-alloc from launcher/ and daemon/)" >&2
-  "${djsb[@]}" --baseline-only
+  "${djsb[@]}" --baseline-only || rc=$?
 else
   ((${#missing[@]})) && echo "demo: note: ${missing[*]} missing; states come from /proc" >&2
   echo "== djsb on an emulated allocation: psched-alloc -N 4 --topology 'pack:1 core:2 pu:1' =="
-  "$bin/psched-alloc" -N 4 --topology "pack:1 core:2 pu:1" -- "${djsb[@]}"
+  "$bin/psched-alloc" -N 4 --topology "pack:1 core:2 pu:1" -- "${djsb[@]}" || rc=$?
 fi
 
 if command -v rsvg-convert >/dev/null; then
   rsvg-convert -o "$out/djsb.png" "$out/djsb.svg" && echo "demo: PNG of the report: $out/djsb.png"
 fi
 echo "demo: SVG report: $out/djsb.svg"
+# psched-djsb exits 3 when some scenario failed (the table says which and why).
+exit "$rc"
