@@ -297,7 +297,8 @@ pmix_status_t Upcalls::Lookup(const pmix_proc_t* proc, char** keys, const pmix_i
               Publisher{p.nspace, p.rank}, std::move(k), wait, timeout,
               [cbfunc, cbdata](Result<std::vector<PublishedValue>> r) {
                 if (!r) {
-                  LogError("lookup", r.error());
+                  // A miss is an answer, not a failure: clients poll for names.
+                  if (r.error().code() != ErrorCode::kNotFound) LogError("lookup", r.error());
                   cbfunc(ToPmixStatus(r.error()), nullptr, 0, cbdata);
                   return;
                 }

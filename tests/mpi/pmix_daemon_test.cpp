@@ -158,6 +158,18 @@ TEST(PmixDaemon, ConnectAcceptBetweenTwoLaunches) {
   EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
 }
 
+// Same, but rank 1 (on node 1) publishes and looks up: the requests are forwarded
+// to the leader's name service and the waiting lookup is answered from there.
+TEST(PmixDaemon, NameServiceFromNonLeaderNode) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept 1 & "
+                        "sleep 0.5; "
+                        "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=1 mpi_connect_accept 1; "
+                        "b=$?; wait $!; a=$?; echo codes=$a,$b");
+  EXPECT_NE(o.out.find("codes=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
+}
+
 // No free slots and no policy yet: the spawn fails back to the parent, which goes on.
 TEST(PmixDaemon, SpawnWithoutFreeSlotsFailsBackToParent) {
   auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn");

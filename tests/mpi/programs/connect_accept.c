@@ -1,10 +1,12 @@
 /* Two sessions find each other through the name service and connect:
  * PSCHED_TEST_SESSION=1 publishes a port and accepts, =2 looks it up and connects.
- * Both sides then exchange their world sizes over the intercommunicator. */
+ * Both sides then exchange their world sizes over the intercommunicator.
+ * argv[1]: the root rank that publishes / looks up (default 0). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -13,17 +15,34 @@ int main(int argc, char** argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int root = argc > 1 ? atoi(argv[1]) : 0;
+  if (root >= size) root = 0;
   char port[MPI_MAX_PORT_NAME] = "";
   MPI_Comm inter;
   if (server) {
-    if (rank == 0) {
+    if (rank == root) {
       MPI_Open_port(MPI_INFO_NULL, port);
       MPI_Publish_name("psched-test-service", MPI_INFO_NULL, port);
     }
-    MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter);
   } else {
-    if (rank == 0) MPI_Lookup_name("psched-test-service", MPI_INFO_NULL, port);
-    MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    if (rank == root) {
+      /* MPI_Lookup_name does not wait: poll until the other session has published. */
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+      MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+      int found = 0;
+      for (int tries = 0; tries < 1200 && !found; ++tries) {
+        found = MPI_Lookup_name("psched-test-service", MPI_INFO_NULL, port) == MPI_SUCCESS;
+        if (!found) usleep(50000);
+      }
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+      MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+      if (!found) {
+        fprintf(stderr, "lookup of psched-test-service never succeeded\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+      }
+    }
+    MPI_Comm_connect(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter);
   }
   int remote_size;
   MPI_Comm_remote_size(inter, &remote_size);
@@ -37,7 +56,7 @@ int main(int argc, char** argv) {
          remote_size, theirs);
   fflush(stdout);
   MPI_Barrier(inter);
-  if (server && rank == 0) {
+  if (server && rank == root) {
     MPI_Unpublish_name("psched-test-service", MPI_INFO_NULL, port);
     MPI_Close_port(port);
   }
