@@ -57,29 +57,37 @@ std::vector<std::vector<StateInterval>> BuildTimelines(const std::vector<RunTime
   for (size_t i = 0; i < n; ++i) {
     const RunTimes& t = rel[i];
     Append(out[i], t.submit, t.begin, "waiting");
-    // The state at each tick inside [begin, end], held until the next tick.
+    // Where the session sat once all its processes were up (a launcher may bind ranks
+    // only after they start, so earlier samples do not count).
+    int all_procs = 0;
+    for (const SampleTick& tick : ticks)
+      if (i < tick.sessions.size()) all_procs = std::max(all_procs, tick.sessions[i].procs);
     std::string initial_cpus;
+    // The state at each tick inside [begin, end], held until the next tick.
     std::vector<std::pair<double, std::string>> marks;
     for (const SampleTick& tick : ticks) {
       if (i >= tick.sessions.size()) continue;
       const StateSample& s = tick.sessions[i];
-      if (s.procs > 0 && initial_cpus.empty()) initial_cpus = s.cpus;
+      if (s.procs == all_procs && s.procs > 0 && initial_cpus.empty()) initial_cpus = s.cpus;
       if (tick.t < t.begin || tick.t > t.end) continue;
+      // Another session running (not all stopped) at this tick, and whether it shares cpus.
+      bool other_running = false, shares = false;
+      std::set<int> mine = ParseCpuList(s.cpus);
+      for (size_t j = 0; j < tick.sessions.size(); ++j) {
+        const StateSample& o = tick.sessions[j];
+        if (j == i || o.procs == 0 || o.stopped == o.procs) continue;
+        other_running = true;
+        if (Intersects(mine, ParseCpuList(o.cpus))) shares = true;
+      }
       std::string state = CtlToState(s.ctl_state);
       if (state.empty() && s.procs > 0) {
         if (s.stopped == s.procs) {
           state = "suspended";
-        } else if (!initial_cpus.empty() && s.cpus != initial_cpus) {
-          state = "sidestepped";
+        } else if (other_running && s.procs == all_procs && !initial_cpus.empty() &&
+                   s.cpus != initial_cpus) {
+          state = "sidestepped";  // moved away while another session runs
         } else {
-          std::set<int> mine = ParseCpuList(s.cpus);
-          for (size_t j = 0; j < tick.sessions.size() && state.empty(); ++j) {
-            const StateSample& o = tick.sessions[j];
-            if (j != i && o.procs > 0 && o.stopped < o.procs &&
-                Intersects(mine, ParseCpuList(o.cpus)))
-              state = "overbooked";
-          }
-          if (state.empty()) state = "running";
+          state = shares ? "overbooked" : "running";
         }
       }
       if (state.empty() || state == "waiting") state = "running";  // inside [begin, end]

@@ -32,8 +32,9 @@ std::set<int> ParseCpuList(const std::string& list);
 
 // For each session (times relative to the run's start): "waiting" from submit to begin,
 // then from begin to end the sampled state: psched-ctl's when known, else "suspended"
-// when every process is stopped, "sidestepped" when its cpus moved from where it began,
-// "overbooked" when it shares cpus with another running session, else "running".
+// when every process is stopped, "sidestepped" when its cpus moved from where it sat once
+// all its processes were up while another session runs, "overbooked" when it shares cpus
+// with another running session, else "running".
 // With no samples inside [begin, end] the whole stretch is "running".
 std::vector<std::vector<StateInterval>> BuildTimelines(const std::vector<RunTimes>& relative,
                                                        const std::vector<SampleTick>& ticks);

@@ -67,6 +67,16 @@ TEST(DjsbTimeline, SharedCpusAreOverbookedAndMovedCpusAreSidestepped) {
   EXPECT_EQ(tl[1][0].state, "overbooked");
 }
 
+TEST(DjsbTimeline, BindingAtStartupIsNotASidestep) {
+  // A launcher binds ranks after they start: cpus change while the session is alone.
+  std::vector<SampleTick> ticks = {{0.1, {Running("0-1", 1)}},
+                                   {0.2, {Running("0-1", 2)}},
+                                   {0.3, {Running("1", 2)}},
+                                   {0.4, {Running("1", 2)}}};
+  auto tl = BuildTimelines({{0, 0, 1}}, ticks);
+  for (const auto& iv : tl[0]) EXPECT_EQ(iv.state, "running") << iv.t0;
+}
+
 TEST(DjsbTimeline, PschedCtlStateWins) {
   std::vector<SampleTick> ticks = {{1, {{2, 0, "0-1", "sidestepped"}}}};
   auto tl = BuildTimelines({{0, 0, 2}}, ticks);
