@@ -5,23 +5,27 @@
 #
 #   scripts/demo.sh [extra psched-djsb options, e.g. --repeats 1]
 #
+# Environment: BUILD_DIR (default build), DEMO_NO_BUILD=1 to reuse an existing build.
+#
 # Until psched-exec / psched-alloc are built it says what is missing and runs only
 # today's baseline (mpirun --oversubscribe), so the report still shows that column.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-out="$root/build/djsb-results"
+build="$root/${BUILD_DIR:-build}"
+out="$build/djsb-results"
 
-bash scripts/install-deps.sh
-
-echo "== build (Release) into build/ =="
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-if ! cmake --build build -j"$(nproc)"; then
-  echo "demo: the full build failed; building only djsb's programs" >&2
-  cmake --build build -j"$(nproc)" --target psched-stream psched-djsb
+if [[ -z "${DEMO_NO_BUILD:-}" ]]; then
+  bash scripts/install-deps.sh
+  echo "== build (Release) into $build =="
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  if ! cmake --build "$build" -j"$(nproc)"; then
+    echo "demo: the full build failed; building only djsb's programs" >&2
+    cmake --build "$build" -j"$(nproc)" --target psched-stream psched-djsb
+  fi
 fi
 
-bin="$root/build/bin"
+bin="$build/bin"
 missing=()
 for tool in psched-exec psched-alloc pschedd psched-ctl; do
   [[ -x "$bin/$tool" ]] || missing+=("$tool")
