@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "djsb/proc_sampler.hpp"
@@ -153,6 +155,19 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
         rec.observed_stopped = true;
     relative.push_back({times->submit - start, times->begin - start, times->end - start});
     run.sessions.push_back(std::move(rec));
+  }
+  // Keep the raw samples beside the launchers' output: the timeline can be checked.
+  {
+    std::ofstream samples(runs_dir + "/" + run_id + ".samples.jsonl");
+    for (const SampleTick& t : ticks) {
+      nlohmann::json line{{"t", t.t}};
+      for (size_t i = 0; i < t.sessions.size(); ++i)
+        line[pending[i].name] = {{"procs", t.sessions[i].procs},
+                                 {"stopped", t.sessions[i].stopped},
+                                 {"cpus", t.sessions[i].cpus},
+                                 {"ctl", t.sessions[i].ctl_state}};
+      samples << line.dump() << "\n";
+    }
   }
   auto timelines = BuildTimelines(relative, ticks);
   for (size_t i = 0; i < run.sessions.size(); ++i) run.sessions[i].timeline = timelines[i];
