@@ -7,6 +7,8 @@
 #   /bin/true, 1 rank:  psched-exec -n 1 (warm daemons)  vs  srun --overlap -N1 -n1
 #                       vs  mpirun -n 1 (as inside salloc: Slurm RAS, orted through srun)
 #                       vs  mpirun -n 1 --mca plm isolated --mca ras ^slurm (local, fastest)
+#                       and, to read psched-exec's figure: `psched-exec --help` (its own
+#                       start-up: loader, libraries) and a bare fork+exec of /bin/true
 #   MPI hello, 2 ranks: psched-exec -n 2  vs  mpirun -n 2 (both ways)  vs  srun --mpi=pmix -n 2
 #
 # Repetitions are interleaved (one of each row per round) so that load drifting on the
@@ -115,6 +117,8 @@ trap 'rm -rf "$work"' EXIT
 
 # The rows. Functions, not strings: calling them costs no extra fork.
 row_psched_true() { "$psched_exec" -n 1 /bin/true; }
+row_psched_startup() { "$psched_exec" --help; }
+row_fork_exec_true() { /bin/true; }
 row_srun_true() { srun --overlap -N1 -n1 /bin/true; }
 row_mpirun_true() { mpirun -n 1 /bin/true; }
 row_mpirun_local_true() { mpirun --mca plm isolated --mca ras ^slurm -n 1 /bin/true; }
@@ -125,6 +129,8 @@ row_srun_hello() { srun --overlap --mpi=pmix -N1 -n2 "$mpi_hello"; }
 
 declare -A label=(
   [psched_true]="psched-exec -n 1 /bin/true (warm)"
+  [psched_startup]="  psched-exec --help (its start-up alone)"
+  [fork_exec_true]="  /bin/true (fork+exec alone)"
   [srun_true]="srun --overlap -n1 /bin/true"
   [mpirun_true]="mpirun -n 1 /bin/true (in salloc)"
   [mpirun_local_true]="mpirun -n 1 /bin/true (local)"
@@ -198,6 +204,7 @@ less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
 if [[ ! -x "$psched_exec" ]]; then
   skipped[psched_true]="no $psched_exec (build the psched-exec target)"
+  skipped[psched_startup]="no $psched_exec (build the psched-exec target)"
   skipped[psched_hello]="no $psched_exec (build the psched-exec target)"
 fi
 if [[ ! -x "$mpi_hello" ]]; then
@@ -210,7 +217,7 @@ echo "psched launch benchmark: job $SLURM_JOB_ID on ${SLURM_JOB_NODELIST:-?} ($(
   "$(nproc) CPUs), build $build"
 echo
 echo "== 1 rank of /bin/true, $reps interleaved rounds =="
-measure "$reps" psched_true srun_true mpirun_true mpirun_local_true
+measure "$reps" psched_true srun_true mpirun_true mpirun_local_true psched_startup fork_exec_true
 if [[ -n "${median[psched_true]:-}" ]]; then
   p=${median[psched_true]}
   echo "  ratios (median of other / median of psched-exec):"
