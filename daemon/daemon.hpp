@@ -48,6 +48,10 @@ class Daemon final : public TreeServices {
   // A rank failed in a way no exit status shows (MPI_Abort through PMIx): the leader
   // fails its session everywhere and the launcher prints `cause` and exits with `code`.
   void ReportRankFailure(int64_t session, int rank, int code, std::string cause);
+  // This node's ranks of a session only (PMIx job control fans out to the nodes itself).
+  void SuspendLocalRanks(int64_t session) { node_service_->Suspend(session); }
+  void ResumeLocalRanks(int64_t session) { node_service_->Resume(session); }
+  void SignalLocalRanks(int64_t session, int sig) { node_service_->Signal(session, sig); }
   TreeServices& tree() { return *this; }
   event_base* base() const { return base_; }
   int port() const { return port_; }

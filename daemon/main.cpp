@@ -93,6 +93,9 @@ int main(int argc, char** argv) {
     actions.fail_session = [d = daemon->get()](int64_t s, int rank, int code, std::string why) {
       d->ReportRankFailure(s, rank, code, std::move(why));
     };
+    actions.suspend_local = [d = daemon->get()](int64_t s) { d->SuspendLocalRanks(s); };
+    actions.resume_local = [d = daemon->get()](int64_t s) { d->ResumeLocalRanks(s); };
+    actions.signal_local = [d = daemon->get()](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
     auto pmix = psched::pmix::DaemonPmixHost::Create(base, (*daemon)->tree(), actions, popt);
     if (pmix)
       (*daemon)->SetLaunchHooks(std::move(*pmix));

@@ -1,6 +1,7 @@
 #include "pmix/daemon_host.hpp"
 
 #include <event2/event.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -96,6 +97,7 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
                        [self](int from, const std::string& d) { self->OnDmodexRequest(from, d); });
   tree.RegisterService("pmix.names",
                        [self](int from, const std::string& d) { self->OnNamesRequest(from, d); });
+  tree.RegisterService("pmix.jobctl", [self](int, const std::string& d) { self->OnJobControl(d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
   return host;
 }
@@ -432,14 +434,58 @@ void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::stri
 }
 
 void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
-  if (!actions_.job_control) {
+  if (!actions_.suspend_local || !actions_.resume_local || !actions_.signal_local) {
     done(Fail(ErrorCode::kInvalidArgument, "job control is not wired in this daemon"));
     return;
   }
+  std::string who = req.requestor.nspace + ":" + std::to_string(req.requestor.rank);
   for (int64_t s : req.sessions) {
-    if (auto r = actions_.job_control(s, req.action, req.signal); !r) return done(Fail(r.error()));
+    auto ns = nspaces_.find(s);
+    if (ns == nspaces_.end()) continue;
+    if (req.action == JobControlAction::kTerminate || req.action == JobControlAction::kKill) {
+      // Through the leader, so the session's launcher learns why it ended.
+      int sig = req.action == JobControlAction::kKill ? SIGKILL : SIGTERM;
+      if (actions_.fail_session) {
+        actions_.fail_session(s, 0, 128 + sig, "terminated by PMIx job control from " + who);
+      }
+      continue;
+    }
+    // Pause / resume / signal: every node of the session acts on its own ranks.
+    ProcsLocation where = server_->Locate({ProcName{ns->second, kWildcardRank}});
+    Json order{{"session", s}, {"action", static_cast<int>(req.action)}, {"signal", req.signal}};
+    for (int node : where.nodes) {
+      if (node != tree_.node()) tree_.SendToNode(node, "pmix.jobctl", Pack(order));
+    }
+    ApplyLocally(s, req.action, req.signal);
   }
   done({});
+}
+
+void DaemonPmixHost::OnJobControl(const std::string& data) {
+  auto j = Unpack(data, "pmix.jobctl");
+  if (!j) return;
+  try {
+    ApplyLocally(j->at("session").get<int64_t>(),
+                 static_cast<JobControlAction>(j->at("action").get<int>()), j->value("signal", 0));
+  } catch (const Json::exception& e) {
+    std::fprintf(stderr, "psched pmix: malformed pmix.jobctl dropped: %s\n", e.what());
+  }
+}
+
+void DaemonPmixHost::ApplyLocally(int64_t session, JobControlAction action, int signal) {
+  switch (action) {
+    case JobControlAction::kPause:
+      actions_.suspend_local(session);
+      break;
+    case JobControlAction::kResume:
+      actions_.resume_local(session);
+      break;
+    case JobControlAction::kSignal:
+      if (signal > 0 && signal < NSIG) actions_.signal_local(session, signal);
+      break;
+    default:
+      break;  // terminate / kill go through the leader
+  }
 }
 
 }  // namespace psched::pmix

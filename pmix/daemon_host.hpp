@@ -31,8 +31,11 @@ struct DaemonActions {
   // Fail the session on every node: the leader kills it, its launcher prints
   // `message` and exits with `code` (MPI_Abort's status).
   std::function<void(int64_t session, int rank, int code, std::string message)> fail_session;
-  // Pause / resume / terminate / signal a session on every node. Unset: refused.
-  std::function<Result<void>(int64_t session, JobControlAction action, int signal)> job_control;
+  // This node's ranks of a session: stop, continue, signal. PMIx job control sends
+  // them to every node of the session; unset: job control is refused.
+  std::function<void(int64_t session)> suspend_local;
+  std::function<void(int64_t session)> resume_local;
+  std::function<void(int64_t session, int sig)> signal_local;
 };
 
 class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices {
@@ -83,6 +86,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   static void OnRequestTimeout(int fd, short what, void* arg);
 
   void OnDmodexRequest(int from, const std::string& data);
+  void OnJobControl(const std::string& data);
+  void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);
   void OnReply(const std::string& data);
   void SendReply(int to, uint64_t id, Result<std::string> r);
