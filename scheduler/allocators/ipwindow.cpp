@@ -40,10 +40,10 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
       x[j][i] = p.AddColumn(0, 0, bound, true);
       t[j][i] = p.AddColumn(0, 0, 1, true);
       // (6)
-      int row = p.AddRow(-1e30, 0);
+      int row = p.AddRow(-mip::kInfinity, 0);
       p.Set(row, x[j][i], 1);
       p.Set(row, t[j][i], -bound);
-      row = p.AddRow(0, 1e30);
+      row = p.AddRow(0, mip::kInfinity);
       p.Set(row, x[j][i], 1);
       p.Set(row, t[j][i], -1);
     }
@@ -63,7 +63,7 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
     for (int i = 0; i < n; ++i)
       if (x[j][i] >= 0) widest = std::max(widest, static_cast<int>(p.ColumnUpper(x[j][i])));
     if (widest > 0) {
-      row = p.AddRow(0, 1e30);
+      row = p.AddRow(0, mip::kInfinity);
       for (int i = 0; i < n; ++i)
         if (t[j][i] >= 0) p.Set(row, t[j][i], 1);
       p.Set(row, s[j], -std::ceil(static_cast<double>(job.cpu) / widest));
@@ -71,16 +71,16 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
     // (5)
     const int n_min = window[j].nodes > 0 ? window[j].nodes : 1;
     const int n_max = window[j].nodes > 0 ? window[j].nodes : n;
-    row = p.AddRow(0, 1e30);
+    row = p.AddRow(0, mip::kInfinity);
     p.Set(row, c[j], 2.0 * n);
     p.Set(row, s[j], -n_min);
-    row = p.AddRow(-1e30, 0);
+    row = p.AddRow(-mip::kInfinity, 0);
     p.Set(row, c[j], 2.0 * n);
     p.Set(row, s[j], -n_max);
   }
   for (int i = 0; i < n; ++i) {
-    int cpu = p.AddRow(-1e30, free[i].cores);  // (1)
-    int gpu = p.AddRow(-1e30, free[i].gpus);   // (3)
+    int cpu = p.AddRow(-mip::kInfinity, free[i].cores);  // (1)
+    int gpu = p.AddRow(-mip::kInfinity, free[i].gpus);   // (3)
     for (int j = 0; j < m; ++j) {
       if (x[j][i] < 0) continue;
       p.Set(cpu, x[j][i], jobs[j].threads);

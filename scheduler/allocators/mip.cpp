@@ -100,7 +100,14 @@ struct Solver {
       // CBC keeps its incumbent in its internal minimisation sense.
       model.setBestSolution(options.warm_start.data(), n, sense * warm_objective, true);
     }
-    model.branchAndBound();
+    // CBC's limit starts with the branch and bound and does not cover LP solves: bound
+    // each of those by wall time too. A root LP that does not finish in time leaves
+    // nothing to branch on: the round has no solution of its own.
+    auto* clp = dynamic_cast<OsiClpSolverInterface*>(model.solver());
+    if (clp != nullptr) clp->getModelPtr()->setMaximumWallSeconds(options.time_limit_s);
+    model.initialSolve();
+    const bool root_solved = model.solver()->isProvenOptimal();
+    if (root_solved) model.branchAndBound();
 
     const double* best = model.bestSolution();
     if (best != nullptr) {
@@ -112,9 +119,9 @@ struct Solver {
       out.x = options.warm_start;
       out.objective = warm_objective;
     }
-    if (model.isProvenOptimal() && !out.x.empty()) {
+    if (root_solved && model.isProvenOptimal() && !out.x.empty()) {
       out.status = Status::kOptimal;
-    } else if (model.isProvenInfeasible() && out.x.empty()) {
+    } else if (root_solved && model.isProvenInfeasible() && out.x.empty()) {
       out.status = Status::kInfeasible;
     } else {
       // Stopped by the limit. Only a solution the solver improved counts as found.

@@ -5,9 +5,14 @@
 // in the model's minimisation sense, silent logs) live in one place.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 namespace psched::sched::mip {
+
+// An absent bound. CBC/Clp take exactly this value (COIN_DBL_MAX) as infinite; a merely
+// large finite bound such as 1e30 wrecks the simplex numerics.
+inline constexpr double kInfinity = std::numeric_limits<double>::max();
 
 class Problem {
  public:

@@ -29,22 +29,39 @@ double Graph::NetworkLoad(int u, int v) const {
   return it != list.end() && it->first == v ? it->second : default_nl_;
 }
 
-std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand, double alpha,
-                                       double beta, int max_vertices) {
-  const int n = graph.Size();
-  // Addition cost of every other vertex that can take processes: a default for all,
-  // then the measured links of `start` (sparse) overwrite theirs.
-  std::vector<double> cost(n);
-  for (int u = 0; u < n; ++u)
-    cost[u] = alpha * graph.ComputeLoad(u) + beta * graph.DefaultNetworkLoad();
+namespace {
+
+// A_v(u) = alpha CL(u) + beta NL(v, u) differs between start nodes only through the
+// measured links of v: for every other u, NL(v, u) is the graph's default. So the
+// order of the unlinked vertices is the same for every start: sort it once, then
+// merge it with v's few linked neighbours. Same order as sorting all of A_v by
+// (cost, index), in O(degree + vertices taken) per start instead of O(n log n).
+struct AdditionOrder {
+  std::vector<std::pair<double, int>> unlinked;  // (cost with default NL, vertex), sorted
+};
+
+AdditionOrder MakeOrder(const Graph& graph, double alpha, double beta) {
+  AdditionOrder order;
+  for (int u = 0; u < graph.Size(); ++u)
+    if (graph.Processors(u) > 0)
+      order.unlinked.push_back(
+          {alpha * graph.ComputeLoad(u) + beta * graph.DefaultNetworkLoad(), u});
+  std::sort(order.unlinked.begin(), order.unlinked.end());
+  return order;
+}
+
+std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, int start, int demand,
+                              double alpha, double beta, int max_vertices) {
+  std::vector<std::pair<double, int>> linked;
   for (const auto& [u, nl] : graph.Neighbours(start))
-    cost[u] = alpha * graph.ComputeLoad(u) + beta * nl;
-  std::vector<std::pair<double, int>> heap;
-  heap.reserve(n);
-  for (int u = 0; u < n; ++u)
-    if (u != start && graph.Processors(u) > 0) heap.push_back({cost[u], u});
-  // Only the cheapest few are needed: a heap instead of a full sort.
-  std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    if (u != start && graph.Processors(u) > 0)
+      linked.push_back({alpha * graph.ComputeLoad(u) + beta * nl, u});
+  std::sort(linked.begin(), linked.end());
+  auto is_linked = [&](int u) {
+    const auto& list = graph.Neighbours(start);
+    auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(u, -1e300));
+    return it != list.end() && it->first == u;
+  };
 
   Candidate c;
   c.start = start;
@@ -54,10 +71,18 @@ std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand
     if (max_vertices > 0) return static_cast<int>(c.vertices.size()) < max_vertices;
     return c.allocated < demand;
   };
-  while (want_more() && !heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-    int u = heap.back().second;
-    heap.pop_back();
+  size_t li = 0, ui = 0;
+  while (want_more()) {
+    while (ui < order.unlinked.size() &&
+           (order.unlinked[ui].second == start || is_linked(order.unlinked[ui].second)))
+      ++ui;
+    const bool have_l = li < linked.size(), have_u = ui < order.unlinked.size();
+    if (!have_l && !have_u) break;
+    int u;
+    if (have_l && (!have_u || linked[li] < order.unlinked[ui]))
+      u = linked[li++].second;
+    else
+      u = order.unlinked[ui++].second;
     c.vertices.push_back(u);
     c.allocated += graph.Processors(u);
   }
@@ -71,12 +96,20 @@ std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand
   return c;
 }
 
+}  // namespace
+
+std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand, double alpha,
+                                       double beta, int max_vertices) {
+  return Grow(graph, MakeOrder(graph, alpha, beta), start, demand, alpha, beta, max_vertices);
+}
+
 std::optional<Candidate> ChooseSubgraph(const Graph& graph, int demand, double alpha, double beta,
                                         int max_vertices) {
+  const AdditionOrder order = MakeOrder(graph, alpha, beta);
   std::vector<Candidate> candidates;
   for (int v = 0; v < graph.Size(); ++v) {
     if (graph.Processors(v) <= 0) continue;
-    if (auto c = GrowCandidate(graph, v, demand, alpha, beta, max_vertices))
+    if (auto c = Grow(graph, order, v, demand, alpha, beta, max_vertices))
       candidates.push_back(std::move(*c));
   }
   if (candidates.empty()) return std::nullopt;

@@ -49,7 +49,7 @@ Model Build(std::span<const Job> jobs, std::span<const NodeFree> free, const std
       m.u_column[j][n] = u;
       m.r_column[j][n] = r;
       // u_jn <= sum_{c in C_jn} b_jc
-      int row = p.AddRow(-1e30, 0);
+      int row = p.AddRow(-mip::kInfinity, 0);
       p.Set(row, u, 1);
       for (int c : classes) p.Set(row, m.bid_column[c], -1);
       if (job.type == JobType::kNodesPerNode) {
@@ -59,18 +59,18 @@ Model Build(std::span<const Job> jobs, std::span<const NodeFree> free, const std
         p.Set(row, u, -(job.cpn - 1));
       } else {
         // (7): r <= extra * u.
-        row = p.AddRow(-1e30, 0);
+        row = p.AddRow(-mip::kInfinity, 0);
         p.Set(row, r, 1);
         p.Set(row, u, -extra);
       }
     }
     if (bids_of[j].empty()) continue;
     // (2)
-    int row = p.AddRow(-1e30, 1);
+    int row = p.AddRow(-mip::kInfinity, 1);
     for (int c : bids_of[j]) p.Set(row, m.bid_column[c], 1);
     // (3) per class: enough of its own nodes when selected...
     for (int c : bids_of[j]) {
-      row = p.AddRow(0, 1e30);
+      row = p.AddRow(0, mip::kInfinity);
       for (int n : bids[c].nodes) p.Set(row, m.u_column[j][n], 1);
       p.Set(row, m.bid_column[c], -bids[c].node_count);
     }
@@ -92,11 +92,11 @@ Model Build(std::span<const Job> jobs, std::span<const NodeFree> free, const std
     for (int j = 0; j < njobs; ++j) {
       auto it = m.u_column[j].find(n);
       if (it == m.u_column[j].end()) continue;
-      if (cpu_row < 0) cpu_row = p.AddRow(-1e30, free[n].cores);
+      if (cpu_row < 0) cpu_row = p.AddRow(-mip::kInfinity, free[n].cores);
       p.Set(cpu_row, it->second, jobs[j].threads);
       p.Set(cpu_row, m.r_column[j].at(n), jobs[j].threads);
       if (jobs[j].gpus > 0) {
-        if (gpu_row < 0) gpu_row = p.AddRow(-1e30, free[n].gpus);
+        if (gpu_row < 0) gpu_row = p.AddRow(-mip::kInfinity, free[n].gpus);
         p.Set(gpu_row, it->second, jobs[j].gpus);
       }
     }
