@@ -425,10 +425,12 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
 void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::string>)> done) {
   int procs = 0;
   for (const auto& a : req.apps) procs += a.max_procs;
+  // Placing children needs the leader's allocator and a session without a launcher:
+  // not wired yet, so say so instead of pretending the allocation is full.
   done(Fail(Error(ErrorCode::kResourceExhausted,
                   "MPI_Comm_spawn of " + std::to_string(procs) +
-                      " process(es) refused: no free slots in the allocation and no "
-                      "co-scheduling policy to make room")
+                      " process(es) refused: spawning from a running session is not "
+                      "supported by pschedd yet")
                 .WithSession(req.parent_session)
                 .WithNode(tree_.node())));
 }

@@ -147,6 +147,18 @@ TEST(PmixDaemon, RankExitingBeforeFinalizeFailsSessionDaemonsKeepServing) {
   EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 2 ok"), 4) << o.out << o.err;
 }
 
+// A rank killed during wire-up: the others wait in MPI_Init's fence; the session
+// fails with the signal and the daemons serve the next session.
+TEST(PmixDaemon, RankKilledDuringInitFailsSessionDaemonsKeepServing) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 mpi_init_killed; echo first=$?; "
+                        "psched-exec -n 4 --ppn 2 mpi_hello_allreduce 2");
+  EXPECT_NE(o.out.find("first=137"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("rank 1 on node 0 (node0) killed by signal 9"), std::string::npos) << o.err;
+  EXPECT_EQ(Count(o.out, "without its peer"), 0) << o.out;
+  EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 2 ok"), 4) << o.out << o.err;
+}
+
 // Two sessions started by separate psched-exec calls find each other through the
 // leader's name service (lookups from node 1 are forwarded) and connect.
 TEST(PmixDaemon, ConnectAcceptBetweenTwoLaunches) {
