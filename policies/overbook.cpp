@@ -13,7 +13,7 @@ sched::Plan OverbookPolicy::OnArrival(const sched::Snapshot& snapshot,
   sched::Snapshot view = ReservedView(snapshot);
   if (std::optional<sched::Placement> p = allocator.PlaceOne(view, request))
     return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
-  const sched::Layout layout = request.spread ? sched::Layout::kSpread : sched::Layout::kCompact;
+  const sched::Layout layout = LayoutFor(request, allocator);
   std::optional<sched::LeastUsedPlacement> least =
       sched::PlaceOnLeastUsed(view.nodes, request, layout);
   if (!least)

@@ -53,6 +53,13 @@ TEST_F(OverbookTest, SpreadOverbooksEveryNodeByEight) {
   EXPECT_EQ(s_.FreePus(), 160);
 }
 
+TEST_F(OverbookTest, SpreadAllocatorSpreadsTheOverbookedRanks) {
+  auto spread = *sched::MakeAllocator("spread");
+  Arrive(s_, pinned_, Request(1, 160), *spread);
+  Arrive(s_, pinned_, Request(2, 32), *spread);
+  for (int n = 0; n < 4; ++n) EXPECT_TRUE(UsesAre(s_, n, 0, 8, 2)) << n;
+}
+
 TEST_F(OverbookTest, FloatModeBindsToTheWholeNode) {
   Arrive(s_, float_, Request(1, 160), *compact_);
   sched::Plan plan = Arrive(s_, float_, Request(2, 32), *compact_);

@@ -20,6 +20,11 @@ bool HoldsSlots(const Session& session) {
          session.state == SessionState::kSidestepped;
 }
 
+sched::Layout LayoutFor(const SessionRequest& request, const Allocator& allocator) {
+  return request.spread || allocator.name() == "spread" ? sched::Layout::kSpread
+                                                        : sched::Layout::kCompact;
+}
+
 std::vector<SessionId> QueueOrder(const Snapshot& snapshot) {
   std::vector<const Session*> queued;
   for (const Session& s : snapshot.sessions)

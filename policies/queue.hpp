@@ -10,11 +10,16 @@
 #include "policies/plan_builder.hpp"
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
+#include "scheduler/placement.hpp"
 
 namespace psched::policies {
 
 // Sessions that occupy slots now (running, overbooked, sidestepped).
 bool HoldsSlots(const sched::Session& session);
+
+// How to lay out ranks on slots that are not free (overbook, sidestep): spread when
+// the session asked for it (--spread) or the admin's allocator is "spread".
+sched::Layout LayoutFor(const sched::SessionRequest& request, const sched::Allocator& allocator);
 
 // Queued sessions in the order they start: higher priority first, then arrival order.
 std::vector<sched::SessionId> QueueOrder(const sched::Snapshot& snapshot);

@@ -74,8 +74,9 @@ sched::Plan SidestepPolicy::OnArrival(const Snapshot& snapshot,
     return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
 
   const SlotMask exclusive = ExclusiveSlots(snapshot);
-  const sched::Layout asked = request.spread ? sched::Layout::kSpread : sched::Layout::kCompact;
-  const sched::Layout other = request.spread ? sched::Layout::kCompact : sched::Layout::kSpread;
+  const sched::Layout asked = LayoutFor(request, allocator);
+  const sched::Layout other =
+      asked == sched::Layout::kSpread ? sched::Layout::kCompact : sched::Layout::kSpread;
   // Least-used slots first; if a node would be left with no room for the ranks it
   // displaces, the other layout may still leave some.
   for (sched::Layout layout : {asked, other}) {
