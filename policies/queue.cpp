@@ -99,59 +99,81 @@ std::string WaitReason(const Snapshot& snapshot, const SessionRequest& request, 
          " session" + (ahead == 1 ? "" : "s") + " ahead, policy " + std::string(policy);
 }
 
-bool DoesNotDelayHead(const Snapshot& view, const SessionRequest& head,
-                      const SessionRequest& candidate, const Placement& placement,
-                      const Allocator& allocator) {
-  if (candidate.estimate_s <= 0) return false;
+std::optional<HeadReservation> HeadReservation::Make(const Snapshot& view,
+                                                     const SessionRequest& head,
+                                                     const Allocator& allocator) {
   struct Release {
     double at;
     SessionId id;
   };
   std::vector<Release> releases;
   for (const Session& s : view.sessions) {
-    // A suspended session's return is unknown: no reservation can be computed.
-    if (s.state == SessionState::kSuspended) return false;
+    if (s.state == SessionState::kSuspended) return std::nullopt;
     if (!HoldsSlots(s)) continue;
-    if (s.request.estimate_s <= 0) return false;
+    if (s.request.estimate_s <= 0) return std::nullopt;
     releases.push_back(Release{s.start_time + s.request.estimate_s, s.request.id});
   }
   std::stable_sort(releases.begin(), releases.end(),
                    [](const Release& a, const Release& b) { return a.at < b.at; });
-  // Walk forward through the expected ends until the head fits: its reservation.
-  Snapshot shadow = view;
-  double shadow_time = -1;
-  for (const Release& r : releases) {
-    sched::RemoveSession(shadow, r.id);
-    if (allocator.PlaceOne(shadow, head)) {
-      shadow_time = std::max(r.at, view.now);
-      break;
+  // Walk forward through the expected ends until the head fits.
+  HeadReservation r;
+  r.head_ = head;
+  r.now_ = view.now;
+  r.shadow_ = view;
+  for (const Release& release : releases) {
+    sched::RemoveSession(r.shadow_, release.id);
+    if (allocator.PlaceOne(r.shadow_, head)) {
+      r.time_ = std::max(release.at, view.now);
+      return r;
     }
   }
-  if (shadow_time < 0) return false;
-  if (view.now + candidate.estimate_s <= shadow_time) return true;
+  return std::nullopt;
+}
+
+bool HeadReservation::Admit(const SessionRequest& candidate, const Placement& placement,
+                            const Allocator& allocator) {
+  if (candidate.estimate_s <= 0) return false;
+  if (now_ + candidate.estimate_s <= time_) return true;
   // The candidate still runs at the reservation: the head must fit beside it.
-  sched::ApplyPlan(shadow, sched::Plan{{sched::SpawnAction{candidate.id, placement, false}}},
+  Snapshot with = shadow_;
+  sched::ApplyPlan(with, sched::Plan{{sched::SpawnAction{candidate.id, placement, false}}},
                    &candidate);
-  return allocator.PlaceOne(shadow, head).has_value();
+  if (!allocator.PlaceOne(with, head_)) return false;
+  shadow_ = std::move(with);
+  return true;
+}
+
+bool DoesNotDelayHead(const Snapshot& view, const SessionRequest& head,
+                      const SessionRequest& candidate, const Placement& placement,
+                      const Allocator& allocator) {
+  std::optional<HeadReservation> reservation = HeadReservation::Make(view, head, allocator);
+  return reservation && reservation->Admit(candidate, placement, allocator);
 }
 
 void StartQueued(PlanBuilder& builder, const Allocator& allocator, bool backfill) {
+  // The view (suspended sessions' slots reserved) follows every spawn of this loop.
+  Snapshot view = ReservedView(builder.work());
   std::optional<SessionRequest> head;  // the first queued session that does not fit
+  std::optional<HeadReservation> reservation;
   for (SessionId id : QueueOrder(builder.work())) {
     const SessionRequest request = builder.work().Find(id)->request;
-    Snapshot view = ReservedView(builder.work());
     std::optional<Placement> p = allocator.PlaceOne(view, request);
+    bool start = false;
     if (!head) {
-      if (p) {
-        builder.Add(sched::SpawnAction{id, std::move(*p), false});
-        continue;
+      start = p.has_value();
+      if (!start) {
+        if (!backfill) return;
+        head = request;
+        reservation = HeadReservation::Make(view, *head, allocator);
+        if (!reservation) return;  // no estimates: no backfill
       }
-      head = request;
-      if (!backfill) return;
-      continue;
+    } else {
+      start = p && reservation->Admit(request, *p, allocator);
     }
-    if (p && DoesNotDelayHead(view, *head, request, *p, allocator))
-      builder.Add(sched::SpawnAction{id, std::move(*p), false});
+    if (!start) continue;
+    sched::SpawnAction spawn{id, std::move(*p), false};
+    sched::ApplyPlan(view, sched::Plan{{spawn}});
+    builder.Add(std::move(spawn));
   }
 }
 

@@ -42,9 +42,33 @@ std::optional<std::string> NeverFits(const sched::Snapshot& snapshot,
 std::string WaitReason(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
                        int ahead, std::string_view policy);
 
-// EASY backfill: may `candidate`, which fits now at `placement`, start before
-// `head` without delaying it? Uses the runtime estimates of the candidate and of
-// every session holding slots; without them the answer is no.
+// EASY backfill's reservation for the head of the queue: when the head is expected
+// to fit (from the runtime estimates of the sessions holding slots) and the
+// allocation as it will be then.
+class HeadReservation {
+ public:
+  // nullopt when none can be computed: a session holding slots has no estimate,
+  // a session is suspended (its return is unknown), or the head never fits.
+  static std::optional<HeadReservation> Make(const sched::Snapshot& view,
+                                             const sched::SessionRequest& head,
+                                             const sched::Allocator& allocator);
+
+  // May `candidate`, which fits now at `placement`, start without delaying the head?
+  // Yes if it ends (by its estimate) before the reservation, or the head still fits
+  // beside it then; in that case it is counted at the reservation from now on.
+  bool Admit(const sched::SessionRequest& candidate, const sched::Placement& placement,
+             const sched::Allocator& allocator);
+
+  double time() const { return time_; }
+
+ private:
+  sched::SessionRequest head_;
+  double now_ = 0;
+  double time_ = 0;
+  sched::Snapshot shadow_;
+};
+
+// One-off form of the above, for an arrival.
 bool DoesNotDelayHead(const sched::Snapshot& view, const sched::SessionRequest& head,
                       const sched::SessionRequest& candidate, const sched::Placement& placement,
                       const sched::Allocator& allocator);

@@ -171,5 +171,35 @@ TEST_F(WaitTest, BackfillDoesNotStartASessionThatDelaysTheHead) {
   EXPECT_EQ(CheckUses(s_), "");
 }
 
+TEST_F(WaitTest, BackfillAtAnEndStartsOnlySessionsThatKeepTheHeadsReservation) {
+  WaitPolicy backfill{PolicyOptions{OverbookMode::kPinned, true, 0}};
+  auto estimated = [](sched::SessionId id, int ranks, double estimate) {
+    sched::SessionRequest r = Request(id, ranks);
+    r.estimate_s = estimate;
+    return r;
+  };
+  Arrive(s_, backfill, estimated(1, 100, 100), *compact_);  // ends at t=100
+  Arrive(s_, backfill, estimated(2, 60, 1000), *compact_);  // full now
+  Arrive(s_, backfill, estimated(3, 120, 50), *compact_);   // head: fits at t=100
+  Arrive(s_, backfill, estimated(4, 10, 20), *compact_);    // short
+  Arrive(s_, backfill, estimated(5, 50, 5000), *compact_);  // long and big
+  Arrive(s_, backfill, estimated(6, 5, 5000), *compact_);   // long and small
+  for (sched::SessionId id : {3, 4, 5, 6}) EXPECT_EQ(s_.Find(id)->state, SessionState::kQueued);
+
+  s_.now = 10;
+  sched::Plan plan = End(s_, backfill, 2, *compact_);  // 60 free; the head needs 120
+  EXPECT_EQ(s_.Find(3)->state, SessionState::kQueued);
+  EXPECT_EQ(s_.Find(4)->state, SessionState::kRunning);  // done by t=30 < 100
+  EXPECT_EQ(s_.Find(5)->state, SessionState::kQueued);   // would leave 110 < 120 at t=100
+  EXPECT_EQ(s_.Find(6)->state, SessionState::kRunning);  // leaves 155 at t=100
+  EXPECT_EQ(CountActions(plan, 0), 2);
+
+  s_.now = 100;
+  End(s_, backfill, 1, *compact_);
+  EXPECT_EQ(s_.Find(3)->state, SessionState::kRunning);  // the head was not delayed
+  EXPECT_EQ(s_.Find(5)->state, SessionState::kQueued);
+  EXPECT_EQ(CheckUses(s_), "");
+}
+
 }  // namespace
 }  // namespace psched::policies
