@@ -98,6 +98,7 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
   tree.RegisterService("pmix.names",
                        [self](int from, const std::string& d) { self->OnNamesRequest(from, d); });
   tree.RegisterService("pmix.jobctl", [self](int, const std::string& d) { self->OnJobControl(d); });
+  tree.RegisterService("pmix.layout", [self](int, const std::string& d) { self->OnLayout(d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
   return host;
 }
@@ -135,7 +136,55 @@ Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& in
   si.rm_step_id = std::to_string(info.session);
   if (auto r = server_->RegisterSession(si); !r) return Fail(r.error());
   nspaces_[info.session] = info.nspace;
+  // The session's first node tells every other node its layout, so that a later
+  // connect from another session agrees on the participants everywhere and PMIx
+  // can route direct-modex requests for its ranks.
+  if (!info.nodes.empty() && info.nodes.front() == info.node) {
+    Json ranks = Json::array();
+    for (const auto& r : si.ranks) ranks.push_back({r.node, r.local_rank});
+    std::string layout = Pack({{"op", "start"},
+                               {"session", si.session_id},
+                               {"ns", si.nspace},
+                               {"ranks", ranks},
+                               {"hosts", si.hostnames}});
+    for (int n = 0; n < tree_.num_nodes(); ++n) {
+      if (!std::binary_search(info.nodes.begin(), info.nodes.end(), n)) {
+        tree_.SendToNode(n, "pmix.layout", layout);
+      }
+    }
+    broadcasters_.insert(info.session);
+  }
   return {};
+}
+
+void DaemonPmixHost::OnLayout(const std::string& data) {
+  auto j = Unpack(data, "pmix.layout");
+  if (!j) return;
+  try {
+    int64_t session = j->at("session").get<int64_t>();
+    if (j->at("op") == "end") {
+      if (foreign_.erase(session) > 0) server_->DeregisterSession(session);
+      return;
+    }
+    if (nspaces_.contains(session) || foreign_.contains(session)) return;
+    PmixSessionInfo si;
+    si.session_id = session;
+    si.nspace = j->at("ns").get<std::string>();
+    si.hostnames = j->at("hosts").get<std::vector<std::string>>();
+    si.this_node = tree_.node();
+    for (const auto& r : j->at("ranks"))
+      si.ranks.push_back({r.at(0).get<int>(), r.at(1).get<int>()});
+    si.universe_size = si.ranks.size();
+    si.rm_step_id = std::to_string(session);
+    // No local ranks: PMIx learns the namespace's shape only.
+    if (auto r = server_->RegisterSession(si); !r) {
+      std::fprintf(stderr, "psched pmix: %s\n", r.error().ToString().c_str());
+      return;
+    }
+    foreign_[session] = si.nspace;
+  } catch (const Json::exception& e) {
+    std::fprintf(stderr, "psched pmix: malformed pmix.layout dropped: %s\n", e.what());
+  }
 }
 
 Result<std::vector<std::string>> DaemonPmixHost::RankEnvironment(int64_t session, int rank) {
@@ -153,6 +202,12 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
   nspaces_.erase(it);
   in_mpi_.erase(session);
   server_->DeregisterSession(session);
+  if (broadcasters_.erase(session) > 0) {
+    std::string end = Pack({{"op", "end"}, {"session", session}});
+    for (int n = 0; n < tree_.num_nodes(); ++n) {
+      if (n != tree_.node()) tree_.SendToNode(n, "pmix.layout", end);
+    }
+  }
   if (leader()) {
     names_->names().DropNamespace(ns);
   } else {
@@ -442,8 +497,14 @@ void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
   }
   std::string who = req.requestor.nspace + ":" + std::to_string(req.requestor.rank);
   for (int64_t s : req.sessions) {
-    auto ns = nspaces_.find(s);
-    if (ns == nspaces_.end()) continue;
+    std::string nspace;
+    if (auto it = nspaces_.find(s); it != nspaces_.end()) {
+      nspace = it->second;
+    } else if (auto f = foreign_.find(s); f != foreign_.end()) {
+      nspace = f->second;  // no local ranks: only fan out
+    } else {
+      continue;
+    }
     if (req.action == JobControlAction::kTerminate || req.action == JobControlAction::kKill) {
       // Through the leader, so the session's launcher learns why it ended.
       int sig = req.action == JobControlAction::kKill ? SIGKILL : SIGTERM;
@@ -453,7 +514,7 @@ void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
       continue;
     }
     // Pause / resume / signal: every node of the session acts on its own ranks.
-    ProcsLocation where = server_->Locate({ProcName{ns->second, kWildcardRank}});
+    ProcsLocation where = server_->Locate({ProcName{nspace, kWildcardRank}});
     Json order{{"session", s}, {"action", static_cast<int>(req.action)}, {"signal", req.signal}};
     for (int node : where.nodes) {
       if (node != tree_.node()) tree_.SendToNode(node, "pmix.jobctl", Pack(order));

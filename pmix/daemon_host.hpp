@@ -87,6 +87,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
 
   void OnDmodexRequest(int from, const std::string& data);
   void OnJobControl(const std::string& data);
+  void OnLayout(const std::string& data);
   void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);
   void OnReply(const std::string& data);
@@ -104,6 +105,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::map<int64_t, std::string> nspaces_;    // live local sessions
   // Local ranks between PMIx_Init and PMIx_Finalize, per session.
   std::map<int64_t, std::set<uint32_t>> in_mpi_;
+  std::set<int64_t> broadcasters_;          // local sessions whose layout this node sent out
+  std::map<int64_t, std::string> foreign_;  // sessions registered here without local ranks
   std::map<std::string, uint64_t> collective_seq_;
   std::map<uint64_t, std::unique_ptr<PendingRequest>> pending_;
   uint64_t next_request_ = 1;

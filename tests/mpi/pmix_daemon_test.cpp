@@ -196,6 +196,29 @@ TEST(PmixDaemon, JobControlPauseResumeTerminateAcrossNodes) {
   EXPECT_NE(o.err.find("terminated by PMIx job control from"), std::string::npos) << o.err;
 }
 
+// The two sessions on disjoint nodes: each node learns the other session's layout
+// (registered with PMIx without local ranks) so the connect collective and the
+// direct modex between them work.
+TEST(PmixDaemon, ConnectAcceptBetweenSessionsOnDisjointNodes) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},
+                        "psched-exec -n 2 -x PSCHED_TEST_SESSION=1 mpi_connect_accept & "
+                        "psched-exec -n 2 -x PSCHED_TEST_SESSION=2 mpi_connect_accept; "
+                        "b=$?; wait $!; a=$?; echo codes=$a,$b");
+  EXPECT_NE(o.out.find("codes=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
+}
+
+// A controller on a node where the target session has no rank still reaches it.
+TEST(PmixDaemon, JobControlOfSessionOnOtherNode) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},
+                        "psched-exec -n 2 -x PSCHED_TEST_SESSION=1 pmix_job_control & "
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 pmix_job_control; "
+                        "b=$?; wait $!; a=$?; echo codes=$a,$b");
+  EXPECT_NE(o.out.find("pause: stopped"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("terminate: gone"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("codes=143,0"), std::string::npos) << o.out << o.err;
+}
+
 // No free slots and no policy yet: the spawn fails back to the parent, which goes on.
 TEST(PmixDaemon, SpawnWithoutFreeSlotsFailsBackToParent) {
   auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn");
