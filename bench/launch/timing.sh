@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Timing helpers for the launch benchmarks (source this file from bash >= 5).
 #
 # Wall time comes from $EPOCHREALTIME, which bash reads without forking, so the probe

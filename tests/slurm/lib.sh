@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers shared by the Slurm end-to-end tests (source from bash).
 #
 # Every test script is called as `SCRIPT BUILD_DIR SOURCE_DIR [--inside]`: it checks its
