@@ -12,7 +12,15 @@
 
 namespace psched::sched {
 
-// Names in the order `--help` lists them.
+// Names in the order `--help` lists them:
+//   compact, spread  scheduler/allocators/layout_allocator.hpp
+//   netload          scheduler/allocators/netload.hpp (config.netload)
+//   auction          scheduler/allocators/auction/auction.hpp (config.auction; keeps the
+//                    bid cap between rounds, so keep one instance per scheduler)
+//   ipwindow         scheduler/allocators/ipwindow.hpp (config.ipwindow; keeps the
+//                    window size between rounds, likewise)
+// The priority modules (fcfs, psp, psp+aging) have their own registry:
+// scheduler/priorities/priority_registry.hpp.
 const std::vector<std::string>& AllocatorNames();
 
 // An unknown name is an error that lists the valid ones.
