@@ -151,11 +151,13 @@ bool DoesNotDelayHead(const Snapshot& view, const SessionRequest& head,
 }
 
 void StartQueued(PlanBuilder& builder, const Allocator& allocator, bool backfill) {
+  const std::vector<SessionId> order = QueueOrder(builder.work());
+  if (order.empty()) return;
   // The view (suspended sessions' slots reserved) follows every spawn of this loop.
   Snapshot view = ReservedView(builder.work());
   std::optional<SessionRequest> head;  // the first queued session that does not fit
   std::optional<HeadReservation> reservation;
-  for (SessionId id : QueueOrder(builder.work())) {
+  for (SessionId id : order) {
     const SessionRequest request = builder.work().Find(id)->request;
     std::optional<Placement> p = allocator.PlaceOne(view, request);
     bool start = false;
