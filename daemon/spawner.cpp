@@ -27,7 +27,8 @@ struct Pipe {
   }
 };
 
-// In the child, between fork and exec: only async-signal-safe calls.
+// In the vfork child, until exec: only async-signal-safe calls, no writes to memory
+// the parent uses (the stack frame is shared), _exit never exit.
 [[noreturn]] void ExecChild(const SpawnSpec& spec, char* const* argv, char* const* envp,
                             const Pipe& out, const Pipe& err, const Pipe& in, int status_fd,
                             pid_t daemon_pid) {
@@ -40,11 +41,13 @@ struct Pipe {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != daemon_pid) _exit(137);
   setpgid(0, spec.pgid);
+  // Default dispositions first (the daemon's handlers must never run here), then unblock.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGUSR1, SIGUSR2, SIGTSTP})
-    signal(sig, SIG_DFL);
   if (spec.with_stdin) {
     if (dup2(in.r, 0) < 0) die(1);
   } else {
@@ -87,12 +90,20 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   if (spec.with_stdin)
     if (auto ok = in.Open(); !ok) return Fail(ok.error());
   pid_t daemon_pid = getpid();
-  pid_t pid = fork();
+  // vfork: no page-table copy (fork's cost grows with the daemon's memory), and the
+  // parent resumes only once the child has exec'd or failed. Signals stay blocked
+  // across it so no handler of ours ever runs in the child on shared memory.
+  sigset_t all, old;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, &old);
+  pid_t pid = vfork();
+  if (pid == 0) ExecChild(spec, argv.data(), envp.data(), out, err, in, status.w, daemon_pid);
+  int fork_errno = errno;
+  sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
     for (Pipe* p : {&out, &err, &in, &status}) p->Close();
-    return Fail(Error::FromErrno("fork", "spawning rank"));
+    return Fail(Error::FromErrno("vfork", "spawning rank", fork_errno));
   }
-  if (pid == 0) ExecChild(spec, argv.data(), envp.data(), out, err, in, status.w, daemon_pid);
   setpgid(pid, spec.pgid == 0 ? pid : spec.pgid);  // both sides set it: no race with signals
   close(out.w);
   close(err.w);
@@ -100,7 +111,7 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   if (spec.with_stdin) close(in.r);
   int payload[2] = {0, 0};
   ssize_t n;
-  do n = read(status.r, payload, sizeof payload);
+  do n = read(status.r, payload, sizeof payload);  // EOF at once when exec succeeded
   while (n < 0 && errno == EINTR);
   close(status.r);
   if (n > 0) {  // the child reported a failure before exec succeeded

@@ -2,6 +2,7 @@
 // output, stdin, exit codes, bad input, psched-ctl.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -164,7 +165,10 @@ TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
 }
 
 TEST(CtlWithoutDaemon, SaysThereIsNone) {
-  auto r = RunCmd({Bin("psched-ctl"), "status"}, {"XDG_RUNTIME_DIR=/nonexistent-psched"});
+  char tmpl[] = "/tmp/psched-none-XXXXXX";
+  std::string empty = mkdtemp(tmpl);
+  auto r = RunCmd({Bin("psched-ctl"), "status"}, {"XDG_RUNTIME_DIR=" + empty});
+  rmdir(empty.c_str());
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.err.find("no psched daemon"), std::string::npos) << r.err;
 }
