@@ -2,7 +2,9 @@
 # PMIx benchmarks of psched, figures on stdout. Usage: bench/pmix/run.sh BUILD_DIR [ROUNDS]
 #  1. cross-node PMIx fence over 64 emulated daemons (one rank each): empty, and
 #     with 1 KB put by every rank (PMIX_COLLECT_DATA), median of ROUNDS fences;
-#  2. 2-rank MPI hello on one node: psched-exec vs mpirun -n 2, interleaved runs.
+#  2. 2-rank MPI hello on one node, interleaved runs: inside `salloc -N 1` when a Slurm
+#     answers (psched-exec vs srun --mpi=pmix vs mpirun), else in an emulated
+#     allocation (psched-exec vs mpirun).
 # Load on the machine shows in the figures: uptime is printed with them.
 set -eu
 bin=$(cd "${1:?usage: run.sh BUILD_DIR [ROUNDS]}/bin" && pwd)
@@ -16,19 +18,31 @@ for n in 4 16 64; do
     psched-exec -n "$n" --ppn 1 pmix_fence_bench "$rounds" 1024
 done
 
-echo "== 2-rank MPI hello on one node (wall time of the whole launch, 10 interleaved runs)"
-ms() { s=$(date +%s%N); "$@" > /dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 hello=$bin/mpi_hello_allreduce
-# psched-exec runs inside one long-lived emulated allocation, as users would.
-psched-alloc -N 1 --topology "pack:1 core:2 pu:1" -- sh -c "
+out=/tmp/psched-hello-bench.$$
+loop='
+  psched-exec -n 2 '"$hello"' > /dev/null  # first use starts the daemons: not timed
   for i in 1 2 3 4 5 6 7 8 9 10; do
-    s=\$(date +%s%N); psched-exec -n 2 $hello > /dev/null; e=\$(date +%s%N)
-    echo psched \$(( (e - s) / 1000000 ))
-    s=\$(date +%s%N); mpirun -n 2 --oversubscribe $hello > /dev/null 2>&1; e=\$(date +%s%N)
-    echo mpirun \$(( (e - s) / 1000000 ))
-  done" > /tmp/psched-hello-bench.$$
-for tool in psched mpirun; do
-  printf '%s: median %s ms\n' "$tool" "$(grep "^$tool " /tmp/psched-hello-bench.$$ | cut -d' ' -f2 | median)"
+    for tool in psched srun mpirun; do
+      case $tool in
+        psched) cmd="psched-exec -n 2 '"$hello"'" ;;
+        srun) [ -n "${SLURM_JOB_ID:-}" ] || continue; cmd="srun --mpi=pmix -n 2 '"$hello"'" ;;
+        mpirun) cmd="mpirun -n 2 --oversubscribe '"$hello"'" ;;
+      esac
+      s=$(date +%s%N); sh -c "$cmd" > /dev/null 2>&1; e=$(date +%s%N)
+      echo "$tool $(( (e - s) / 1000000 ))"
+    done
+  done'
+if timeout 5 sinfo > /dev/null 2>&1; then
+  echo "== 2-rank MPI hello on one node inside salloc -N 1 (ms, median of 10 interleaved runs)"
+  salloc -N 1 --quiet sh -c "$loop" > "$out"
+else
+  echo "== 2-rank MPI hello on one node, emulated allocation (ms, median of 10 interleaved runs)"
+  psched-alloc -N 1 --topology "pack:1 core:2 pu:1" -- sh -c "$loop" > "$out"
+fi
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for tool in psched srun mpirun; do
+  grep -q "^$tool " "$out" || continue
+  printf '%s: median %s ms\n' "$tool" "$(grep "^$tool " "$out" | cut -d' ' -f2 | median)"
 done
-rm -f /tmp/psched-hello-bench.$$
+rm -f "$out"
