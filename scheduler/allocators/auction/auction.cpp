@@ -146,8 +146,9 @@ std::vector<Award> Greedy(std::span<const Job> jobs, std::span<const NodeFree> f
   return out;
 }
 
-// Job orders for the greedy start: the window's, and the most constrained first (more
-// GPUs per node, then fixed cores per node, then fixed node counts, then cores only),
+// Job orders for the greedy start: the window's, and the most constrained first (GPU
+// jobs, then fixed cores per node, then fixed node counts, then cores only; window
+// order among equals),
 // which avoids the trap of both papers' examples: a flexible job taking the nodes
 // that only a constrained one could use.
 std::vector<std::vector<int>> GreedyOrders(std::span<const Job> jobs) {
@@ -155,7 +156,7 @@ std::vector<std::vector<int>> GreedyOrders(std::span<const Job> jobs) {
   for (size_t j = 0; j < jobs.size(); ++j) window[j] = static_cast<int>(j);
   std::vector<int> constrained = window;
   std::stable_sort(constrained.begin(), constrained.end(), [&](int a, int b) {
-    if (jobs[a].gpus != jobs[b].gpus) return jobs[a].gpus > jobs[b].gpus;
+    if ((jobs[a].gpus > 0) != (jobs[b].gpus > 0)) return jobs[a].gpus > 0;
     return static_cast<int>(jobs[a].type) > static_cast<int>(jobs[b].type);
   });
   return {window, constrained};

@@ -197,17 +197,6 @@ std::vector<Bid> GenerateBids(std::span<const Job> jobs, std::span<const NodeFre
       mine.push_back(std::move(b));
     };
 
-    if (limits.baseline) {
-      auto shares = BestFit(job, after_baseline);
-      if (!shares.empty()) {
-        std::vector<int> nodes;
-        for (const auto& s : shares) nodes.push_back(s.first);
-        int count = static_cast<int>(nodes.size());
-        add(BidType::kBaseline, std::move(nodes), count, 1);
-        Take(job, shares, after_baseline);
-      }
-    }
-
     std::vector<const Nodeset*> level;
     for (const Nodeset& s : nodesets)
       if (s.gpus == job.gpus) level.push_back(&s);
@@ -219,6 +208,32 @@ std::vector<Bid> GenerateBids(std::span<const Job> jobs, std::span<const NodeFre
       int i = WindowStart(job, free, s->last, s->first);
       if (i >= 0) add(BidType::kA, Range(i, s->last), s->last - i + 1, 1);
     }
+    // The best-fit ("SLURM") bid, after the aligned ones: equal preference, and a job
+    // should rather take an aligned block than follow one-at-a-time best fit.
+    int baseline_at = -1;
+    if (limits.baseline) {
+      auto shares = BestFit(job, after_baseline);
+      if (!shares.empty()) {
+        std::vector<int> nodes;
+        for (const auto& s : shares) nodes.push_back(s.first);
+        int count = static_cast<int>(nodes.size());
+        // When an aligned bid already asks for exactly these nodes, that bid is the
+        // baseline bid (and gets its preference, 1).
+        for (size_t i = 0; i < mine.size() && baseline_at < 0; ++i) {
+          if (mine[i].nodes == nodes && mine[i].node_count == count) {
+            mine[i].type = BidType::kBaseline;
+            mine[i].preference = 1.0;
+            baseline_at = static_cast<int>(i);
+          }
+        }
+        if (baseline_at < 0) {
+          baseline_at = static_cast<int>(mine.size());
+          add(BidType::kBaseline, std::move(nodes), count, 1);
+        }
+        Take(job, shares, after_baseline);
+      }
+    }
+
     // B: windows inside a nodeset, the least contended first.
     struct Window {
       int first, last;
@@ -266,7 +281,12 @@ std::vector<Bid> GenerateBids(std::span<const Job> jobs, std::span<const NodeFre
         }
       }
     }
-    if (static_cast<int>(mine.size()) > limits.max_per_job) mine.resize(limits.max_per_job);
+    if (static_cast<int>(mine.size()) > limits.max_per_job) {
+      // The cap never drops the baseline bid.
+      if (baseline_at >= limits.max_per_job)
+        std::swap(mine[limits.max_per_job - 1], mine[baseline_at]);
+      mine.resize(limits.max_per_job);
+    }
     for (Bid& b : mine) {
       if (static_cast<int>(out.size()) >= limits.max_total) break;
       for (int n : b.nodes) ++touched[n];

@@ -5,8 +5,9 @@
 // a nodeset, the least-contended windows first), type C (unions of neighbouring
 // nodesets; only for jobs that did not ask for contiguity), and the paper's "SLURM
 // bid": where a one-at-a-time best fit would put the job, given that the jobs ahead of
-// it in the window got their best fit. Per job: baseline first, then A, B, C, capped
-// at `max_per_job`; generation stops when `max_total` bids exist.
+// it in the window got their best fit. Per job: A, baseline, B, C, capped at
+// `max_per_job` (the baseline is always kept); generation stops when `max_total` bids
+// exist.
 // Preference F (equation 12) with Table 3's constants; baseline bids get F = 1.
 #pragma once
 
