@@ -11,21 +11,6 @@
 
 namespace psched::daemon {
 
-Result<void> EnsurePrivateDir(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-    return Fail(Error::FromErrno("mkdir", "creating run directory '" + dir + "'"));
-  struct stat st {};
-  if (lstat(dir.c_str(), &st) != 0)
-    return Fail(Error::FromErrno("lstat", "run directory '" + dir + "'"));
-  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-    return Fail(
-        ErrorCode::kPermissionDenied,
-        "run directory '" + dir + "' is not a directory owned by uid " + std::to_string(geteuid()));
-  if ((st.st_mode & 077) != 0 && chmod(dir.c_str(), 0700) != 0)
-    return Fail(Error::FromErrno("chmod", "making run directory '" + dir + "' private"));
-  return {};
-}
-
 LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseHandler on_close)
     : base_(base), on_frame_(std::move(on_frame)), on_close_(std::move(on_close)) {}
 

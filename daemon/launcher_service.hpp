@@ -13,6 +13,7 @@
 #include <string>
 
 #include "daemon/connection.hpp"
+#include "daemon/run_dir.hpp"
 
 namespace psched::daemon {
 
@@ -27,7 +28,7 @@ class LauncherService {
 
   // Creates (or checks) the 0700 run directory and listens on its socket.
   Result<void> Listen(const std::string& rundir);
-  static std::string SocketPath(const std::string& rundir) { return rundir + "/pschedd.sock"; }
+  static std::string SocketPath(const std::string& rundir) { return LauncherSocketPath(rundir); }
 
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
@@ -39,8 +40,5 @@ class LauncherService {
   std::string path_;
   std::map<Connection*, std::shared_ptr<Connection>> clients_;
 };
-
-// Creates `dir` with mode 0700 if missing; refuses one owned by someone else or open to others.
-Result<void> EnsurePrivateDir(const std::string& dir);
 
 }  // namespace psched::daemon

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "daemon/arrival.hpp"
+#include "scheduler/allocator_registry.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -119,7 +120,13 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   request.policy = req->policy.empty() ? default_policy_ : req->policy;
   request.allocator = req->allocator;
   snapshot_.now = Now();
-  sched::Plan plan = DecideArrival(snapshot_, request, *allocator_);
+  std::unique_ptr<sched::Allocator> chosen;
+  if (!req->allocator.empty()) {
+    auto made = sched::MakeAllocator(req->allocator);
+    if (!made) return SendError(*client, made.error().message());
+    chosen = std::move(*made);
+  }
+  sched::Plan plan = DecideArrival(snapshot_, request, chosen ? *chosen : *allocator_);
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action))
       return SendError(*client, reject->reason);

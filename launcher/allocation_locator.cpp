@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "daemon/launcher_service.hpp"
+#include "daemon/run_dir.hpp"
 #include "launcher/slurm/slurm_daemons.hpp"
 #include "launcher/slurm/slurm_environment.hpp"
 
@@ -91,7 +91,7 @@ Result<void> StartEmbedded(const std::string& rundir) {
 
 Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
   if (const char* alloc = std::getenv("PSCHED_ALLOCATION"); alloc && *alloc) {
-    where->path = daemon::LauncherService::SocketPath(alloc);
+    where->path = daemon::LauncherSocketPath(alloc);
     where->kind = "psched-alloc";
     auto fd = ConnectUnix(where->path);
     if (!fd) return Fail(fd.error().Wrap("PSCHED_ALLOCATION=" + std::string(alloc)));
@@ -108,7 +108,7 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
     return fd;
   }
   std::string rundir = EmbeddedRunDir();
-  where->path = daemon::LauncherService::SocketPath(rundir);
+  where->path = daemon::LauncherSocketPath(rundir);
   where->kind = "embedded";
   if (auto fd = ConnectUnix(where->path); fd || !start_embedded) return fd;
   if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());

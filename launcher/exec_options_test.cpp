@@ -28,7 +28,6 @@ TEST(ExecOptions, BadInputExitsNonZero) {
   EXPECT_EQ(Parse({"--bogus", "true"}).exit_code, 2);
   EXPECT_EQ(Parse({"-n", "2"}).exit_code, 2);
   EXPECT_EQ(Parse({"-n", "x", "true"}).exit_code, 2);
-  EXPECT_EQ(Parse({"--allocator", "nope", "true"}).exit_code, 2);
   EXPECT_EQ(Parse({"--time", "soon", "true"}).exit_code, 2);
   EXPECT_EQ(Parse({"-N", "3", "-n", "2", "true"}).exit_code, 2);
 }
