@@ -42,6 +42,9 @@ struct Options {
   std::vector<std::string> schedulers = {"easy"};
   double interval_s = 0;
   int window = 100;
+  int bids_per_job = 0;            // 0: the config default
+  double solver_time_limit_s = 0;  // 0: the config default
+  bool no_baseline_bids = false;
   int jobs = 1;
   std::string table;
   std::string json_path, csv_dir, svg_path;
@@ -214,6 +217,14 @@ int Run(const Options& o) {
   sched::AllocatorConfig allocator_config;
   allocator_config.auction.window = o.window;
   allocator_config.ipwindow.window = o.window;
+  if (o.bids_per_job < 0) return Die("--bids-per-job must be > 0");
+  if (o.solver_time_limit_s < 0) return Die("--solver-time-limit must be > 0");
+  if (o.bids_per_job > 0) allocator_config.auction.max_bids_per_job = o.bids_per_job;
+  if (o.solver_time_limit_s > 0) {
+    allocator_config.auction.time_limit_s = o.solver_time_limit_s;
+    allocator_config.ipwindow.time_limit_s = o.solver_time_limit_s;
+  }
+  if (o.no_baseline_bids) allocator_config.auction.baseline_bids = false;
   sched::PriorityConfig priority_config;
 
   std::vector<Outcome> outcomes(tasks.size());
@@ -338,6 +349,11 @@ int main(int argc, char** argv) {
   app.add_option("--interval", o.interval_s,
                  "seconds between scheduling rounds (0: at every event)");
   app.add_option("--window", o.window, "queued jobs a window allocator sees per round");
+  app.add_option("--bids-per-job", o.bids_per_job, "auction: MAXBIDSPERJOB (paper Table 5: 5)");
+  app.add_option("--solver-time-limit", o.solver_time_limit_s,
+                 "auction/ipwindow: CBC seconds per round (paper: 5)");
+  app.add_flag("--no-baseline-bids", o.no_baseline_bids,
+               "auction: no SLURM best-fit bids (paper Table 8)");
   app.add_option("-j,--jobs", o.jobs, "simulations run in parallel");
   app.add_option("--table", o.table, "table layout: auction, ip or psp");
   app.add_option("--json", o.json_path, "write the summaries as JSON here");
