@@ -31,6 +31,7 @@ constexpr std::array kNames = {
     "ctl.kill",        "ctl.shutdown",        "daemon.shutdown",
     "coll.contribute", "coll.result",         "peer.send",
     "ctl.suspend",     "ctl.resume",          "session.ack",
+    "monitor.report",  "monitor.peers",
 };
 static_assert(kNames.size() == static_cast<size_t>(MsgType::kLast));
 

@@ -58,7 +58,9 @@ enum class MsgType : uint16_t {
   kCtlSuspend,         // ctl -> leader: {session}
   kCtlResume,          // ctl -> leader: {session}
   kSessionAck,         // leader -> launcher: {what} (suspend/resume done)
-  kLast = kSessionAck,
+  kMonitorReport,      // node -> leader: MonitorReport (load, memory, measured links)
+  kMonitorPeers,       // leader -> nodes: MonitorPeers (where each node's link probe listens)
+  kLast = kMonitorPeers,
 };
 
 const char* MsgTypeName(MsgType type);

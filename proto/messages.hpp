@@ -184,6 +184,41 @@ struct CtlReply {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CtlReply, ok, message, status)
 
+// Live monitoring (daemon/monitor/): what a node measured, sent to the leader
+// every sample interval. Zero means "not measured yet".
+struct NodeMetricsReport {
+  double cpu_load_1m = 0, cpu_load_5m = 0, cpu_load_15m = 0;
+  double cpu_utilisation = 0;  // 0..1
+  double bandwidth_mbps = 0;   // the node's mean measured link bandwidth
+  double used_memory_mb = 0, total_memory_mb = 0;
+  double clock_mhz = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeMetricsReport, cpu_load_1m, cpu_load_5m,
+                                                cpu_load_15m, cpu_utilisation, bandwidth_mbps,
+                                                used_memory_mb, total_memory_mb, clock_mhz)
+struct LinkReport {
+  int peer = 0;
+  double latency_us = 0;  // one way: half the smallest ping-pong round trip
+  double bandwidth_mbps = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LinkReport, peer, latency_us, bandwidth_mbps)
+struct MonitorReport {
+  int node = 0;
+  std::string probe;  // "host:port" of this node's link probe, "" when it has none
+  NodeMetricsReport metrics;
+  std::vector<LinkReport> links;  // latest measurement towards each probed peer
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MonitorReport, node, probe, metrics, links)
+struct ProbeAddress {
+  int node = 0;
+  std::string address;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeAddress, node, address)
+struct MonitorPeers {
+  std::vector<ProbeAddress> probes;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MonitorPeers, probes)
+
 // Decodes a payload into T without throwing.
 template <typename T>
 Result<T> Decode(const Frame& frame) {

@@ -1,0 +1,49 @@
+#include "daemon/monitor/metrics_board.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "daemon/monitor/metrics.hpp"
+
+namespace psched::daemon::monitor {
+
+bool MetricsBoard::Update(const proto::MonitorReport& report) {
+  metrics_[report.node] = ToNodeMetrics(report.metrics);
+  MergeLinks(links_, report.node, report.links);
+  auto it = probes_.find(report.node);
+  if (it != probes_.end() && it->second == report.probe) return false;
+  if (report.probe.empty() && it == probes_.end()) return false;
+  probes_[report.node] = report.probe;
+  return true;
+}
+
+proto::MonitorPeers MetricsBoard::Peers() const {
+  proto::MonitorPeers peers;
+  for (const auto& [node, address] : probes_)
+    if (!address.empty()) peers.probes.push_back({node, address});
+  return peers;
+}
+
+void MetricsBoard::ApplyTo(sched::Snapshot& snapshot) const {
+  std::set<int> present;
+  for (sched::Node& n : snapshot.nodes) {
+    present.insert(n.id);
+    if (auto it = metrics_.find(n.id); it != metrics_.end()) n.metrics = it->second;
+  }
+  snapshot.links.clear();
+  for (const sched::LinkMetrics& l : links_)
+    if (present.contains(l.a) && present.contains(l.b)) snapshot.links.push_back(l);
+}
+
+void MetricsBoard::AddToStatus(proto::Json& status) const {
+  if (status.contains("nodes") && status["nodes"].is_array()) {
+    for (proto::Json& node : status["nodes"]) {
+      if (!node.contains("id") || !node["id"].is_number_integer()) continue;
+      auto it = metrics_.find(node["id"].get<int>());
+      node["metrics"] = MetricsJson(it == metrics_.end() ? sched::NodeMetrics{} : it->second);
+    }
+  }
+  status["links"] = LinksJson(links_);
+}
+
+}  // namespace psched::daemon::monitor
