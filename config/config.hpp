@@ -28,6 +28,9 @@ struct Config {
   // [allocator]
   std::string default_allocator = "compact";
   std::vector<std::string> allowed_allocators;  // empty: all of them
+  // The leader's periodic scheduling round (besides arrivals and ends), in which
+  // the window allocators (auction, ipwindow) decide over the waiting sessions.
+  double round_interval_s = 10;
   sched::AllocatorConfig allocators;
   // [priority]
   sched::PriorityConfig priority;

@@ -158,6 +158,8 @@ std::vector<Section> Schema() {
            {"allowed",
             NameList([](Config& c) -> std::vector<std::string>& { return c.allowed_allocators; },
                      sched::AllocatorNames, "allocator")},
+           {"round_interval_s",
+            Seconds([](Config& c) -> double& { return c.round_interval_s; }, false)},
        },
        {"netload", "auction", "ipwindow"}});
 #define PSCHED_NETLOAD(field) \

@@ -163,6 +163,18 @@ TEST(RejectedConfig, NegativeGraceTime) {
             "t.toml:2:19: policy.surpass_grace_s: must be seconds >= 0, got -1");
 }
 
+TEST(ParseConfig, RoundInterval) {
+  auto c = ParseConfig("[allocator]\nround_interval_s = 2.5\n", "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_DOUBLE_EQ(c->round_interval_s, 2.5);
+  EXPECT_DOUBLE_EQ(DefaultConfig().round_interval_s, 10);
+}
+
+TEST(RejectedConfig, ZeroRoundInterval) {
+  EXPECT_EQ(ErrorOf("[allocator]\nround_interval_s = 0\n"),
+            "t.toml:2:20: allocator.round_interval_s: must be seconds > 0, got 0");
+}
+
 TEST(RejectedConfig, ZeroAgingStep) {
   EXPECT_EQ(ErrorOf("[priority]\naging_step_s = 0\n"),
             "t.toml:2:16: priority.aging_step_s: must be seconds > 0, got 0");

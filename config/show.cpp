@@ -52,6 +52,7 @@ std::string ToToml(const Config& c) {
        }},
       {"allocator", toml::table{{"default", c.default_allocator},
                                 {"allowed", Names(AllowedAllocators(c))},
+                                {"round_interval_s", c.round_interval_s},
                                 {"netload", netload},
                                 {"auction", auction},
                                 {"ipwindow", ipwindow}}},
