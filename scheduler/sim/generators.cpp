@@ -169,7 +169,7 @@ Result<Workload> MakeEspWorkload(const EspWorkloadSpec& spec) {
     job.request.ranks = total;  // full configuration, never jittered past the machine
     job.runtime_s = kEspZ.runtime_s;
     job.request.estimate_s = kEspZ.runtime_s;
-    job.request.submit_time = std::max(kEspZSubmitMin[z] * scale, t);
+    job.request.submit_time = std::max(kEspZSubmitMin[z] * (spec.double_z_times ? 2 : 1), t);
     pool.push_back(std::move(job));
   }
 

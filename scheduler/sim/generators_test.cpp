@@ -96,7 +96,7 @@ TEST(EspGeneratorTest, TableFourDuplicated) {
     at_zero += j.request.submit_time == 0;
     if (j.request.ranks == 8192) {
       ++z;
-      EXPECT_GE(j.request.submit_time, 160 * 60);
+      EXPECT_GE(j.request.submit_time, 80 * 60);
     }
     EXPECT_EQ(j.request.ranks % 8 == 0, true);  // unmodified sizes are whole nodes
   }

@@ -30,7 +30,7 @@ namespace {
 struct Options {
   std::string swf;
   std::vector<std::string> auction;
-  bool esp = false, esp_modified = false;
+  bool esp = false, esp_modified = false, esp_double_z = false;
   std::string machine = "S";
   int nodes = -1, cores_per_node = -1, gpus_per_node = 0;
   int max_jobs = 0, concat = 1;
@@ -166,6 +166,7 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
         EspWorkloadSpec spec;
         spec.seed = seed;
         spec.modified_sizes = modified;
+        spec.double_z_times = o.esp_double_z;
         Result<Workload> w = MakeEspWorkload(spec);
         if (!w) return Fail(w.error());
         seeds.push_back(seed);
@@ -328,6 +329,7 @@ int main(int argc, char** argv) {
   app.add_option("--auction", o.auction, "auction workloads: I.1 .. V.3 or all")->delimiter(',');
   app.add_flag("--esp", o.esp, "IP paper ESP CPU+GPU workload (Table 6)");
   app.add_flag("--esp-modified", o.esp_modified, "ESP with sizes +RAND(-4,4) (Table 7)");
+  app.add_flag("--esp-double-z", o.esp_double_z, "ESP: Z jobs at 160/480 min (see docs/sim)");
   app.add_option("--machine", o.machine,
                  "auction machine: S, M or L (128/256/1024 x 8 cores x 2 GPUs)");
   app.add_option("--nodes", o.nodes, "SWF: override the trace's node count");
