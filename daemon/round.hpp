@@ -1,0 +1,22 @@
+// The leader's periodic scheduling round, pure: besides arrivals and ends, every
+// config round_interval_s the waiting sessions are offered to the allocator again
+// (for auction and ipwindow the whole window at once), so sessions that queued
+// behind a measurement or a solver time-out start without waiting for an event.
+#pragma once
+
+#include <string>
+
+#include "common/error.hpp"
+#include "daemon/allocators.hpp"
+#include "scheduler/model.hpp"
+
+namespace psched::daemon {
+
+// The plan of one round: queued sessions that now fit start (the queue pass every
+// policy shares). The allocator is the one the queue's head asked for (all of a
+// window goes to one allocator), `default_allocator` when it named none. Empty
+// when nothing waits.
+Result<sched::Plan> RoundPlan(const sched::Snapshot& snapshot, AllocatorCache& allocators,
+                              const std::string& default_allocator, bool backfill);
+
+}  // namespace psched::daemon
