@@ -3,7 +3,7 @@
 namespace psched::daemon {
 
 sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
-                          const sched::Allocator& allocator) {
+                          const sched::Allocator& allocator, const policies::Policy* policy) {
   sched::Plan plan;
   auto reject = [&](std::string why) {
     plan.actions.push_back(sched::RejectAction{request.id, std::move(why)});
@@ -22,6 +22,7 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
                   std::to_string(request.ranks) + " ranks x " +
                   std::to_string(request.threads_per_rank) + " threads) but the allocation has " +
                   std::to_string(total) + " slots in all");
+  if (policy != nullptr) return policy->OnArrival(snapshot, request, allocator);
   if (auto placement = allocator.PlaceOne(snapshot, request)) {
     plan.actions.push_back(sched::SpawnAction{request.id, std::move(*placement)});
     return plan;
@@ -32,8 +33,10 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
                 "--policy (wait, surpass, overbook, sidestep) to share or wait");
 }
 
-sched::Plan DecideEnd(const sched::Snapshot&, const sched::Session&, const sched::Allocator&) {
-  return {};
+sched::Plan DecideEnd(const sched::Snapshot& snapshot, const sched::Session& ended,
+                      const sched::Allocator& allocator, const policies::Policy* policy) {
+  if (policy == nullptr) return {};
+  return policy->OnEnd(snapshot, ended, allocator);
 }
 
 }  // namespace psched::daemon

@@ -6,16 +6,22 @@
 
 #include <string>
 
+#include "policies/policy.hpp"
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
 
 namespace psched::daemon {
 
+// With a `policy`, a valid request that does not fit is the policy's call
+// (Policy::OnArrival); without one it is rejected.
 sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
-                          const sched::Allocator& allocator);
+                          const sched::Allocator& allocator,
+                          const policies::Policy* policy = nullptr);
 
-// What to do after `ended` was removed from the snapshot (nothing yet: no queue).
+// What to do after `ended` was removed from the snapshot: the ended session's
+// policy decides (Policy::OnEnd); without one, nothing.
 sched::Plan DecideEnd(const sched::Snapshot& snapshot, const sched::Session& ended,
-                      const sched::Allocator& allocator);
+                      const sched::Allocator& allocator,
+                      const policies::Policy* policy = nullptr);
 
 }  // namespace psched::daemon

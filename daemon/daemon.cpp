@@ -13,6 +13,7 @@ Daemon::Daemon(event_base* base, DaemonOptions options, Secret secret)
     : base_(base), options_(std::move(options)), secret_(std::move(secret)) {}
 
 Daemon::~Daemon() {
+  cosched_.reset();
   node_service_.reset();  // kills what still runs
   launchers_.reset();
   leader_.reset();
@@ -60,8 +61,12 @@ Result<void> Daemon::Start() {
   h.parent_ready = [this] { Join(); };
   peers_ = std::make_unique<PeerLink>(base_, options_.node, tree, secret_, std::move(h));
   node_service_ = std::make_unique<NodeService>(
-      base_, options_.node, std::move(*real),
+      base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
+  cosched_ = std::make_unique<CoschedNode>(
+      base_, options_.node, *node_service_, *real,
+      [this](std::string reply) { SendToNode(0, "cosched.reply", std::move(reply)); });
+  RegisterService("cosched", [this](int, const std::string& data) { cosched_->OnOrder(data); });
   if (!tree.Children(options_.node).empty() || options_.port != 0) {
     auto port = peers_->Listen(options_.listen_host, options_.port);
     if (!port) return Fail(port.error());
@@ -77,8 +82,12 @@ Result<void> Daemon::Start() {
     if (options_.report) options_.report("ready");
   };
   cb.shutdown = [this] { Stop("shutdown requested"); };
+  config::Config config = options_.config;
+  if (!options_.policy.empty()) config.default_policy = options_.policy;
   leader_ = std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(*allocator),
-                                            options_.policy, std::move(cb));
+                                            std::move(config), std::move(cb));
+  RegisterService("cosched.reply",
+                  [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
   launchers_ = std::make_unique<LauncherService>(
       base_,
       [this](const std::shared_ptr<Connection>& c, proto::Frame&& f, uid_t uid) {

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "config/config.hpp"
 #include "daemon/auth.hpp"
+#include "daemon/cosched_node.hpp"
 #include "daemon/launch_hooks.hpp"
 #include "daemon/launcher_service.hpp"
 #include "daemon/leader_service.hpp"
@@ -32,7 +34,9 @@ struct DaemonOptions {
   std::string topology;  // "" real, synthetic string or .xml file
   std::string hostname;  // "" = gethostname()
   std::string allocator = "compact";
-  std::string policy;
+  std::string policy;  // overrides the config's default policy when set
+  // The admin's configuration (pschedd loads it at start: config/load.hpp).
+  config::Config config = config::DefaultConfig();
   // Called once: with the TCP port as soon as it listens, then with "ready" when the
   // node is in the tree (leader: when every node has joined).
   std::function<void(const std::string&)> report;
@@ -82,6 +86,7 @@ class Daemon final : public TreeServices {
   bool stopped_ = false;
   std::unique_ptr<PeerLink> peers_;
   std::unique_ptr<NodeService> node_service_;
+  std::unique_ptr<CoschedNode> cosched_;
   std::unique_ptr<LeaderService> leader_;
   std::unique_ptr<LauncherService> launchers_;
   std::unique_ptr<LaunchHooks> hooks_;

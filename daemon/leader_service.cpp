@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "daemon/arrival.hpp"
+#include "policies/policy_registry.hpp"
 #include "scheduler/allocator_registry.hpp"
 
 namespace psched::daemon {
@@ -41,12 +42,16 @@ bool Forwardable(int sig) {
 
 LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
                              std::unique_ptr<sched::Allocator> allocator,
-                             std::string default_policy, Callbacks callbacks)
+                             config::Config config, Callbacks callbacks)
     : peers_(peers),
       expected_nodes_(expected_nodes),
       allocator_(std::move(allocator)),
-      default_policy_(std::move(default_policy)),
-      callbacks_(std::move(callbacks)) {}
+      callbacks_(std::move(callbacks)),
+      config_(std::move(config)),
+      executor_([this](int node, std::string data) {
+        peers_.Send({node}, proto::MsgType::kPeerSend,
+                    proto::Json(proto::PeerSend{node, 0, "cosched", std::move(data)}));
+      }) {}
 
 double LeaderService::Now() const {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -100,6 +105,12 @@ void LeaderService::OnClientFrame(const std::shared_ptr<Connection>& client, pro
 
 void LeaderService::Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame,
                            uid_t uid) {
+  if (executor_.busy()) {
+    std::weak_ptr<Connection> weak = client;
+    return deferred_.push_back([this, weak, frame, uid] {
+      if (auto c = weak.lock()) Launch(c, frame, uid);
+    });
+  }
   auto req = proto::Decode<proto::LaunchRequest>(frame);
   if (!req) return client->FailAndClose(req.error().message());
   if (req->argv.empty()) return SendError(*client, "no command given");
@@ -107,6 +118,14 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
     return SendError(*client,
                      "the allocation is still starting: " + std::to_string(snapshot_.nodes.size()) +
                          " of " + std::to_string(expected_nodes_) + " daemons have joined");
+  auto policy = config::ResolvePolicy(config_, req->policy, req->spread);
+  if (!policy) return SendError(*client, policy.error().message());
+  auto allocator_name = config::ResolveAllocator(config_, req->allocator);
+  if (!allocator_name) return SendError(*client, allocator_name.error().message());
+  auto allocator = sched::MakeAllocator(*allocator_name);
+  if (!allocator) return SendError(*client, allocator.error().message());
+  auto decider = policies::MakePolicy(policy->name, policy->options);
+  if (!decider) return SendError(*client, decider.error().message());
   sched::SessionRequest request;
   request.id = next_session_++;
   request.owner = UserName(uid);
@@ -115,37 +134,90 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   request.threads_per_rank = req->threads_per_rank;
   request.nodes = req->nodes;
   request.ppn = req->ppn;
-  request.spread = req->spread;
+  request.spread = policy->spread;
   request.estimate_s = req->estimate_s;
-  request.policy = req->policy.empty() ? default_policy_ : req->policy;
-  request.allocator = req->allocator;
+  request.policy = policy->name;
+  request.allocator = *allocator_name;
   snapshot_.now = Now();
-  std::unique_ptr<sched::Allocator> chosen;
-  if (!req->allocator.empty()) {
-    auto made = sched::MakeAllocator(req->allocator);
-    if (!made) return SendError(*client, made.error().message());
-    chosen = std::move(*made);
-  }
-  sched::Plan plan = DecideArrival(snapshot_, request, chosen ? *chosen : *allocator_);
+  request.submit_time = snapshot_.now;
+  sched::Plan plan = DecideArrival(snapshot_, request, **allocator, decider->get());
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action))
       return SendError(*client, reject->reason);
   }
-  sched::ApplyPlan(snapshot_, plan, &request);
-  for (const sched::Action& action : plan.actions) {
-    const auto* spawn = std::get_if<sched::SpawnAction>(&action);
-    if (spawn == nullptr) continue;
-    LiveSession& s = sessions_[request.id];
-    s.id = request.id;
-    s.launcher = client;
-    s.launcher_key = client.get();
-    s.owner = request.owner;
-    s.command = request.command;
-    s.ranks = request.ranks;
-    s.threads = request.threads_per_rank;
-    s.start = snapshot_.now;
-    Spawn(*spawn, *req, s);
+  LiveSession& s = sessions_[request.id];
+  s.id = request.id;
+  s.launcher = client;
+  s.launcher_key = client.get();
+  s.owner = request.owner;
+  s.command = request.command;
+  s.ranks = request.ranks;
+  s.threads = request.threads_per_rank;
+  s.start = snapshot_.now;
+  s.request = std::move(*req);
+  s.policy = *policy;
+  Execute(plan, &request, policy->options.surpass_grace_s);
+}
+
+void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,
+                            double grace_s) {
+  sched::Snapshot before = snapshot_;
+  sched::ApplyPlan(snapshot_, plan, arrival);
+  int64_t id = arrival ? arrival->id : sched::kNoSession;
+  executor_.Run(before, plan, grace_s, [this, plan, before, id](Result<void> ok) {
+    PlanDone(plan, before, id, std::move(ok));
+  });
+}
+
+void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
+                             int64_t arrival, Result<void> ok) {
+  if (!ok) {
+    // Rolled back on the nodes: the bookkeeping goes back too.
+    snapshot_ = before;
+    std::fprintf(stderr, "pschedd[0]: %s\n", ok.error().ToString().c_str());
+    if (LiveSession* s = Find(arrival)) {
+      if (auto c = s->launcher.lock())
+        SendError(*c, "session " + std::to_string(arrival) +
+                          " could not start: " + ok.error().ToString() + " (rolled back)");
+      sessions_.erase(arrival);
+    }
+    return RunDeferred();
   }
+  for (const sched::Action& action : plan.actions) {
+    if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
+      if (LiveSession* s = Find(spawn->session)) Spawn(*spawn, s->request, *s);
+    } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
+      LiveSession* s = Find(wait->session);
+      if (s == nullptr) continue;
+      if (auto c = s->launcher.lock())
+        c->Send(proto::MsgType::kSessionAck, proto::Json{{"session", s->id},
+                                                         {"what", "queued"},
+                                                         {"reason", wait->reason}});
+    }
+  }
+  RunDeferred();
+}
+
+void LeaderService::RunDeferred() {
+  while (!executor_.busy() && !deferred_.empty()) {
+    auto next = std::move(deferred_.front());
+    deferred_.pop_front();
+    next();
+  }
+}
+
+bool LeaderService::Queued(int64_t id) const {
+  const sched::Session* model = snapshot_.Find(id);
+  return model != nullptr && model->state == sched::SessionState::kQueued;
+}
+
+void LeaderService::DropQueued(int64_t id, int code, const std::string& message) {
+  LiveSession* s = Find(id);
+  if (s == nullptr) return;
+  if (auto c = s->launcher.lock())
+    c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, message}));
+  sched::RemoveSession(snapshot_, id);
+  sessions_.erase(id);
 }
 
 void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
@@ -158,9 +230,19 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.cwd = req.cwd;
   order.size = static_cast<int>(spawn.placement.ranks.size());
   order.threads_per_rank = req.threads_per_rank;
+  // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
+  if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;
-  for (const sched::RankSlots& r : spawn.placement.ranks)
-    order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, r.pus});
+  for (const sched::RankSlots& r : spawn.placement.ranks) {
+    std::vector<int> pus = r.pus;
+    if (spawn.floating) {  // overbook float: the whole node's slots, the kernel balances
+      pus.clear();
+      for (const sched::Node& n : snapshot_.nodes)
+        if (n.id == r.node)
+          for (int pu = 0; pu < n.topology.NumPus(); ++pu) pus.push_back(pu);
+    }
+    order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, pus});
+  }
   int max_node = 0;
   for (const auto& [id, name] : hostnames_) max_node = std::max(max_node, id);
   order.hostnames.resize(static_cast<size_t>(max_node) + 1);
@@ -182,6 +264,13 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
   if (s == nullptr) return;
   if (s->launcher_key != client.get())
     return SendError(*client, "session " + std::to_string(ref->session) + " is not yours");
+  if (Queued(s->id)) {
+    // Nothing runs yet: a fatal signal ends the wait, anything else waits with it.
+    if (frame.type == proto::MsgType::kSessionSignal && Forwardable(ref->signal) &&
+        ref->signal != SIGUSR1 && ref->signal != SIGUSR2)
+      DropQueued(s->id, 128 + ref->signal, "session ended while queued");
+    return;
+  }
   switch (frame.type) {
     case proto::MsgType::kSessionSignal:
       if (!Forwardable(ref->signal))
@@ -224,6 +313,11 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
   if (!ref) return client->FailAndClose(ref.error().message());
   LiveSession* s = Find(ref->session);
   if (s == nullptr) return Reply(*client, false, "no session " + std::to_string(ref->session));
+  if (frame.type == proto::MsgType::kCtlKill && Queued(s->id)) {
+    int64_t id = s->id;
+    DropQueued(id, 128 + SIGKILL, "session killed by psched-ctl kill while queued");
+    return Reply(*client, true, "session " + std::to_string(id) + " killed");
+  }
   if (frame.type == proto::MsgType::kCtlKill) {
     Fail(*s, 128 + SIGKILL, "session killed by psched-ctl kill");
     return Reply(*client, true, "session " + std::to_string(s->id) + " killed");
@@ -234,11 +328,16 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
 }
 
 void LeaderService::OnClientClosed(Connection& client) {
+  std::vector<int64_t> queued;
   for (auto& [id, s] : sessions_) {
     if (s.launcher_key != &client) continue;
     s.launcher_key = nullptr;
-    Fail(s, 128 + SIGKILL, "launcher disconnected");
+    if (Queued(id))
+      queued.push_back(id);
+    else
+      Fail(s, 128 + SIGKILL, "launcher disconnected");
   }
+  for (int64_t id : queued) DropQueued(id, 128 + SIGKILL, "launcher disconnected");
 }
 
 void LeaderService::OnNodeFrame(proto::Frame&& frame) {
@@ -300,18 +399,24 @@ void LeaderService::NodeDone(const proto::NodeDone& done) {
 }
 
 void LeaderService::Finish(int64_t id) {
+  if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
   LiveSession& s = sessions_.at(id);
   if (auto c = s.launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kSessionEnded,
                           proto::SessionEnded{id, s.failed ? s.code : 0, s.message}));
   const sched::Session* ended = snapshot_.Find(id);
   sched::Session copy = ended ? *ended : sched::Session{};
+  config::ResolvedPolicy policy = s.policy;
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
-  sched::ApplyPlan(snapshot_, DecideEnd(snapshot_, copy, *allocator_));
+  auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);
+  if (!decider) return;
+  snapshot_.now = Now();
+  Execute(DecideEnd(snapshot_, copy, *allocator_, decider->get()), nullptr, 0);
 }
 
 void LeaderService::NodesLost(const proto::NodeLost& lost) {
+  executor_.NodesLost(lost.nodes);
   for (int n : lost.nodes) {
     std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
     lost_[n] = lost.cause;
@@ -384,11 +489,36 @@ proto::Json LeaderService::Status() const {
                      {"cause", cause}});
   proto::Json sessions = proto::Json::array();
   double now = Now();
+  std::map<int64_t, int> queue_position;  // 1 = next to start, in the snapshot's arrival order
+  for (const sched::Session& m : snapshot_.sessions)
+    if (m.state == sched::SessionState::kQueued)
+      queue_position[m.request.id] = static_cast<int>(queue_position.size()) + 1;
   for (const auto& [id, s] : sessions_) {
     const sched::Session* model = snapshot_.Find(id);
     std::string state = model ? sched::SessionStateName(model->state) : "ending";
     if (s.failed) state = "ending";
+    // Why it is in that state, for people: "suspended by 3", "queued at position 2".
+    std::string detail = state;
+    proto::Json placement = proto::Json::array();
+    if (model != nullptr && !s.failed) {
+      std::string by = std::to_string(model->displaced_by);
+      if (model->state == sched::SessionState::kSuspended && model->displaced_by >= 0)
+        detail = "suspended by " + by;
+      else if (model->state == sched::SessionState::kSidestepped)
+        detail = "sidestepped by " + by;
+      else if (model->state == sched::SessionState::kQueued)
+        detail = "queued at position " + std::to_string(queue_position[id]);
+      for (const sched::RankSlots& r : model->placement.ranks)
+        placement.push_back({{"rank", r.rank}, {"node", r.node}, {"pus", r.pus}});
+    }
     sessions.push_back({{"id", id},
+                        {"state_detail", detail},
+                        {"policy", s.policy.name},
+                        {"spread", s.policy.spread},
+                        {"displaced_by", model ? model->displaced_by : sched::kNoSession},
+                        {"floating", model ? model->floating : false},
+                        {"exclusive", model ? model->exclusive : false},
+                        {"placement", placement},
                         {"owner", s.owner},
                         {"command", s.command},
                         {"ranks", s.ranks},

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,8 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
+#include "config/resolve.hpp"
 #include "daemon/connection.hpp"
 #include "daemon/peer_link.hpp"
+#include "daemon/plan_executor.hpp"
 #include "proto/messages.hpp"
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
@@ -30,7 +34,7 @@ class LeaderService {
   };
 
   LeaderService(PeerLink& peers, int expected_nodes, std::unique_ptr<sched::Allocator> allocator,
-                std::string default_policy, Callbacks callbacks);
+                config::Config config, Callbacks callbacks);
 
   // A frame from a local client (psched-exec or psched-ctl) whose uid was checked.
   void OnClientFrame(const std::shared_ptr<Connection>& client, proto::Frame&& frame, uid_t uid);
@@ -39,6 +43,8 @@ class LeaderService {
   void OnNodeFrame(proto::Frame&& frame);
   void NodeJoined(const proto::NodeJoin& join);
   proto::Json Status() const;
+  // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
+  void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
 
  private:
   struct LiveSession {
@@ -54,6 +60,8 @@ class LeaderService {
     std::string owner, command;
     int ranks = 0, threads = 1;
     double start = 0;
+    proto::LaunchRequest request;     // kept to spawn a queued session later
+    config::ResolvedPolicy policy;    // decides at its arrival and at its end
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
@@ -67,6 +75,16 @@ class LeaderService {
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
   void SuspendOrResume(LiveSession& s, bool suspend);
+  // Applies `plan` to the snapshot and carries it out (plan_executor.hpp); `arrival`
+  // is the new session the plan was made for, if any.
+  void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
+  void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
+                Result<void> ok);
+  // Ends a session that is still queued (killed, launcher gone) without an end plan.
+  void DropQueued(int64_t id, int code, const std::string& message);
+  bool Queued(int64_t id) const;
+  // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
+  void RunDeferred();
   void Collect(const proto::CollContribute& part);
   std::string NodeName(int node) const;
   LiveSession* Find(int64_t id);
@@ -75,7 +93,9 @@ class LeaderService {
   PeerLink& peers_;
   int expected_nodes_;
   std::unique_ptr<sched::Allocator> allocator_;
-  std::string default_policy_;
+  config::Config config_;
+  PlanExecutor executor_;
+  std::deque<std::function<void()>> deferred_;
   Callbacks callbacks_;
   sched::Snapshot snapshot_;
   std::map<int, std::string> hostnames_;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "config/load.hpp"
 #include "daemon/daemon.hpp"
 #include "pmix/daemon_host.hpp"
 
@@ -66,6 +67,14 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   signal(SIGPIPE, SIG_IGN);
+  // The admin's policies: /etc/psched/psched.toml, then $PSCHED_CONF. A broken file
+  // stops the daemon with the file and line rather than running with surprises.
+  auto config = psched::config::LoadConfig(psched::config::ConfigPathsFromEnvironment());
+  if (!config) {
+    std::fprintf(stderr, "pschedd: %s\n", config.error().ToString().c_str());
+    return 1;
+  }
+  opt.config = std::move(*config);
   auto secret = LoadSecret(secret_file, opt.nodes);
   if (!secret) {
     std::fprintf(stderr, "pschedd: %s\n", secret.error().ToString().c_str());

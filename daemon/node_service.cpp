@@ -293,6 +293,14 @@ void NodeService::Resume(int64_t session) {
   }
 }
 
+std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) {
+  std::vector<std::pair<int, pid_t>> out;
+  if (LocalSession* s = Find(session))
+    for (const LocalRank& r : s->ranks)
+      if (!r.reaped && r.pid > 0) out.emplace_back(r.rank, r.pid);
+  return out;
+}
+
 void NodeService::Stdin(const proto::StdinData& data) {
   LocalSession* s = Find(data.session);
   if (s == nullptr || s->stdin_fd < 0) return;

@@ -34,6 +34,8 @@ class NodeService {
   void Signal(int64_t session, int sig);  // to every local process of the session
   void Suspend(int64_t session);
   void Resume(int64_t session);
+  // (rank, pid) of the session's ranks on this node that have not exited (co-scheduling).
+  std::vector<std::pair<int, pid_t>> LocalProcesses(int64_t session);
   void Stdin(const proto::StdinData& data);
   void KillAll();  // the daemon is going away
   size_t num_sessions() const { return sessions_.size(); }

@@ -68,6 +68,7 @@ class ExecClient {
         return Ended(frame);
       case proto::MsgType::kSessionAck:
         if (frame.body.value("what", "") == "suspend") raise(SIGSTOP);  // the shell sees Ctrl-Z
+        if (frame.body.value("what", "") == "queued") Queued(frame.body);
         return;
       case proto::MsgType::kError: {
         auto e = proto::Decode<proto::ErrorReply>(frame);
@@ -79,7 +80,25 @@ class ExecClient {
     }
   }
 
+  // The co-scheduling policy queued the session: say why once it has waited 1 s.
+  void Queued(const proto::Json& body) {
+    session_ = body.value("session", int64_t{-1});
+    if (pending_signal_ != 0) SendSignal(pending_signal_);
+    if (options_.quiet) return;
+    wait_reason_ = "session " + std::to_string(session_) + " " + body.value("reason", "waits");
+    wait_ev_ = evtimer_new(base_, &ExecClient::OnWaited, this);
+    events_.push_back(wait_ev_);
+    timeval one{1, 0};
+    evtimer_add(wait_ev_, &one);
+  }
+
+  static void OnWaited(evutil_socket_t, short, void* arg) {
+    auto* self = static_cast<ExecClient*>(arg);
+    std::fprintf(stderr, "psched-exec: %s\n", self->wait_reason_.c_str());
+  }
+
   void Started(const proto::Frame& frame) {
+    if (wait_ev_) event_del(wait_ev_);
     auto started = proto::Decode<proto::SessionStarted>(frame);
     if (!started) return;
     session_ = started->session;
@@ -189,6 +208,8 @@ class ExecClient {
   std::shared_ptr<daemon::Connection> conn_;
   std::vector<event*> events_;
   event* stdin_ev_ = nullptr;
+  event* wait_ev_ = nullptr;
+  std::string wait_reason_;
   int64_t session_ = -1;
   int pending_signal_ = 0;
   int code_ = -1;

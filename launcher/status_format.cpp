@@ -42,13 +42,18 @@ std::string FormatStatus(const proto::Json& s) {
   auto sessions = s.value("sessions", proto::Json::array());
   out += Line("sessions: %zu\n", sessions.size());
   if (sessions.empty()) return out;
-  out += "ID    OWNER     STATE       RANKS  THREADS  ELAPSED  NODES  COMMAND\n";
+  out += "ID    OWNER     STATE                  POLICY    RANKS  THREADS  ELAPSED  NODES  COMMAND\n";
   for (const auto& x : sessions) {
     std::string nodes;
     for (const auto& n : x.value("nodes", proto::Json::array()))
       nodes += (nodes.empty() ? "" : ",") + std::to_string(n.get<int>());
-    out += Line("%-5ld %-9s %-11s %5d  %7d  %6.1fs  %-6s %s\n", x.value("id", 0L),
-                x.value("owner", "").c_str(), x.value("state", "").c_str(), x.value("ranks", 0),
+    // "suspended by 3", "queued at position 2": the daemon says why, older ones only the state.
+    std::string state = x.value("state_detail", x.value("state", ""));
+    if (x.value("floating", false)) state += " (float)";
+    if (x.value("exclusive", false)) state += " (excl)";
+    out += Line("%-5ld %-9s %-22s %-9s %5d  %7d  %6.1fs  %-6s %s\n", x.value("id", 0L),
+                x.value("owner", "").c_str(), state.c_str(), x.value("policy", "").c_str(),
+                x.value("ranks", 0),
                 x.value("threads_per_rank", 1), x.value("elapsed_s", 0.0), nodes.c_str(),
                 x.value("command", "").c_str());
   }

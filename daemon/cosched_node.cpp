@@ -1,0 +1,127 @@
+#include "daemon/cosched_node.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+
+#include "daemon/repin.hpp"
+#include "daemon/suspend.hpp"
+#include "daemon/topology.hpp"
+
+namespace psched::daemon {
+
+struct CoschedNode::Txn {
+  CoschedNode* owner = nullptr;
+  int64_t id = 0;
+  proto::Json ops;
+  size_t next = 0;
+  std::vector<int> done;  // indices of ops carried out
+  event* timer = nullptr;
+  ~Txn() {
+    if (timer) event_free(timer);
+  }
+};
+
+CoschedNode::CoschedNode(event_base* base, int node, NodeService& ranks, std::vector<int> real_pus,
+                         Reply reply)
+    : base_(base),
+      node_(node),
+      ranks_(ranks),
+      real_pus_(std::move(real_pus)),
+      reply_(std::move(reply)) {}
+
+CoschedNode::~CoschedNode() {
+  waiting_.clear();
+  if (topology_) hwloc_topology_destroy(topology_);
+}
+
+void CoschedNode::OnOrder(const std::string& data) {
+  auto txn = std::make_unique<Txn>();
+  txn->owner = this;
+  proto::Json order = proto::Json::parse(data, nullptr, false);
+  if (order.is_discarded() || !order.contains("ops")) return;  // not from our leader
+  txn->id = order.value("txn", int64_t{0});
+  txn->ops = order["ops"];
+  Txn& t = *txn;
+  waiting_.push_back(std::move(txn));
+  Step(t);
+}
+
+Result<void> CoschedNode::Suspend(int64_t session) {
+  ranks_.Suspend(session);
+  std::vector<pid_t> pids;
+  for (auto [rank, pid] : ranks_.LocalProcesses(session)) pids.push_back(pid);
+  return ConfirmStopped(pids);
+}
+
+Result<void> CoschedNode::Repin(int64_t session, const proto::Json& ranks) {
+  if (topology_ == nullptr) {
+    hwloc_topology_init(&topology_);
+    if (hwloc_topology_load(topology_) != 0) {
+      hwloc_topology_destroy(topology_);
+      topology_ = nullptr;
+      return Fail(Error::FromErrno("hwloc_topology_load", "loading this machine's topology"));
+    }
+  }
+  auto local = ranks_.LocalProcesses(session);
+  for (const auto& r : ranks) {
+    int rank = r.value("rank", -1);
+    auto it = std::find_if(local.begin(), local.end(), [&](auto& p) { return p.first == rank; });
+    if (it == local.end()) continue;  // exited already
+    cpu_set_t cpus = CpuSetFor(r.value("pus", std::vector<int>{}), real_pus_);
+    if (auto ok = RepinProcess(topology_, it->second, cpus); !ok)
+      return Fail(ok.error().WithSession(session));
+  }
+  return {};
+}
+
+void CoschedNode::Step(Txn& txn) {
+  while (txn.next < txn.ops.size()) {
+    const proto::Json& op = txn.ops[txn.next];
+    std::string what = op.value("op", "");
+    int64_t session = op.value("session", int64_t{0});
+    double grace = op.value("grace_s", 0.0);
+    Result<void> ok;
+    if (what == "suspend" && grace > 0 && txn.timer == nullptr) {
+      // Surpass grace: SIGTSTP lets a program that handles it reach a safe point first.
+      ranks_.Signal(session, SIGTSTP);
+      txn.timer = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
+      timeval tv{static_cast<time_t>(grace),
+                 static_cast<suseconds_t>((grace - static_cast<long>(grace)) * 1e6)};
+      evtimer_add(txn.timer, &tv);
+      return;
+    }
+    if (txn.timer) {
+      event_free(txn.timer);
+      txn.timer = nullptr;
+    }
+    if (what == "suspend")
+      ok = Suspend(session);
+    else if (what == "resume")
+      ranks_.Resume(session);
+    else if (what == "repin")
+      ok = Repin(session, op.value("ranks", proto::Json::array()));
+    else
+      ok = Fail(ErrorCode::kProtocol, "unknown co-scheduling operation '" + what + "'");
+    if (!ok) return Finish(txn, std::move(ok));
+    txn.done.push_back(static_cast<int>(txn.next));
+    ++txn.next;
+  }
+  Finish(txn, {});
+}
+
+void CoschedNode::OnGrace(evutil_socket_t, short, void* arg) {
+  auto* txn = static_cast<Txn*>(arg);
+  // Mark the grace as spent: Step finds the timer set and goes on with SIGSTOP.
+  txn->owner->Step(*txn);
+}
+
+void CoschedNode::Finish(Txn& txn, Result<void> result) {
+  proto::Json reply{
+      {"txn", txn.id}, {"node", node_}, {"ok", result.has_value()}, {"done", txn.done}};
+  if (!result) reply["error"] = result.error().WithNode(node_).ToString();
+  std::erase_if(waiting_, [&](const auto& t) { return t.get() == &txn; });  // frees txn
+  reply_(reply.dump());
+}
+
+}  // namespace psched::daemon

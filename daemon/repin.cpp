@@ -1,0 +1,102 @@
+#include "daemon/repin.hpp"
+
+#include <dirent.h>
+#include <errno.h>
+
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace psched::daemon {
+namespace {
+
+// Threads of `pid`; empty when the process is gone.
+std::vector<pid_t> Threads(pid_t pid) {
+  std::vector<pid_t> tids;
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return tids;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    tids.push_back(static_cast<pid_t>(std::stol(e->d_name)));
+  }
+  closedir(d);
+  return tids;
+}
+
+// The thread's Cpus_allowed_list, or nullopt when it is gone.
+std::optional<std::string> AllowedList(pid_t pid, pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with("Cpus_allowed_list:")) {
+      auto v = line.find_first_not_of(" \t", 18);
+      return v == std::string::npos ? "" : line.substr(v);
+    }
+  return std::nullopt;
+}
+
+}  // namespace
+
+cpu_set_t ParseCpuList(const std::string& list) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  size_t pos = 0;
+  while (pos < list.size()) {
+    size_t comma = list.find(',', pos);
+    std::string part =
+        list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    pos = comma == std::string::npos ? list.size() : comma + 1;
+    if (part.empty()) continue;
+    auto dash = part.find('-');
+    int lo = std::stoi(part.substr(0, dash));
+    int hi = dash == std::string::npos ? lo : std::stoi(part.substr(dash + 1));
+    for (int c = lo; c <= hi && c < CPU_SETSIZE; ++c) CPU_SET(c, &set);
+  }
+  return set;
+}
+
+Result<void> RepinProcess(hwloc_topology_t topology, pid_t pid, const cpu_set_t& cpus) {
+  hwloc_bitmap_t set = hwloc_bitmap_alloc();
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &cpus)) hwloc_bitmap_set(set, static_cast<unsigned>(c));
+  std::set<pid_t> verified;
+  Result<void> result;
+  // A thread created while we bind inherits the affinity of its creator, which may
+  // still be the old one: list the threads again until a pass finds nothing new.
+  for (int pass = 0; pass < 100; ++pass) {
+    bool fresh = false;
+    for (pid_t tid : Threads(pid)) {
+      if (verified.contains(tid)) continue;
+      fresh = true;
+      int rc = -1;
+      for (int attempt = 0; attempt < 100; ++attempt) {
+        rc = hwloc_set_proc_cpubind(topology, tid, set, HWLOC_CPUBIND_THREAD);
+        if (rc == 0 || (errno != EAGAIN && errno != EINTR)) break;
+      }
+      auto allowed = AllowedList(pid, tid);
+      if (!allowed) continue;  // the thread exited meanwhile
+      if (rc != 0 && errno != ESRCH) {
+        result =
+            Fail(Error::FromErrno("sched_setaffinity", "binding thread " + std::to_string(tid) +
+                                                           " of process " + std::to_string(pid)));
+        break;
+      }
+      cpu_set_t now = ParseCpuList(*allowed);
+      if (!CPU_EQUAL(&now, &cpus)) {
+        result = Fail(ErrorCode::kSystem, "thread " + std::to_string(tid) + " of process " +
+                                              std::to_string(pid) + " is bound to " + *allowed +
+                                              " after re-pinning");
+        break;
+      }
+      verified.insert(tid);
+    }
+    if (!result || !fresh) break;
+  }
+  hwloc_bitmap_free(set);
+  return result;
+}
+
+}  // namespace psched::daemon
