@@ -250,7 +250,21 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
   };
   const double left = kPad, right = 2 * kPad + kW;
   axes(left, "time (hours)", "busy fraction of the cores", Fixed(t_end / 3600, 1));
-  axes(right, "waiting time (hours)", "fraction of jobs waiting at most x", Fixed(w_max / 3600, 2));
+  axes(right, "waiting time (log scale, 1 + seconds)", "fraction of jobs waiting at most x",
+       Fixed(w_max / 3600, 2) + " h");
+  // Waits span seconds to days: a log axis keeps short-wait schedulers readable.
+  const double log_max = std::log10(1 + w_max);
+  auto wait_x = [&](double w) { return right + kW * std::log10(1 + w) / log_max; };
+  for (double mark : {60.0, 3600.0, 86400.0}) {
+    if (mark >= w_max) continue;
+    o << "<line x1=\"" << Fixed(wait_x(mark), 1) << "\" y1=\"" << kPad << "\" x2=\""
+      << Fixed(wait_x(mark), 1) << "\" y2=\"" << kPad + kH << "\" stroke=\"#ddd\"/>\n<text x=\""
+      << Fixed(wait_x(mark) - 10, 1) << "\" y=\"" << kPad + kH + 18 << "\">"
+      << (mark == 60     ? "1 min"
+          : mark == 3600 ? "1 h"
+                         : "1 day")
+      << "</text>\n";
+  }
   const double y0 = kPad + kH;
   for (size_t i = 0; i < runs.size(); ++i) {
     if (runs[i].records == nullptr) continue;
@@ -280,8 +294,7 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" points=\"";
     const size_t step = std::max<size_t>(1, waits.size() / 400);
     for (size_t k = 0; k < waits.size(); k += step)
-      o << Fixed(right + kW * waits[k] / w_max, 1) << ','
-        << Fixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
+      o << Fixed(wait_x(waits[k]), 1) << ',' << Fixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
     if (!waits.empty()) o << Fixed(right + kW, 1) << ',' << Fixed(y0 - kH, 1);
     o << "\"/>\n";
     o << "<text x=\"" << right + kW - 150 << "\" y=\"" << y0 - 12 - 16 * i << "\" fill=\"" << colour
