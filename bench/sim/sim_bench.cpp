@@ -7,7 +7,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
-#include <memory>
+#include <cstdlib>
 
 #include "scheduler/allocator_registry.hpp"
 #include "scheduler/sim/best_fit.hpp"
@@ -18,28 +18,23 @@
 namespace psched::sim {
 namespace {
 
-const Workload& Kth(int copies) {
-  static std::unique_ptr<Workload> base;
-  static std::unique_ptr<Workload> four;
-  if (!base) {
-    Result<Workload> w = ReadSwfFile(PSCHED_SIM_BENCH_TRACE);
-    if (!w) {
-      std::fprintf(stderr, "sim_bench: %s\n", w.error().ToString().c_str());
-      std::exit(2);
-    }
-    base = std::make_unique<Workload>(std::move(*w));
-    four = std::make_unique<Workload>(*base);
-    const size_t n = base->jobs.size();
-    const double span = base->jobs.back().request.submit_time + 1;
-    for (int c = 1; c < 4; ++c)
-      for (size_t i = 0; i < n; ++i) {
-        SimJob j = base->jobs[i];
-        j.request.id += c * 1000000;
-        j.request.submit_time += c * span;
-        four->jobs.push_back(std::move(j));
-      }
+// The trace, `copies` times end to end; read outside the timed loops.
+Workload Kth(int copies) {
+  Result<Workload> w = ReadSwfFile(PSCHED_SIM_BENCH_TRACE);
+  if (!w) {
+    std::fprintf(stderr, "sim_bench: %s\n", w.error().ToString().c_str());
+    std::exit(2);
   }
-  return copies == 1 ? *base : *four;
+  const size_t n = w->jobs.size();
+  const double span = w->jobs.back().request.submit_time + 1;
+  for (int c = 1; c < copies; ++c)
+    for (size_t i = 0; i < n; ++i) {
+      SimJob j = w->jobs[i];
+      j.request.id += c * 1000000;
+      j.request.submit_time += c * span;
+      w->jobs.push_back(std::move(j));
+    }
+  return std::move(*w);
 }
 
 void BM_ReadKthTrace(benchmark::State& state) {
@@ -51,7 +46,7 @@ void BM_ReadKthTrace(benchmark::State& state) {
 BENCHMARK(BM_ReadKthTrace)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_Replay(benchmark::State& state, const char* scheduler, int copies) {
-  const Workload& w = Kth(copies);
+  const Workload w = Kth(copies);
   auto spec = ParseSchedulerSpec(scheduler);
   double wait = 0;
   for (auto _ : state) {
