@@ -57,9 +57,10 @@ def ip_table():
             "| paper 7-SLURM (Table 7) | esp-modified | 2.50 ± 1.802 | 23.80 ± 22.93 | 0.88 | 1.021 ± 0.029 |",
             "| paper 8 IPSCHED (Table 7) | esp-modified | 1.09 ± 1.111 | 13.12 ± 16.78 | 0.94 | 1.016 ± 0.026 |"]
     runs = [(r, "") for r in json.load(open(path))]
-    limit5 = os.path.join(RUNS, "ip", "esp_s1_ipwindow_limit5.json")
-    if os.path.exists(limit5):
-        runs += [(r, ", 5 s solver limit") for r in json.load(open(limit5))]
+    for name in ("esp_s1_ipwindow_limit5.json", "espmod_s1_ipwindow_limit5.json"):
+        limit5 = os.path.join(RUNS, "ip", name)
+        if os.path.exists(limit5):
+            runs += [(r, ", 5 s solver limit") for r in json.load(open(limit5))]
     for r, note in runs:
         rows.append(f"| psched {r['scheduler']}{note} | {r['workload']} | {r['wait_s']['mean'] / 3600:.2f} ± "
                     f"{r['wait_s']['stddev'] / 3600:.3f} | {r['slowdown']['mean']:.2f} ± {r['slowdown']['stddev']:.2f} | "
