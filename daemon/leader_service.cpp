@@ -41,13 +41,14 @@ bool Forwardable(int sig) {
 }  // namespace
 
 LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
-                             std::unique_ptr<sched::Allocator> allocator,
-                             config::Config config, Callbacks callbacks)
+                             std::unique_ptr<sched::Allocator> allocator, config::Config config,
+                             Callbacks callbacks)
     : peers_(peers),
       expected_nodes_(expected_nodes),
       allocator_(std::move(allocator)),
       callbacks_(std::move(callbacks)),
       config_(std::move(config)),
+      allocators_(config_.allocators),
       executor_([this](int node, std::string data) {
         peers_.Send({node}, proto::MsgType::kPeerSend,
                     proto::Json(proto::PeerSend{node, 0, "cosched", std::move(data)}));
@@ -122,7 +123,7 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   if (!policy) return SendError(*client, policy.error().message());
   auto allocator_name = config::ResolveAllocator(config_, req->allocator);
   if (!allocator_name) return SendError(*client, allocator_name.error().message());
-  auto allocator = sched::MakeAllocator(*allocator_name);
+  auto allocator = allocators_.Get(*allocator_name);
   if (!allocator) return SendError(*client, allocator.error().message());
   auto decider = policies::MakePolicy(policy->name, policy->options);
   if (!decider) return SendError(*client, decider.error().message());
@@ -164,7 +165,9 @@ void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest
   sched::Snapshot before = snapshot_;
   sched::ApplyPlan(snapshot_, plan, arrival);
   int64_t id = arrival ? arrival->id : sched::kNoSession;
-  executor_.Run(before, plan, grace_s, [this, plan, before, id](Result<void> ok) {
+  auto t0 = std::chrono::steady_clock::now();
+  executor_.Run(before, plan, grace_s, [this, plan, before, id, t0](Result<void> ok) {
+    RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
     PlanDone(plan, before, id, std::move(ok));
   });
 }
@@ -190,12 +193,38 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
       LiveSession* s = Find(wait->session);
       if (s == nullptr) continue;
       if (auto c = s->launcher.lock())
-        c->Send(proto::MsgType::kSessionAck, proto::Json{{"session", s->id},
-                                                         {"what", "queued"},
-                                                         {"reason", wait->reason}});
+        c->Send(proto::MsgType::kSessionAck,
+                proto::Json{{"session", s->id}, {"what", "queued"}, {"reason", wait->reason}});
     }
   }
   RunDeferred();
+}
+
+void LeaderService::RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
+                               std::chrono::steady_clock::duration took, bool ok) {
+  std::string kind;
+  size_t ranks = 0;
+  for (const sched::Action& action : plan.actions) {
+    sched::SessionId session = sched::kNoSession;
+    std::string what;
+    if (const auto* s = std::get_if<sched::SuspendAction>(&action)) {
+      session = s->session, what = "suspend";
+    } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
+      session = r->session, what = "resume";
+    } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
+      session = p->session, what = p->by == sched::kNoSession ? "restore" : "repin";
+    } else {
+      continue;
+    }
+    if (kind.find(what) == std::string::npos) kind += (kind.empty() ? "" : "+") + what;
+    if (const sched::Session* was = before.Find(session)) ranks += was->placement.ranks.size();
+  }
+  if (kind.empty()) return;  // nothing ran on the nodes
+  plan_times_.push_back({{"kind", kind},
+                         {"ranks", ranks},
+                         {"ok", ok},
+                         {"ms", std::chrono::duration<double, std::milli>(took).count()}});
+  if (plan_times_.size() > 64) plan_times_.erase(plan_times_.begin());
 }
 
 void LeaderService::RunDeferred() {
@@ -365,6 +394,13 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
     case proto::MsgType::kCollContribute:
       if (auto p = proto::Decode<proto::CollContribute>(frame)) Collect(*p);
       return;
+    case proto::MsgType::kMonitorReport:
+      if (auto r = proto::Decode<proto::MonitorReport>(frame)) {
+        if (metrics_.Update(*r))
+          peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
+        metrics_.ApplyTo(snapshot_);
+      }
+      return;
     default:
       return;
   }
@@ -528,11 +564,14 @@ proto::Json LeaderService::Status() const {
                         {"start", s.start},
                         {"elapsed_s", now - s.start}});
   }
-  return {{"nodes", nodes},
-          {"sessions", sessions},
-          {"expected_nodes", expected_nodes_},
-          {"free", snapshot_.FreePus()},
-          {"total", snapshot_.TotalPus()}};
+  proto::Json status = {{"nodes", nodes},
+                        {"sessions", sessions},
+                        {"expected_nodes", expected_nodes_},
+                        {"free", snapshot_.FreePus()},
+                        {"plans", plan_times_},
+                        {"total", snapshot_.TotalPus()}};
+  metrics_.AddToStatus(status);
+  return status;
 }
 
 }  // namespace psched::daemon

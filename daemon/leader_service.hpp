@@ -17,7 +17,9 @@
 
 #include "config/config.hpp"
 #include "config/resolve.hpp"
+#include "daemon/allocators.hpp"
 #include "daemon/connection.hpp"
+#include "daemon/monitor/metrics_board.hpp"
 #include "daemon/peer_link.hpp"
 #include "daemon/plan_executor.hpp"
 #include "proto/messages.hpp"
@@ -42,6 +44,9 @@ class LeaderService {
   // A frame routed to the leader from a node (including itself).
   void OnNodeFrame(proto::Frame&& frame);
   void NodeJoined(const proto::NodeJoin& join);
+  // The periodic scheduling round (config round_interval_s, on the daemon's timer):
+  // waiting sessions that now fit start, the window allocators decide over them.
+  void ScheduleRound();
   proto::Json Status() const;
   // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
   void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
@@ -60,8 +65,8 @@ class LeaderService {
     std::string owner, command;
     int ranks = 0, threads = 1;
     double start = 0;
-    proto::LaunchRequest request;     // kept to spawn a queued session later
-    config::ResolvedPolicy policy;    // decides at its arrival and at its end
+    proto::LaunchRequest request;   // kept to spawn a queued session later
+    config::ResolvedPolicy policy;  // decides at its arrival and at its end
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
@@ -83,6 +88,9 @@ class LeaderService {
   // Ends a session that is still queued (killed, launcher gone) without an end plan.
   void DropQueued(int64_t id, int code, const std::string& message);
   bool Queued(int64_t id) const;
+  // Keeps how long the nodes took for a plan (status "plans": bench/policies reads it).
+  void RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
+                  std::chrono::steady_clock::duration took, bool ok);
   // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
   void RunDeferred();
   void Collect(const proto::CollContribute& part);
@@ -94,10 +102,13 @@ class LeaderService {
   int expected_nodes_;
   std::unique_ptr<sched::Allocator> allocator_;
   config::Config config_;
+  AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
   PlanExecutor executor_;
   std::deque<std::function<void()>> deferred_;
+  std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
   Callbacks callbacks_;
   sched::Snapshot snapshot_;
+  monitor::MetricsBoard metrics_;  // what the nodes' monitors measured
   std::map<int, std::string> hostnames_;
   std::map<int, std::string> lost_;  // node -> cause
   std::map<int64_t, LiveSession> sessions_;

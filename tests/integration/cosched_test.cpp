@@ -1,0 +1,415 @@
+// Co-scheduling in the running daemons, on an emulated 4-node x 40-PU allocation
+// (the paper's configuration): a simulation of 160 ranks (or 32 x 5 threads), then
+// an analysis of 32 ranks (or 8 x 4 threads) under each policy. Checked for real:
+// placement and use counts from psched-ctl status --json, the affinity of every
+// process and thread from /proc, process states, and that everything is restored
+// and free at the end.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "daemon/repin.hpp"
+#include "daemon/topology.hpp"
+#include "tests/integration/harness.hpp"
+
+namespace psched::testing {
+namespace {
+
+using Json = nlohmann::json;
+constexpr int kNodes = 4;
+constexpr int kPus = 40;
+
+// One rank process as the daemons started it: read back from /proc.
+struct RankProc {
+  pid_t pid = 0;
+  int session = 0, rank = 0, node = 0;
+  std::string env;  // the whole environment, NUL-separated
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+int EnvInt(const std::string& env, const std::string& name) {
+  auto at = env.find(std::string(1, '\0') + name + "=");
+  if (at == std::string::npos) return -1;
+  return std::atoi(env.c_str() + at + name.size() + 2);
+}
+
+// Every process named `comm` whose environment says it is a rank of the allocation.
+std::vector<RankProc> Ranks(const std::string& comm, const std::string& alloc_dir) {
+  std::vector<RankProc> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (ReadFile(e.path() / "comm") != comm + "\n") continue;
+    std::string env = std::string(1, '\0') + ReadFile(e.path() / "environ");
+    if (env.find("PSCHED_ALLOCATION=" + alloc_dir) == std::string::npos &&
+        env.find(alloc_dir) == std::string::npos)
+      continue;
+    RankProc r{static_cast<pid_t>(std::stoi(name)), EnvInt(env, "PSCHED_SESSION"),
+               EnvInt(env, "PSCHED_RANK"), EnvInt(env, "PSCHED_NODE"), env};
+    if (r.session > 0) out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<pid_t> Threads(pid_t pid) {
+  std::vector<pid_t> tids;
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec))
+    tids.push_back(std::stoi(e.path().filename()));
+  return tids;
+}
+
+std::string ThreadCpus(pid_t pid, pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with("Cpus_allowed_list:"))
+      return line.substr(line.find_first_not_of(" \t", 18));
+  return "";
+}
+
+class CoschedTest : public ::testing::Test {
+ protected:
+  // Starts the allocation with the admin config `toml` (empty: none).
+  void StartAlloc(const std::string& toml = "") {
+    if (!toml.empty()) {
+      conf_ = std::filesystem::temp_directory_path() /
+              ("psched-cosched-" + std::to_string(getpid()) + ".toml");
+      std::ofstream(conf_) << toml;
+      setenv("PSCHED_CONF", conf_.c_str(), 1);
+    }
+    alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:2 core:20 pu:1");
+    unsetenv("PSCHED_CONF");
+    ASSERT_TRUE(alloc_->ok());
+    real_ = *daemon::RealPuOsIndices();
+  }
+  void TearDown() override {
+    alloc_.reset();
+    if (!conf_.empty()) std::filesystem::remove(conf_);
+  }
+
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) {
+    args.insert(args.begin(), Bin("psched-exec"));
+    return std::make_unique<Proc>(args, alloc_->Env());
+  }
+  Json Status() {
+    auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, alloc_->Env());
+    Json j = Json::parse(r.out, nullptr, false);
+    return j.is_discarded() ? Json::object() : j;
+  }
+  Json Session(const Json& status, int id) {
+    for (const auto& s : status.value("sessions", Json::array()))
+      if (s.value("id", 0) == id) return s;
+    return Json::object();
+  }
+  // Waits until session `id` is in `state` with all its `ranks` processes (and `threads`
+  // threads each) visible; returns them by rank.
+  std::map<int, RankProc> WaitRanks(const std::string& comm, int id, int ranks, int threads = 1) {
+    std::map<int, RankProc> by_rank;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          by_rank.clear();
+          for (const RankProc& r : Ranks(comm, alloc_->dir()))
+            if (r.session == id && static_cast<int>(Threads(r.pid).size()) == threads)
+              by_rank[r.rank] = r;
+          return static_cast<int>(by_rank.size()) == ranks;
+        },
+        60))
+        << "session " << id << ": " << by_rank.size() << " of " << ranks << " ranks";
+    return by_rank;
+  }
+  std::string Expected(const std::vector<int>& pus) {
+    cpu_set_t set = daemon::CpuSetFor(pus, real_);
+    std::string out;
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &set)) {
+        int end = c;
+        while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set)) ++end;
+        out += (out.empty() ? "" : ",") + std::to_string(c) +
+               (end > c ? "-" + std::to_string(end) : "");
+        c = end;
+      }
+    return out;
+  }
+  // Every thread of every rank of `id` is bound to what the daemon recorded for it.
+  void ExpectPinned(const Json& status, int id, const std::map<int, RankProc>& procs) {
+    Json s = Session(status, id);
+    ASSERT_EQ(s.value("placement", Json::array()).size(), procs.size()) << s.dump();
+    for (const auto& r : s["placement"]) {
+      int rank = r["rank"];
+      auto it = procs.find(rank);
+      ASSERT_NE(it, procs.end()) << "rank " << rank;
+      EXPECT_EQ(it->second.node, r.value("node", -1)) << "rank " << rank;
+      std::vector<int> pus = r["pus"];
+      if (s.value("floating", false)) {
+        pus.clear();
+        for (int p = 0; p < kPus; ++p) pus.push_back(p);
+      }
+      for (pid_t tid : Threads(it->second.pid))
+        EXPECT_EQ(ThreadCpus(it->second.pid, tid), Expected(pus))
+            << "session " << id << " rank " << rank << " thread " << tid;
+    }
+  }
+  void ExpectStates(const std::map<int, RankProc>& procs, char state) {
+    for (const auto& [rank, r] : procs)
+      EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == state; }, 20))
+          << "rank " << rank << " pid " << r.pid << " is " << ProcessState(r.pid) << ", not "
+          << state;
+  }
+  std::vector<int> Uses(const Json& status, int node) {
+    return status["nodes"][node].value("uses", std::vector<int>{});
+  }
+  void ExpectAllFree() {
+    Json st;
+    ASSERT_TRUE(Eventually([&] {
+      st = Status();
+      return st.value("sessions", Json::array()).empty() && st.value("free", -1) == kNodes * kPus;
+    })) << st.dump();
+    for (int n = 0; n < kNodes; ++n)
+      for (int u : Uses(st, n)) EXPECT_EQ(u, 0);
+  }
+  // The simulation: 160 slots, every slot used once.
+  std::map<int, RankProc> StartSim(bool threads) {
+    sim_ = threads ? Exec({"-n", "32", "-c", "5", Bin("cosched_threads"), "5"})
+                   : Exec({"-n", "160", Bin("cosched_threads"), "1"});
+    auto procs = WaitRanks("cosched_threads", 1, threads ? 32 : 160, threads ? 5 : 1);
+    Json st = Status();
+    EXPECT_EQ(Session(st, 1).value("state", ""), "running") << st.dump();
+    for (int n = 0; n < kNodes; ++n) EXPECT_EQ(Uses(st, n), std::vector<int>(kPus, 1));
+    ExpectPinned(st, 1, procs);
+    return procs;
+  }
+  std::unique_ptr<Proc> StartAnalysis(bool threads, const std::string& policy, bool spread) {
+    std::vector<std::string> args = {"--policy", policy};
+    if (spread) args.push_back("--spread");
+    for (const auto& a : threads ? std::vector<std::string>{"-n", "8", "-c", "4"}
+                                 : std::vector<std::string>{"-n", "32"})
+      args.push_back(a);
+    args.push_back(Bin("cosched_threads"));
+    args.push_back(threads ? "4" : "1");
+    return Exec(args);
+  }
+  void Kill(int id) {
+    ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", std::to_string(id)}, alloc_->Env()).code, 0);
+  }
+  void EndAll(std::unique_ptr<Proc>& analysis) {
+    if (analysis) {
+      Kill(2);
+      EXPECT_EQ(analysis->Wait(), 128 + SIGKILL) << analysis->err();
+    }
+  }
+
+  std::unique_ptr<EmulatedAlloc> alloc_;
+  std::unique_ptr<Proc> sim_;
+  std::filesystem::path conf_;
+  std::vector<int> real_;
+};
+
+// Slots of `node` the session's placement uses.
+std::set<int> PusOn(const Json& session, int node) {
+  std::set<int> pus;
+  for (const auto& r : session.value("placement", Json::array()))
+    if (r.value("node", -1) == node)
+      for (int p : r["pus"]) pus.insert(p);
+  return pus;
+}
+
+struct Case {
+  bool threads;
+  bool spread;
+};
+std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
+  return std::string(info.param.threads ? "Threads" : "Ranks") +
+         (info.param.spread ? "Spread" : "Compact");
+}
+
+class CoschedPolicyTest : public CoschedTest, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(CoschedPolicyTest, SurpassSuspendsTheSimulationAndResumesIt) {
+  StartAlloc();
+  auto [threads, spread] = GetParam();
+  auto sim = StartSim(threads);
+  auto analysis = StartAnalysis(threads, "surpass", spread);
+  auto procs = WaitRanks("cosched_threads", 2, threads ? 8 : 32, threads ? 4 : 1);
+  Json st = Status();
+  EXPECT_EQ(Session(st, 1).value("state_detail", ""), "suspended by 2") << st.dump();
+  EXPECT_EQ(Session(st, 2).value("state", ""), "running");
+  ExpectStates(sim, 'T');  // the whole simulation, on every node
+  for (const auto& [rank, r] : procs) EXPECT_NE(ProcessState(r.pid), 'T');
+  ExpectPinned(st, 2, procs);
+  int used = 0;
+  for (int n = 0; n < kNodes; ++n)
+    for (int u : Uses(st, n)) {
+      EXPECT_LE(u, 1) << "surpass never shares a slot";
+      used += u;
+    }
+  EXPECT_EQ(used, 32);
+  if (spread)
+    for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(Session(st, 2), n).size(), 8u);
+  EndAll(analysis);
+  ASSERT_TRUE(Eventually([&] { return Session(Status(), 1).value("state", "") == "running"; }));
+  ExpectStates(sim, 'S');
+  st = Status();
+  ExpectPinned(st, 1, sim);
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(Uses(st, n), std::vector<int>(kPus, 1));
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  ExpectAllFree();
+}
+
+TEST_P(CoschedPolicyTest, SidestepRepinsEveryThreadAndRestoresIt) {
+  StartAlloc();
+  auto [threads, spread] = GetParam();
+  auto sim = StartSim(threads);
+  Json before = Session(Status(), 1);
+  auto analysis = StartAnalysis(threads, "sidestep", spread);
+  auto procs = WaitRanks("cosched_threads", 2, threads ? 8 : 32, threads ? 4 : 1);
+  Json st = Status();
+  Json a = Session(st, 2), s = Session(st, 1);
+  EXPECT_EQ(s.value("state_detail", ""), "sidestepped by 2") << st.dump();
+  EXPECT_TRUE(a.value("exclusive", false));
+  ExpectStates(sim, 'S');
+  ExpectPinned(st, 2, procs);
+  ExpectPinned(st, 1, sim);  // every thread moved where the daemon says
+  for (int n = 0; n < kNodes; ++n) {
+    std::set<int> mine = PusOn(a, n);
+    std::vector<int> uses = Uses(st, n);
+    for (int p : mine) EXPECT_EQ(uses[p], 1) << "node " << n << " slot " << p << " is shared";
+    for (int p : PusOn(s, n)) EXPECT_FALSE(mine.contains(p)) << "node " << n << " slot " << p;
+    int total = 0;
+    for (int u : uses) total += u;
+    EXPECT_EQ(total, kPus + static_cast<int>(mine.size())) << "node " << n;
+  }
+  if (spread)
+    for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(a, n).size(), 8u);
+  else
+    EXPECT_EQ(PusOn(a, 0).size(), 32u);
+  EndAll(analysis);
+  ASSERT_TRUE(Eventually([&] { return Session(Status(), 1).value("state", "") == "running"; }));
+  st = Status();
+  EXPECT_EQ(Session(st, 1)["placement"], before["placement"]) << "pinning restored";
+  ExpectPinned(st, 1, sim);
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(Uses(st, n), std::vector<int>(kPus, 1));
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  ExpectAllFree();
+}
+
+TEST_P(CoschedPolicyTest, OverbookSharesTheLeastUsedSlots) {
+  StartAlloc();
+  auto [threads, spread] = GetParam();
+  auto sim = StartSim(threads);
+  auto analysis = StartAnalysis(threads, "overbook", spread);
+  auto procs = WaitRanks("cosched_threads", 2, threads ? 8 : 32, threads ? 4 : 1);
+  Json st = Status();
+  EXPECT_EQ(Session(st, 2).value("state", ""), "overbooked") << st.dump();
+  ExpectStates(sim, 'S');
+  ExpectPinned(st, 1, sim);
+  ExpectPinned(st, 2, procs);
+  for (const auto& [rank, r] : procs)
+    EXPECT_EQ(EnvInt(r.env, "OMPI_MCA_mpi_yield_when_idle"), 1) << "rank " << rank;
+  int twice = 0;
+  for (int n = 0; n < kNodes; ++n)
+    for (int u : Uses(st, n)) {
+      EXPECT_GE(u, 1);
+      EXPECT_LE(u, 2);
+      twice += u == 2;
+    }
+  EXPECT_EQ(twice, 32);
+  if (spread)
+    for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(Session(st, 2), n).size(), 8u);
+  EndAll(analysis);
+  ASSERT_TRUE(Eventually([&] {
+    Json now = Status();
+    return now.value("free", -1) == 0 && Session(now, 2).is_object() && Session(now, 2).empty();
+  }));
+  st = Status();
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(Uses(st, n), std::vector<int>(kPus, 1));
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  ExpectAllFree();
+}
+
+INSTANTIATE_TEST_SUITE_P(Paper, CoschedPolicyTest,
+                         ::testing::Values(Case{false, false}, Case{false, true}, Case{true, false},
+                                           Case{true, true}),
+                         CaseName);
+
+TEST_F(CoschedTest, WaitQueuesAndSaysWhyThenStartsAtTheEnd) {
+  StartAlloc();
+  auto sim = StartSim(false);
+  auto analysis = StartAnalysis(false, "wait", false);
+  ASSERT_TRUE(analysis->WaitStdout(
+      [&](const std::string&) { return analysis->err().find("waits for") != std::string::npos; }));
+  // The shell-visible line, printed once after 1 s.
+  EXPECT_NE(analysis->err().find("psched-exec: session 2 waits for 32 slots: 0 free"),
+            std::string::npos)
+      << analysis->err();
+  Json st = Status();
+  EXPECT_EQ(Session(st, 2).value("state_detail", ""), "queued at position 1") << st.dump();
+  ExpectStates(sim, 'S');
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  auto procs = WaitRanks("cosched_threads", 2, 32);
+  st = Status();
+  EXPECT_EQ(Session(st, 2).value("state", ""), "running");
+  ExpectPinned(st, 2, procs);
+  EndAll(analysis);
+  ExpectAllFree();
+}
+
+TEST_F(CoschedTest, QuietWaitPrintsNothing) {
+  StartAlloc();
+  auto sim = StartSim(false);
+  auto analysis = Exec({"-q", "--policy", "wait", "-n", "32", Bin("cosched_threads"), "1"});
+  ASSERT_TRUE(Eventually(
+      [&] { return Session(Status(), 2).value("state_detail", "") == "queued at position 1"; }));
+  Kill(2);
+  EXPECT_EQ(analysis->Wait(), 128 + SIGKILL);
+  EXPECT_EQ(analysis->err().find("waits for"), std::string::npos) << analysis->err();
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  ExpectAllFree();
+}
+
+TEST_F(CoschedTest, UnknownPolicyIsAClearErrorNamingTheAllowedSet) {
+  StartAlloc();
+  auto r = RunCmd({Bin("psched-exec"), "--policy", "nonsense", "true"}, alloc_->Env());
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("nonsense"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("wait, surpass, overbook, sidestep"), std::string::npos) << r.err;
+}
+
+TEST_F(CoschedTest, ForbiddenPolicyIsAClearErrorNamingTheAllowedSet) {
+  StartAlloc("[policy]\ndefault = \"wait\"\nallowed = [\"wait\", \"overbook\"]\n");
+  auto r = RunCmd({Bin("psched-exec"), "--policy", "surpass", "true"}, alloc_->Env());
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("surpass"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("wait, overbook"), std::string::npos) << r.err;
+  // What the admin allows still runs.
+  EXPECT_EQ(RunCmd({Bin("psched-exec"), "--policy", "overbook", "true"}, alloc_->Env()).code, 0);
+}
+
+TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
+  auto conf = std::filesystem::temp_directory_path() /
+              ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
+  std::ofstream(conf) << "[policy]\ndefault = \"wait\"\npolcy = 3\n";
+  auto r = RunCmd({Bin("psched-alloc"), "-N", "2", "--", "true"}, {"PSCHED_CONF=" + conf.string()});
+  std::filesystem::remove(conf);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find(conf.filename().string() + ":3"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace psched::testing
