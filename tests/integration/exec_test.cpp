@@ -104,17 +104,20 @@ TEST_F(ExecTest, BadInputIsAClearErrorAndTheDaemonKeepsServing) {
   EXPECT_EQ(Exec({"true"}).code, 0);
 }
 
-TEST_F(ExecTest, NotEnoughFreeSlotsSaysHowManyAndNamesPolicies) {
+TEST_F(ExecTest, ABusyAllocationMakesTheSessionWaitVisiblyThenRun) {
+  // The default co-scheduling policy is wait: the launcher says why it waits.
   GoFile go;
   Proc hog({Bin("psched-exec"), "-n", "2", "sh", "-c", "echo up; " + go.WaitCmd()}, daemon_.Env());
   ASSERT_TRUE(
       hog.WaitStdout([](const std::string& s) { return s.find("up") != std::string::npos; }));
-  auto r = Exec({"true"});
-  EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.err.find("0 of 2 are free"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--policy"), std::string::npos) << r.err;
+  Proc probe({Bin("psched-exec"), "echo", "ran"}, daemon_.Env());
+  EXPECT_TRUE(probe.WaitStderr([](const std::string& s) { return s.find("waits") != s.npos; }))
+      << probe.err();
+  EXPECT_NE(probe.err().find("0 free"), std::string::npos) << probe.err();
   go.Go();
   EXPECT_EQ(hog.Wait(), 0);
+  EXPECT_EQ(probe.Wait(), 0) << probe.err();
+  EXPECT_EQ(probe.out(), "ran\n");
 }
 
 TEST_F(ExecTest, HelpExitsZero) {

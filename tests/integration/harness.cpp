@@ -106,6 +106,15 @@ bool Proc::WaitStdout(const std::function<bool(const std::string&)>& done, doubl
   return true;
 }
 
+bool Proc::WaitStderr(const std::function<bool(const std::string&)>& done, double seconds) {
+  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!done(err_)) {
+    if (std::chrono::steady_clock::now() > end || (out_fd_ < 0 && err_fd_ < 0)) return done(err_);
+    Pump(50);
+  }
+  return true;
+}
+
 int Proc::Wait(double seconds) {
   auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (!reaped_) {

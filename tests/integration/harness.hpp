@@ -30,6 +30,7 @@ class Proc {
   void CloseStdin();
   // Reads output until `done(stdout)` holds or the deadline passes; returns whether it held.
   bool WaitStdout(const std::function<bool(const std::string&)>& done, double seconds = 30);
+  bool WaitStderr(const std::function<bool(const std::string&)>& done, double seconds = 30);
   // Reads everything until exit; returns the exit code (128+sig when signalled), -1 on timeout.
   int Wait(double seconds = 60);
   void Signal(int sig);
