@@ -72,30 +72,40 @@ TEST(ParseLabelledLines, SplitsSrunLabelOutputByTask) {
   EXPECT_EQ(ReportedPort({"ready", "port 0"}), 0);
 }
 
+// Reads a pipe to its end.
+std::string Drain(int fd) {
+  std::string text;
+  char buf[512];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
+  close(fd);
+  return text;
+}
+
 // Runs the wrapper the way srun would, with a fake pschedd that prints its arguments on
-// the report fd (3): what reaches our stdout is what pschedd would have been given.
+// the report fd (3) and a line on its stdout: what reaches the task's stdout is what
+// pschedd would have been given; its own stdout must land on stderr.
 std::string RunWrapper(const std::vector<std::pair<std::string, std::string>>& env) {
-  int out[2];
+  int out[2], err[2];
   EXPECT_EQ(pipe(out), 0);
+  EXPECT_EQ(pipe(err), 0);
   pid_t pid = fork();
   if (pid == 0) {
     dup2(out[1], 1);
-    close(out[0]);
-    close(out[1]);
+    dup2(err[1], 2);
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
     clearenv();
     setenv("PATH", "/usr/bin:/bin", 1);
     for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
     execl("/bin/sh", "sh", "-c", DaemonWrapperScript().c_str(), "/bin/sh", "-c",
-          "echo \"$*\" >&3; echo stdout-goes-elsewhere", "pschedd", "--nodes", "8",
+          "echo \"$*\" >&3; echo own-stdout", "pschedd", "--nodes", "8",
           static_cast<char*>(nullptr));
     _exit(127);
   }
   close(out[1]);
-  std::string text;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(out[0], buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
-  close(out[0]);
+  close(err[1]);
+  std::string text = Drain(out[0]);
+  EXPECT_EQ(Drain(err[0]), "own-stdout\n");
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
