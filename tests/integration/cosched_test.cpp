@@ -401,6 +401,50 @@ TEST_F(CoschedTest, ForbiddenPolicyIsAClearErrorNamingTheAllowedSet) {
   EXPECT_EQ(RunCmd({Bin("psched-exec"), "--policy", "overbook", "true"}, alloc_->Env()).code, 0);
 }
 
+// On a 2-core host the paper's 40-PU nodes fold onto 2 CPUs, so most re-pinnings look
+// alike from /proc. Here they cannot: one node of 4 PUs, a simulation of 2 ranks x 2
+// PUs ("0-1" each), then a sidestepper of 3 PUs leaves them one PU, a single CPU.
+TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
+  EmulatedAlloc alloc(1, "core:4");
+  ASSERT_TRUE(alloc.ok());
+  auto ctl = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), Bin("psched-ctl"));
+    return RunCmd(args, alloc.Env());
+  };
+  Proc sim({Bin("psched-exec"), "-n", "2", "-c", "2", Bin("cosched_threads"), "3"}, alloc.Env());
+  std::vector<RankProc> ranks;
+  auto threads_of_session = [&](int id, int count) {
+    return Eventually([&] {
+      ranks.clear();
+      for (const RankProc& r : Ranks("cosched_threads", alloc.dir()))
+        if (r.session == id && Threads(r.pid).size() == 3u) ranks.push_back(r);
+      return static_cast<int>(ranks.size()) == count;
+    });
+  };
+  ASSERT_TRUE(threads_of_session(1, 2));
+  std::vector<RankProc> sim_ranks = ranks;
+  for (const RankProc& r : sim_ranks)
+    for (pid_t tid : Threads(r.pid)) EXPECT_EQ(ThreadCpus(r.pid, tid), "0-1");
+  Proc side({Bin("psched-exec"), "--policy", "sidestep", "-n", "1", "-c", "3",
+             Bin("cosched_threads"), "3"},
+            alloc.Env());
+  ASSERT_TRUE(threads_of_session(2, 1));
+  for (const RankProc& r : sim_ranks)
+    for (pid_t tid : Threads(r.pid)) {
+      std::string cpus = ThreadCpus(r.pid, tid);
+      EXPECT_TRUE(cpus == "0" || cpus == "1")
+          << "rank " << r.rank << " thread " << tid << ": " << cpus << " (not moved to one slot)";
+    }
+  ASSERT_EQ(ctl({"kill", "2"}).code, 0);
+  EXPECT_EQ(side.Wait(), 128 + SIGKILL);
+  for (const RankProc& r : sim_ranks)
+    for (pid_t tid : Threads(r.pid))
+      EXPECT_TRUE(Eventually([&] { return ThreadCpus(r.pid, tid) == "0-1"; }))
+          << "rank " << r.rank << " thread " << tid << " not restored: " << ThreadCpus(r.pid, tid);
+  ASSERT_EQ(ctl({"kill", "1"}).code, 0);
+  EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
+}
+
 TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   auto conf = std::filesystem::temp_directory_path() /
               ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
