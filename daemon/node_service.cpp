@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -41,15 +42,45 @@ struct NodeService::LocalRank {
   bool Done() const { return reaped && !(out && out->open) && !(err && err->open); }
 };
 
+// Rank 0's stdin: non-blocking, buffered, so a rank that does not read never
+// blocks the daemon. The buffer is bounded; beyond it input is dropped (and said so).
+struct StdinSink {
+  static constexpr size_t kMaxPending = 16u << 20;
+  int fd = -1;
+  event* ev = nullptr;
+  std::string pending;
+  bool eof = false;
+  bool warned = false;
+  ~StdinSink() { Close(); }
+  void Close() {
+    if (ev) event_free(ev);
+    if (fd >= 0) close(fd);
+    ev = nullptr;
+    fd = -1;
+    pending.clear();
+  }
+  // Writes what the pipe takes; waits for writability for the rest.
+  void Flush() {
+    while (fd >= 0 && !pending.empty()) {
+      ssize_t n = write(fd, pending.data(), pending.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return void(event_add(ev, nullptr));
+      if (n <= 0) return Close();  // rank 0 closed its stdin: drop the rest, as mpiexec does
+      pending.erase(0, static_cast<size_t>(n));
+    }
+    if (fd >= 0 && eof) Close();
+  }
+  static void OnWritable(evutil_socket_t, short, void* arg) {
+    static_cast<StdinSink*>(arg)->Flush();
+  }
+};
+
 struct NodeService::LocalSession {
   int64_t id = 0;
   pid_t pgid = 0;
   std::vector<LocalRank> ranks;
-  int stdin_fd = -1;
+  std::unique_ptr<StdinSink> stdin_sink;
   bool suspended = false;
-  ~LocalSession() {
-    if (stdin_fd >= 0) close(stdin_fd);
-  }
 };
 
 NodeService::NodeService(event_base* base, int node, std::vector<int> real_pus, SendUp send_up)
@@ -159,7 +190,13 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   }
   if (s.pgid == 0) s.pgid = spawned->pid;
   r.pid = spawned->pid;
-  if (spawned->in_fd >= 0) s.stdin_fd = spawned->in_fd;
+  if (spawned->in_fd >= 0) {
+    s.stdin_sink = std::make_unique<StdinSink>();
+    s.stdin_sink->fd = spawned->in_fd;
+    evutil_make_socket_nonblocking(spawned->in_fd);
+    s.stdin_sink->ev =
+        event_new(base_, spawned->in_fd, EV_WRITE, &StdinSink::OnWritable, s.stdin_sink.get());
+  }
   auto make_stream = [&](int fd, int which) {
     auto st = std::make_unique<Stream>();
     st->owner = this;
@@ -303,19 +340,20 @@ std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) 
 
 void NodeService::Stdin(const proto::StdinData& data) {
   LocalSession* s = Find(data.session);
-  if (s == nullptr || s->stdin_fd < 0) return;
-  // A blocking write: the launcher sends stdin in small chunks and rank 0 reads it.
-  size_t off = 0;
-  while (off < data.data.size()) {
-    ssize_t n = write(s->stdin_fd, data.data.data() + off, data.data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // rank 0 closed its stdin (EPIPE): drop the rest, as mpiexec does
-    off += static_cast<size_t>(n);
+  if (s == nullptr || !s->stdin_sink || s->stdin_sink->fd < 0) return;
+  StdinSink& sink = *s->stdin_sink;
+  if (sink.pending.size() + data.data.size() > StdinSink::kMaxPending) {
+    if (!sink.warned)
+      std::fprintf(stderr,
+                   "pschedd[%d]: session %ld: rank 0 does not read its stdin; "
+                   "dropping input beyond %zu buffered bytes\n",
+                   node_, static_cast<long>(data.session), StdinSink::kMaxPending);
+    sink.warned = true;
+  } else {
+    sink.pending += data.data;
   }
-  if (data.eof) {
-    close(s->stdin_fd);
-    s->stdin_fd = -1;
-  }
+  sink.eof = sink.eof || data.eof;
+  sink.Flush();
 }
 
 void NodeService::KillAll() {

@@ -61,6 +61,17 @@ TEST_F(ExecTest, StdinGoesToRankZeroOnly) {
   EXPECT_EQ(r.out, "[0] line one\n[0] line two\n");
 }
 
+TEST_F(ExecTest, ARankThatDoesNotReadStdinNeverBlocksTheDaemon) {
+  Proc hog({Bin("psched-exec"), "sh", "-c", "echo up; exec sleep 300"}, daemon_.Env(), true);
+  ASSERT_TRUE(hog.WaitStdout([](const std::string& s) { return s.find("up") != s.npos; }));
+  hog.WriteStdin(std::string(1 << 20, 'x'));  // far more than a pipe holds
+  auto r = Exec({"echo", "daemon still serving"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "daemon still serving\n");
+  hog.Signal(SIGTERM);
+  EXPECT_EQ(hog.Wait(), 128 + SIGTERM);
+}
+
 TEST_F(ExecTest, ChdirAndStderr) {
   auto r = Exec({"--chdir", "/tmp", "sh", "-c", "pwd; echo oops >&2"});
   ASSERT_EQ(r.code, 0);
