@@ -13,6 +13,8 @@ Daemon::Daemon(event_base* base, DaemonOptions options, Secret secret)
     : base_(base), options_(std::move(options)), secret_(std::move(secret)) {}
 
 Daemon::~Daemon() {
+  if (round_ev_) event_free(round_ev_);
+  monitor_.reset();
   cosched_.reset();
   node_service_.reset();  // kills what still runs
   launchers_.reset();
@@ -67,6 +69,10 @@ Result<void> Daemon::Start() {
       base_, options_.node, *node_service_, *real,
       [this](std::string reply) { SendToNode(0, "cosched.reply", std::move(reply)); });
   RegisterService("cosched", [this](int, const std::string& data) { cosched_->OnOrder(data); });
+  monitor_ = std::make_unique<monitor::Monitor>(
+      base_, options_.node, *real, options_.monitor, [this](proto::MonitorReport r) {
+        peers_->SendUp(proto::MsgType::kMonitorReport, proto::Json(r));
+      });
   if (!tree.Children(options_.node).empty() || options_.port != 0) {
     auto port = peers_->Listen(options_.listen_host, options_.port);
     if (!port) return Fail(port.error());
@@ -88,6 +94,17 @@ Result<void> Daemon::Start() {
                                             std::move(config), std::move(cb));
   RegisterService("cosched.reply",
                   [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
+  round_ev_ = event_new(
+      base_, -1, EV_PERSIST,
+      [](evutil_socket_t, short, void* arg) {
+        static_cast<Daemon*>(arg)->leader_->ScheduleRound();
+      },
+      this);
+  double every = options_.config.round_interval_s;
+  timeval round{
+      static_cast<time_t>(every),
+      static_cast<suseconds_t>((every - static_cast<double>(static_cast<time_t>(every))) * 1e6)};
+  event_add(round_ev_, &round);
   launchers_ = std::make_unique<LauncherService>(
       base_,
       [this](const std::shared_ptr<Connection>& c, proto::Frame&& f, uid_t uid) {
@@ -103,6 +120,15 @@ void Daemon::Join() {
   proto::NodeJoin join{options_.node, options_.hostname, {}, topology_.gpus};
   for (const sched::Pu& pu : topology_.pus) join.pus.push_back({pu.core, pu.package});
   peers_->SendUp(proto::MsgType::kNodeJoin, proto::Json(join));
+  // Measurements start once the node can report them (after joining, so the leader
+  // knows the node); a monitor that cannot start (no probe port) leaves the node
+  // without metrics, not without service.
+  if (!monitor_started_) {
+    monitor_started_ = true;
+    if (auto ok = monitor_->Start(options_.listen_host); !ok)
+      std::fprintf(stderr, "pschedd[%d]: monitoring off: %s\n", options_.node,
+                   ok.error().ToString().c_str());
+  }
 }
 
 void Daemon::SetLaunchHooks(std::unique_ptr<LaunchHooks> hooks) {
@@ -125,6 +151,9 @@ void Daemon::Deliver(proto::Frame&& frame) {
       return Stop("allocation shut down");
     case MsgType::kCollResult:
       return CollectiveResult(frame);
+    case MsgType::kMonitorPeers:
+      if (auto peers = proto::Decode<proto::MonitorPeers>(frame)) monitor_->SetPeers(*peers);
+      return;
     case MsgType::kPeerSend: {
       // PeerLink::Send replaced PeerSend::to with its routing list; delivered here
       // means addressed here.

@@ -18,6 +18,7 @@
 #include "daemon/launch_hooks.hpp"
 #include "daemon/launcher_service.hpp"
 #include "daemon/leader_service.hpp"
+#include "daemon/monitor/monitor.hpp"
 #include "daemon/node_service.hpp"
 #include "daemon/peer_link.hpp"
 
@@ -30,9 +31,10 @@ struct DaemonOptions {
   std::string parent;  // "host:port"; required unless node == 0
   std::string listen_host = "127.0.0.1";
   int port = 0;
-  std::string rundir;    // the leader's launcher socket lives here
-  std::string topology;  // "" real, synthetic string or .xml file
-  std::string hostname;  // "" = gethostname()
+  std::string rundir;               // the leader's launcher socket lives here
+  std::string topology;             // "" real, synthetic string or .xml file
+  std::string hostname;             // "" = gethostname()
+  monitor::MonitorOptions monitor;  // load sampling and link probes
   std::string allocator = "compact";
   std::string policy;  // overrides the config's default policy when set
   // The admin's configuration (pschedd loads it at start: config/load.hpp).
@@ -86,6 +88,9 @@ class Daemon final : public TreeServices {
   bool stopped_ = false;
   std::unique_ptr<PeerLink> peers_;
   std::unique_ptr<NodeService> node_service_;
+  std::unique_ptr<monitor::Monitor> monitor_;
+  bool monitor_started_ = false;
+  event* round_ev_ = nullptr;  // the leader's periodic scheduling round
   std::unique_ptr<CoschedNode> cosched_;
   std::unique_ptr<LeaderService> leader_;
   std::unique_ptr<LauncherService> launchers_;

@@ -63,9 +63,19 @@ int main(int argc, char** argv) {
   app.add_option("--allocator", opt.allocator, "allocator (leader)");
   app.add_option("--policy", opt.policy, "default co-scheduling policy (leader)");
   app.add_option("--secret-file", secret_file, "file (mode 0600) holding the allocation secret");
+  app.add_option("--monitor-interval", opt.monitor.sample_interval_s,
+                 "seconds between load/memory samples and reports to the leader");
+  app.add_option("--probe-interval", opt.monitor.probe_interval_s,
+                 "seconds between rounds of link probes (0 = no probes)");
+  app.add_option("--probe-peers", opt.monitor.peers_per_round, "peers probed per round");
+  app.add_option("--probe-bytes", opt.monitor.probe_bytes, "bytes of a bandwidth probe");
   app.add_option("--ready-fd", ready_fd, "fd to report 'port N' and 'ready' on");
   CLI11_PARSE(app, argc, argv);
 
+  if (auto ok = psched::daemon::monitor::Validate(opt.monitor); !ok) {
+    std::fprintf(stderr, "pschedd: %s\n", ok.error().message().c_str());
+    return 1;
+  }
   signal(SIGPIPE, SIG_IGN);
   // The admin's policies: /etc/psched/psched.toml, then $PSCHED_CONF. A broken file
   // stops the daemon with the file and line rather than running with surprises.
