@@ -25,9 +25,27 @@ for i in $(seq 300); do
       >/dev/null || { echo "metrics incomplete: $s"; exit 1; }
     jq -e "[.nodes[] | .metrics.used_memory_mb > 0 and .metrics.used_memory_mb <= .metrics.total_memory_mb] | all" \
       <<<"$s" >/dev/null || { echo "memory figures wrong: $s"; exit 1; }
+    # Every allocator runs inside the daemon (one instance per name in the leader).
+    for a in compact spread netload auction ipwindow; do
+      out=$("$0"/psched-exec -n 2 --allocator $a sh -c "echo rank=\$PSCHED_NODE" 2>&1) ||
+        { echo "--allocator $a failed: $out"; exit 1; }
+      [ "$(grep -c "^rank=" <<<"$out")" -eq 2 ] || { echo "--allocator $a: $out"; exit 1; }
+    done
+    if out=$("$0"/psched-exec --allocator bogus true 2>&1); then echo "bogus allocator ran"; exit 1; fi
+    grep -q bogus <<<"$out" || { echo "unknown allocator error does not name it: $out"; exit 1; }
     echo PASS; exit 0
   fi
   sleep 0.1
 done
 echo "no metrics after 30 s: $s"; exit 1'
-exec "$BIN/psched-alloc" -N 3 --topology "pack:1 core:2 pu:1" -- bash -c "$check" "$BIN"
+"$BIN/psched-alloc" -N 3 --topology "pack:1 core:2 pu:1" -- bash -c "$check" "$BIN" || exit 1
+
+# The admin config bounds --allocator: with only compact allowed, netload is refused
+# by the leader with a message naming it.
+conf=$(mktemp /tmp/psched-netload-conf.XXXXXX)
+trap 'rm -f "$conf"' EXIT
+printf '[allocator]\ndefault = "compact"\nallowed = ["compact"]\n' >"$conf"
+out=$(PSCHED_CONF="$conf" "$BIN/psched-alloc" -N 1 -- "$BIN/psched-exec" --allocator netload true 2>&1) &&
+  { echo "netload ran although the config forbids it"; exit 1; }
+grep -q netload <<<"$out" || { echo "refusal does not name netload: $out"; exit 1; }
+echo PASS
