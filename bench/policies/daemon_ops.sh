@@ -42,9 +42,9 @@ for ((i = 0; i < REPS; i++)); do "$bin/psched-exec" -q --policy sidestep --sprea
 "$bin/psched-ctl" status --json | jq -r '
   def median: sort | if length == 0 then null
     else (if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end) end;
-  def fig($k): [.plans[] | select(.kind == $k and .ok) | .ms];
+  def fig($k): [.plans[] | select(.kind == $k and .ok) | .ms * 100 | round / 100];
   (fig("suspend")) as $s | (fig("resume")) as $r | (fig("repin")) as $p | (fig("restore")) as $o |
-  ([range(0; [$s, $r] | map(length) | min)] | map($s[.] + $r[.])) as $sr |
+  ([range(0; [$s, $r] | map(length) | min)] | map(($s[.] + $r[.]) * 100 | round / 100)) as $sr |
   "ranks per plan: \([.plans[] | .ranks] | unique | map(tostring) | join(","))",
   "suspend 160 ranks:          median \($s | median) ms  (n=\($s | length), min \($s | min), max \($s | max))",
   "resume 160 ranks:           median \($r | median) ms  (n=\($r | length))",

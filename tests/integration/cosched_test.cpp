@@ -445,6 +445,42 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }
 
+// surpass_grace_s from the admin's config: SIGTSTP first (a program may reach a safe
+// point), SIGSTOP after the grace; status says who suspended whom.
+TEST(CoschedGraceTest, SurpassSendsSigtstpThenStops) {
+  auto conf = std::filesystem::temp_directory_path() /
+              ("psched-cosched-grace-" + std::to_string(getpid()) + ".toml");
+  std::ofstream(conf) << "[policy]\nsurpass_grace_s = 0.2\n";
+  setenv("PSCHED_CONF", conf.c_str(), 1);
+  EmulatedAlloc alloc(1, "core:4");
+  unsetenv("PSCHED_CONF");
+  std::filesystem::remove(conf);
+  ASSERT_TRUE(alloc.ok());
+  Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
+  std::vector<RankProc> ranks;
+  ASSERT_TRUE(Eventually([&] {
+    ranks = Ranks("cosched_threads", alloc.dir());
+    return ranks.size() == 4u;
+  }));
+  Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", Bin("cosched_threads"), "1"},
+                alloc.Env());
+  ASSERT_TRUE(sim.WaitStdout([](const std::string& out) {
+    for (const char* r : {"rank 0\n", "rank 1\n", "rank 2\n", "rank 3\n"})
+      if (out.find(std::string("SIGTSTP ") + r) == std::string::npos) return false;
+    return true;
+  })) << sim.out();
+  for (const RankProc& r : ranks)
+    EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == 'T'; })) << "rank " << r.rank;
+  auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
+  EXPECT_NE(status.out.find("suspended by 2"), std::string::npos) << status.out;
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "2"}, alloc.Env()).code, 0);
+  EXPECT_EQ(analysis.Wait(), 128 + SIGKILL);
+  for (const RankProc& r : ranks)
+    EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == 'S'; })) << "rank " << r.rank;
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
+}
+
 TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   auto conf = std::filesystem::temp_directory_path() /
               ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
