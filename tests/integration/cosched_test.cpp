@@ -346,6 +346,63 @@ INSTANTIATE_TEST_SUITE_P(Paper, CoschedPolicyTest,
                                            Case{true, true}),
                          CaseName);
 
+// Nested surpass (paper, section 3): A suspended by B, B suspended by C; C ends: B
+// resumes (A stays stopped); B ends: A resumes.
+TEST_F(CoschedTest, NestedSurpassResumesInReverseOrder) {
+  StartAlloc();
+  auto a = StartSim(false);
+  auto b_proc = StartAnalysis(false, "surpass", false);
+  auto b = WaitRanks("cosched_threads", 2, 32);
+  auto c_proc = StartAnalysis(false, "surpass", false);
+  auto c = WaitRanks("cosched_threads", 3, 32);
+  Json st = Status();
+  EXPECT_EQ(Session(st, 1).value("state_detail", ""), "suspended by 2") << st.dump();
+  EXPECT_EQ(Session(st, 2).value("state_detail", ""), "suspended by 3") << st.dump();
+  EXPECT_EQ(Session(st, 3).value("state", ""), "running");
+  ExpectStates(a, 'T');
+  ExpectStates(b, 'T');
+  ExpectStates(c, 'S');
+  ExpectPinned(st, 3, c);
+  Kill(3);
+  EXPECT_EQ(c_proc->Wait(), 128 + SIGKILL);
+  ASSERT_TRUE(Eventually([&] { return Session(Status(), 2).value("state", "") == "running"; }));
+  ExpectStates(b, 'S');
+  for (const auto& [rank, r] : a) EXPECT_EQ(ProcessState(r.pid), 'T') << "rank " << rank;
+  EXPECT_EQ(Session(Status(), 1).value("state", ""), "suspended");
+  Kill(2);
+  EXPECT_EQ(b_proc->Wait(), 128 + SIGKILL);
+  ASSERT_TRUE(Eventually([&] { return Session(Status(), 1).value("state", "") == "running"; }));
+  ExpectStates(a, 'S');
+  st = Status();
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(Uses(st, n), std::vector<int>(kPus, 1));
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  ExpectAllFree();
+}
+
+// overbook_mode = "float" (admin config): each analysis rank is bound to all of its
+// node's slots ("0-1" on the 2-core host, where a pinned rank gets one CPU).
+TEST_F(CoschedTest, OverbookFloatBindsToTheWholeNode) {
+  StartAlloc("[policy]\noverbook_mode = \"float\"\n");
+  auto sim = StartSim(false);
+  auto analysis = StartAnalysis(false, "overbook", false);
+  auto procs = WaitRanks("cosched_threads", 2, 32);
+  Json st = Status();
+  EXPECT_TRUE(Session(st, 2).value("floating", false)) << st.dump();
+  ExpectPinned(st, 2, procs);
+  std::vector<int> node(kPus);
+  for (int p = 0; p < kPus; ++p) node[static_cast<size_t>(p)] = p;
+  for (const auto& [rank, r] : procs) {
+    EXPECT_EQ(CpusAllowed(r.pid), Expected(node)) << "rank " << rank;
+    EXPECT_EQ(EnvInt(r.env, "OMPI_MCA_mpi_yield_when_idle"), 1) << "rank " << rank;
+  }
+  ExpectPinned(st, 1, sim);
+  EndAll(analysis);
+  Kill(1);
+  EXPECT_EQ(sim_->Wait(), 128 + SIGKILL);
+  ExpectAllFree();
+}
+
 TEST_F(CoschedTest, WaitQueuesAndSaysWhyThenStartsAtTheEnd) {
   StartAlloc();
   auto sim = StartSim(false);
