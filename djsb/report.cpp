@@ -135,7 +135,7 @@ std::string FormatTable(const DjsbResults& results) {
   }
   if (auto v = ComputeVerdict(results)) {
     out << "  best psched policy: " << v->best << " (D " << Fixed(v->best_d) << "), "
-        << Fixed(v->ratio) << "x the baseline " << v->baseline << " (D " << Fixed(v->baseline_d)
+        << Fixed(v->ratio) << "x today's baseline " << v->baseline << " (D " << Fixed(v->baseline_d)
         << ")\n";
   }
   return out.str();

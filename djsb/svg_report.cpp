@@ -193,7 +193,7 @@ std::string RenderSvg(const DjsbResults& r) {
     const ScenarioRun& run = s.runs[0];
     y += 20;
     Text(body, 20, y, s.scenario.name, "start", 13, "bold");
-    Text(body, kLeft, y, "states from " + run.state_source, "start", 10, "normal", "#777");
+    Text(body, kWidth - kRight, y, "states from " + run.state_source, "end", 10, "normal", "#777");
     y += 6;
     const double panel_top = y;
     std::set<int> nodes;
