@@ -141,6 +141,7 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   request.allocator = *allocator_name;
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
+  metrics_.ApplyTo(snapshot_, /*links=*/true);
   sched::Plan plan = DecideArrival(snapshot_, request, **allocator, decider->get());
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action))
@@ -396,9 +397,10 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
       return;
     case proto::MsgType::kMonitorReport:
       if (auto r = proto::Decode<proto::MonitorReport>(frame)) {
-        if (metrics_.Update(*r))
+        metrics_.Update(*r);
+        if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
           peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
-        metrics_.ApplyTo(snapshot_);
+        metrics_.ApplyTo(snapshot_, /*links=*/false);  // links: before decisions
       }
       return;
     default:
@@ -448,6 +450,7 @@ void LeaderService::Finish(int64_t id) {
   auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);
   if (!decider) return;
   snapshot_.now = Now();
+  metrics_.ApplyTo(snapshot_, /*links=*/true);
   Execute(DecideEnd(snapshot_, copy, *allocator_, decider->get()), nullptr, 0);
 }
 

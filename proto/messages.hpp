@@ -206,7 +206,7 @@ struct MonitorReport {
   int node = 0;
   std::string probe;  // "host:port" of this node's link probe, "" when it has none
   NodeMetricsReport metrics;
-  std::vector<LinkReport> links;  // latest measurement towards each probed peer
+  std::vector<LinkReport> links;  // measured since the previous report
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MonitorReport, node, probe, metrics, links)
 struct ProbeAddress {

@@ -48,21 +48,16 @@ sched::NodeMetrics ToNodeMetrics(const proto::NodeMetricsReport& r) {
   return m;
 }
 
-void MergeLinks(std::vector<sched::LinkMetrics>& links, int node,
-                const std::vector<proto::LinkReport>& measured) {
+int MergeLinks(LinkMap& links, int node, const std::vector<proto::LinkReport>& measured) {
+  int changed = 0;
   for (const proto::LinkReport& r : measured) {
     if (r.peer == node) continue;
     sched::LinkMetrics m{std::min(node, r.peer), std::max(node, r.peer), r.latency_us,
                          r.bandwidth_mbps};
-    auto it = std::find_if(links.begin(), links.end(),
-                           [&](const sched::LinkMetrics& l) { return l.a == m.a && l.b == m.b; });
-    if (it == links.end())
-      links.push_back(m);
-    else
-      *it = m;
+    links[{m.a, m.b}] = m;
+    ++changed;
   }
-  std::sort(links.begin(), links.end(),
-            [](const auto& x, const auto& y) { return std::pair(x.a, x.b) < std::pair(y.a, y.b); });
+  return changed;
 }
 
 proto::Json MetricsJson(const sched::NodeMetrics& m) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "daemon/monitor/averages.hpp"
@@ -29,10 +31,13 @@ proto::NodeMetricsReport MakeNodeReport(const Averages& load, const Averages& ut
 
 sched::NodeMetrics ToNodeMetrics(const proto::NodeMetricsReport& report);
 
-// Folds the links `node` measured into the snapshot's list: one entry per
-// unordered pair (a < b), the latest measurement from either end wins.
-void MergeLinks(std::vector<sched::LinkMetrics>& links, int node,
-                const std::vector<proto::LinkReport>& measured);
+// One entry per unordered pair (a < b): O(log L) per measurement, so thousands
+// of nodes reporting stay cheap for the leader.
+using LinkMap = std::map<std::pair<int, int>, sched::LinkMetrics>;
+
+// Folds the links `node` measured into `links`; the latest measurement from either
+// end wins. Returns how many entries changed.
+int MergeLinks(LinkMap& links, int node, const std::vector<proto::LinkReport>& measured);
 
 proto::Json MetricsJson(const sched::NodeMetrics& metrics);
 proto::Json LinksJson(const std::vector<sched::LinkMetrics>& links);

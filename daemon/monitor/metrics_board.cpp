@@ -14,6 +14,13 @@ bool MetricsBoard::Update(const proto::MonitorReport& report) {
   if (it != probes_.end() && it->second == report.probe) return false;
   if (report.probe.empty() && it == probes_.end()) return false;
   probes_[report.node] = report.probe;
+  directory_changed_ = true;
+  return true;
+}
+
+bool MetricsBoard::TakeDirectory(int expected) {
+  if (!directory_changed_ || ReportedCount() < expected) return false;
+  directory_changed_ = false;
   return true;
 }
 
@@ -24,14 +31,15 @@ proto::MonitorPeers MetricsBoard::Peers() const {
   return peers;
 }
 
-void MetricsBoard::ApplyTo(sched::Snapshot& snapshot) const {
+void MetricsBoard::ApplyTo(sched::Snapshot& snapshot, bool links) const {
   std::set<int> present;
   for (sched::Node& n : snapshot.nodes) {
     present.insert(n.id);
     if (auto it = metrics_.find(n.id); it != metrics_.end()) n.metrics = it->second;
   }
+  if (!links) return;
   snapshot.links.clear();
-  for (const sched::LinkMetrics& l : links_)
+  for (const auto& [pair, l] : links_)
     if (present.contains(l.a) && present.contains(l.b)) snapshot.links.push_back(l);
 }
 
@@ -43,7 +51,10 @@ void MetricsBoard::AddToStatus(proto::Json& status) const {
       node["metrics"] = MetricsJson(it == metrics_.end() ? sched::NodeMetrics{} : it->second);
     }
   }
-  status["links"] = LinksJson(links_);
+  std::vector<sched::LinkMetrics> all;
+  all.reserve(links_.size());
+  for (const auto& [pair, l] : links_) all.push_back(l);
+  status["links"] = LinksJson(all);
 }
 
 }  // namespace psched::daemon::monitor

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/monitor/metrics.hpp"
 #include "proto/messages.hpp"
 #include "scheduler/model.hpp"
 
@@ -18,16 +19,23 @@ class MetricsBoard {
   // Records a report; true when the probe directory changed (tell the nodes).
   bool Update(const proto::MonitorReport& report);
   proto::MonitorPeers Peers() const;
-  // Sets Node::metrics of the snapshot's nodes and Snapshot::links (links of
-  // nodes no longer in the snapshot are left out).
-  void ApplyTo(sched::Snapshot& snapshot) const;
+  int ReportedCount() const { return static_cast<int>(metrics_.size()); }  // nodes heard from
+  // True once when the directory should go out: `expected` nodes have reported and
+  // it changed since last sent. Once, not per joining node: that would be
+  // O(nodes^2) on a large allocation.
+  bool TakeDirectory(int expected);
+  // Sets Node::metrics of the snapshot's nodes; with `links`, also Snapshot::links
+  // (without links of nodes no longer in the snapshot). Copying the links is
+  // O(links): the leader does it before decisions, not on every report.
+  void ApplyTo(sched::Snapshot& snapshot, bool links) const;
   // Adds "metrics" to each node object of status["nodes"] and a "links" list.
   void AddToStatus(proto::Json& status) const;
 
  private:
   std::map<int, sched::NodeMetrics> metrics_;
   std::map<int, std::string> probes_;
-  std::vector<sched::LinkMetrics> links_;
+  LinkMap links_;
+  bool directory_changed_ = false;
 };
 
 }  // namespace psched::daemon::monitor

@@ -39,17 +39,17 @@ TEST(MakeNodeReport, OneMinuteValuesMemoryAndMeanLinkBandwidth) {
 }
 
 TEST(MergeLinks, OneEntryPerPairLatestWins) {
-  std::vector<sched::LinkMetrics> links;
-  MergeLinks(links, 2, {{0, 50, 1000}, {1, 60, 900}, {2, 1, 1}});  // self ignored
+  LinkMap links;
+  EXPECT_EQ(MergeLinks(links, 2, {{0, 50, 1000}, {1, 60, 900}, {2, 1, 1}}), 2);  // self ignored
   ASSERT_EQ(links.size(), 2u);
-  EXPECT_EQ(links[0].a, 0);
-  EXPECT_EQ(links[0].b, 2);
+  ASSERT_TRUE(links.contains({0, 2}));
+  EXPECT_EQ(links.at({0, 2}).a, 0);
+  EXPECT_EQ(links.at({0, 2}).b, 2);
   MergeLinks(links, 0, {{2, 70, 10}});
   ASSERT_EQ(links.size(), 2u);
-  EXPECT_DOUBLE_EQ(links[0].bandwidth_mbps, 10);
-  EXPECT_DOUBLE_EQ(links[0].latency_us, 70);
-  EXPECT_EQ(links[1].a, 1);
-  EXPECT_EQ(links[1].b, 2);
+  EXPECT_DOUBLE_EQ(links.at({0, 2}).bandwidth_mbps, 10);
+  EXPECT_DOUBLE_EQ(links.at({0, 2}).latency_us, 70);
+  EXPECT_DOUBLE_EQ(links.at({1, 2}).latency_us, 60);
 }
 
 proto::MonitorReport Report(int node, std::string probe, double load,
@@ -71,6 +71,12 @@ TEST(MetricsBoard, ProbeDirectoryChangesOnlyOnNewAddresses) {
   EXPECT_FALSE(board.Update(Report(2, "", 0)));              // no probe: nothing to tell
   proto::MonitorPeers peers = board.Peers();
   ASSERT_EQ(peers.probes.size(), 2u);
+  EXPECT_EQ(board.ReportedCount(), 3);   // node 2 reported without a probe
+  EXPECT_FALSE(board.TakeDirectory(4));  // node 3 not heard from yet
+  EXPECT_TRUE(board.TakeDirectory(3));
+  EXPECT_FALSE(board.TakeDirectory(3));  // sent, nothing new
+  board.Update(Report(2, "10.0.0.3:7000", 0));
+  EXPECT_TRUE(board.TakeDirectory(3));
   EXPECT_EQ(peers.probes[1].node, 1);
   EXPECT_EQ(peers.probes[1].address, "10.0.0.2:6001");
 }
@@ -83,9 +89,11 @@ TEST(MetricsBoard, AppliesToSnapshotNodesAndDropsLinksOfAbsentNodes) {
   sched::NodeTopology topo;
   topo.pus = {{0, 0}, {1, 0}};
   s.nodes = {sched::Node::Make(0, "a", topo), sched::Node::Make(1, "b", topo)};
-  board.ApplyTo(s);
+  board.ApplyTo(s, false);  // per report: node metrics only
   EXPECT_DOUBLE_EQ(s.nodes[0].metrics.cpu_load_1m, 0.5);
   EXPECT_DOUBLE_EQ(s.nodes[1].metrics.cpu_load_1m, 2.0);
+  EXPECT_TRUE(s.links.empty());
+  board.ApplyTo(s, true);         // before a decision: the links too
   ASSERT_EQ(s.links.size(), 1u);  // node 5 is not in the snapshot
   EXPECT_EQ(s.links[0].b, 1);
   EXPECT_DOUBLE_EQ(s.links[0].bandwidth_mbps, 1000);

@@ -86,9 +86,14 @@ void Monitor::Report() {
   proto::MonitorReport report;
   report.node = node_;
   report.probe = probe_address_;
-  for (const auto& [peer, link] : links_) report.links.push_back(link);
+  std::vector<proto::LinkReport> all;
+  for (const auto& [peer, link] : links_) all.push_back(link);
   report.metrics = MakeNodeReport(sampler_.load(), sampler_.utilisation(), sampler_.memory(),
-                                  sampler_.clock_mhz(), report.links);
+                                  sampler_.clock_mhz(), all);
+  // Only new measurements travel: the leader keeps the rest, so a report stays
+  // small however many peers have been probed.
+  report.links = std::move(fresh_);
+  fresh_.clear();
   send_(std::move(report));
 }
 
@@ -118,10 +123,12 @@ void Monitor::ProbeNext() {
     auto address = peers_.find(peer);
     if (address == peers_.end()) continue;  // left the directory meanwhile
     return prober_.Probe(peer, address->second, [this, peer](Result<proto::LinkReport> link) {
-      if (link)
+      if (link) {
         links_[peer] = *link;
-      else
+        fresh_.push_back(*link);
+      } else {
         std::fprintf(stderr, "pschedd[%d]: monitor: %s\n", node_, link.error().ToString().c_str());
+      }
       ProbeNext();
     });
   }

@@ -65,10 +65,11 @@ class Monitor {
   LoadSampler sampler_;
   LinkProber prober_;
   std::string probe_address_;
-  std::map<int, std::string> peers_;  // node -> probe address, without this node
-  std::map<int, proto::LinkReport> links_;
-  std::vector<int> round_;  // peers left to probe in this round
-  int cursor_ = -1;         // last peer probed, for the round robin
+  std::map<int, std::string> peers_;        // node -> probe address, without this node
+  std::map<int, proto::LinkReport> links_;  // latest per peer (the node's bandwidth)
+  std::vector<proto::LinkReport> fresh_;    // measured since the last report
+  std::vector<int> round_;                  // peers left to probe in this round
+  int cursor_ = -1;                         // last peer probed, for the round robin
   event* sample_ev_ = nullptr;
   event* probe_ev_ = nullptr;
 };
