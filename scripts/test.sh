@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what psched needs, builds it, and runs every test:
 #   1. the full build (unit, integration, MPI and Slurm end-to-end tests) under CTest;
-#   2. the pure libraries' unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   2. every unit test (label "unit") again under AddressSanitizer + UndefinedBehaviorSanitizer.
 # Exit status: 0 only when both pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ echo "== tests =="
 (cd build && ctest --output-on-failure -j"$jobs" --timeout 300)
 
 echo "== unit tests under ASan+UBSan =="
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPSCHED_SANITIZE=ON -DPSCHED_UNIT_ONLY=ON >/dev/null
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPSCHED_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L unit)
