@@ -9,14 +9,14 @@
 # Each analysis is one rank of /bin/true (surpass) or 32 of them (sidestep), so a
 # round is: arrival plan, spawn, end, end plan.
 #
-# Usage: bench/policies/daemon_ops.sh [BUILD_DIR]   (default <repo>/build; REPS=15)
+# Usage: bench/policies/daemon_ops.sh [BUILD_DIR]   (default <repo>/build; REPS=21)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=${1:-${BUILD_DIR:-$repo/build}}
 build=$(cd "$build" && pwd)
-REPS=${REPS:-15}
+REPS=${REPS:-21}  # at most 32: the leader keeps 64 plans
 
 for b in psched-alloc psched-exec psched-ctl pschedd cosched_threads; do
   [[ -x $build/bin/$b ]] || { echo "daemon_ops.sh: $build/bin/$b not built" >&2; exit 2; }
@@ -36,12 +36,21 @@ for ((i = 0; i < 600; i++)); do
   sleep 0.05
 done
 
+# The leader keeps the last 64 plans: read them after each phase.
 for ((i = 0; i < REPS; i++)); do "$bin/psched-exec" -q --policy surpass -n 1 /bin/true; done
+surpass=$("$bin/psched-ctl" status --json | jq -c '[.plans[] | select(.kind == "suspend" or .kind == "resume")]')
 for ((i = 0; i < REPS; i++)); do "$bin/psched-exec" -q --policy sidestep --spread -n 32 /bin/true; done
+# psched-exec returns at its session's end; the end plan (restore) follows it.
+for ((i = 0; i < 200; i++)); do
+  sidestep=$("$bin/psched-ctl" status --json | jq -c '[.plans[] | select(.kind == "repin" or .kind == "restore")]')
+  [[ $(jq '[.[] | select(.kind == "restore")] | length' <<< "$sidestep") -ge $REPS ]] && break
+  sleep 0.01
+done
 
-"$bin/psched-ctl" status --json | jq -r '
+jq -n -r --argjson a "$surpass" --argjson b "$sidestep" '{plans: ($a + $b)} |
   def median: sort | if length == 0 then null
-    else (if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end) end;
+    else (if length % 2 == 1 then .[length/2|floor] else (.[length/2-1] + .[length/2]) / 2 end)
+      * 100 | round / 100 end;
   def fig($k): [.plans[] | select(.kind == $k and .ok) | .ms * 100 | round / 100];
   (fig("suspend")) as $s | (fig("resume")) as $r | (fig("repin")) as $p | (fig("restore")) as $o |
   ([range(0; [$s, $r] | map(length) | min)] | map(($s[.] + $r[.]) * 100 | round / 100)) as $sr |

@@ -103,9 +103,14 @@ class CoschedTest : public ::testing::Test {
     args.insert(args.begin(), Bin("psched-exec"));
     return std::make_unique<Proc>(args, alloc_->Env());
   }
+  // Retried: on a loaded machine one psched-ctl may fail without the daemons being wrong.
   Json Status() {
-    auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, alloc_->Env());
-    Json j = Json::parse(r.out, nullptr, false);
+    Json j;
+    Eventually([&] {
+      auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, alloc_->Env());
+      j = Json::parse(r.out, nullptr, false);
+      return r.code == 0 && !j.is_discarded();
+    });
     return j.is_discarded() ? Json::object() : j;
   }
   Json Session(const Json& status, int id) {
