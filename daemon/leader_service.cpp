@@ -460,7 +460,11 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
     std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
     lost_[n] = lost.cause;
     std::erase_if(snapshot_.nodes, [n](const sched::Node& node) { return node.id == n; });
+    metrics_.Forget(n);
   }
+  // The others stop probing the lost nodes.
+  if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
+    peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
   std::vector<int64_t> done;
   for (auto& [id, s] : sessions_) {
     for (int n : lost.nodes) {

@@ -18,6 +18,13 @@ bool MetricsBoard::Update(const proto::MonitorReport& report) {
   return true;
 }
 
+void MetricsBoard::Forget(int node) {
+  metrics_.erase(node);
+  if (probes_.erase(node)) directory_changed_ = true;
+  std::erase_if(
+      links_, [node](const auto& kv) { return kv.first.first == node || kv.first.second == node; });
+}
+
 bool MetricsBoard::TakeDirectory(int expected) {
   if (!directory_changed_ || ReportedCount() < expected) return false;
   directory_changed_ = false;

@@ -19,6 +19,8 @@ class MetricsBoard {
   // Records a report; true when the probe directory changed (tell the nodes).
   bool Update(const proto::MonitorReport& report);
   proto::MonitorPeers Peers() const;
+  // A lost node: its metrics, probe address and links go (the directory changes).
+  void Forget(int node);
   int ReportedCount() const { return static_cast<int>(metrics_.size()); }  // nodes heard from
   // True once when the directory should go out: `expected` nodes have reported and
   // it changed since last sent. Once, not per joining node: that would be

@@ -81,6 +81,23 @@ TEST(MetricsBoard, ProbeDirectoryChangesOnlyOnNewAddresses) {
   EXPECT_EQ(peers.probes[1].address, "10.0.0.2:6001");
 }
 
+TEST(MetricsBoard, ForgetsALostNode) {
+  MetricsBoard board;
+  board.Update(Report(0, "10.0.0.1:1", 0, {{1, 20, 1000}, {2, 20, 900}}));
+  board.Update(Report(1, "10.0.0.2:1", 0));
+  board.Update(Report(2, "10.0.0.3:1", 0));
+  EXPECT_TRUE(board.TakeDirectory(3));
+  board.Forget(1);
+  EXPECT_EQ(board.ReportedCount(), 2);
+  EXPECT_TRUE(board.TakeDirectory(2));  // the others must stop probing node 1
+  ASSERT_EQ(board.Peers().probes.size(), 2u);
+  EXPECT_EQ(board.Peers().probes[1].node, 2);
+  proto::Json status = {{"nodes", proto::Json::array()}};
+  board.AddToStatus(status);
+  ASSERT_EQ(status["links"].size(), 1u);
+  EXPECT_EQ(status["links"][0]["b"], 2);
+}
+
 TEST(MetricsBoard, AppliesToSnapshotNodesAndDropsLinksOfAbsentNodes) {
   MetricsBoard board;
   board.Update(Report(0, "", 0.5, {{1, 20, 1000}, {5, 20, 1000}}));

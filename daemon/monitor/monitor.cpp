@@ -126,7 +126,8 @@ void Monitor::ProbeNext() {
       if (link) {
         links_[peer] = *link;
         fresh_.push_back(*link);
-      } else {
+        failing_.erase(peer);
+      } else if (failing_.insert(peer).second) {
         std::fprintf(stderr, "pschedd[%d]: monitor: %s\n", node_, link.error().ToString().c_str());
       }
       ProbeNext();

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,7 @@ class Monitor {
   std::string probe_address_;
   std::map<int, std::string> peers_;        // node -> probe address, without this node
   std::map<int, proto::LinkReport> links_;  // latest per peer (the node's bandwidth)
+  std::set<int> failing_;                   // peers whose last probe failed (logged once)
   std::vector<proto::LinkReport> fresh_;    // measured since the last report
   std::vector<int> round_;                  // peers left to probe in this round
   int cursor_ = -1;                         // last peer probed, for the round robin
