@@ -236,6 +236,12 @@ void LeaderService::RunDeferred() {
   }
 }
 
+bool LeaderService::DisplacedByPolicy(int64_t id) const {
+  const sched::Session* model = snapshot_.Find(id);
+  return model != nullptr && model->state == sched::SessionState::kSuspended &&
+         model->displaced_by != sched::kNoSession;
+}
+
 bool LeaderService::Queued(int64_t id) const {
   const sched::Session* model = snapshot_.Find(id);
   return model != nullptr && model->state == sched::SessionState::kQueued;
@@ -310,7 +316,8 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
       SuspendOrResume(*s, true);
       break;
     case proto::MsgType::kSessionResume:
-      SuspendOrResume(*s, false);
+      // fg in the launcher's shell must not wake a session a surpasser displaced.
+      if (!DisplacedByPolicy(s->id)) SuspendOrResume(*s, false);
       break;
     default:
       return peers_.Send({s->rank0_node}, proto::MsgType::kIoStdin, frame.body);
@@ -353,6 +360,11 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
     return Reply(*client, true, "session " + std::to_string(s->id) + " killed");
   }
   bool suspend = frame.type == proto::MsgType::kCtlSuspend;
+  if (!suspend && DisplacedByPolicy(s->id))
+    return Reply(*client, false,
+                 "session " + std::to_string(s->id) + " is suspended by session " +
+                     std::to_string(snapshot_.Find(s->id)->displaced_by) +
+                     " (policy surpass): it resumes when that session ends");
   SuspendOrResume(*s, suspend);
   Reply(*client, true, "session " + std::to_string(s->id) + (suspend ? " suspended" : " resumed"));
 }

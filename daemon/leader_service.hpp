@@ -88,6 +88,8 @@ class LeaderService {
   // Ends a session that is still queued (killed, launcher gone) without an end plan.
   void DropQueued(int64_t id, int code, const std::string& message);
   bool Queued(int64_t id) const;
+  // Suspended by a surpass: only the end of its displacer resumes it.
+  bool DisplacedByPolicy(int64_t id) const;
   // Keeps how long the nodes took for a plan (status "plans": bench/policies reads it).
   void RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
                   std::chrono::steady_clock::duration took, bool ok);

@@ -251,6 +251,11 @@ TEST_P(CoschedPolicyTest, SurpassSuspendsTheSimulationAndResumesIt) {
   EXPECT_EQ(Session(st, 1).value("state_detail", ""), "suspended by 2") << st.dump();
   EXPECT_EQ(Session(st, 2).value("state", ""), "running");
   ExpectStates(sim, 'T');  // the whole simulation, on every node
+  // Only the surpasser's end resumes it: psched-ctl resume is refused, saying why.
+  auto resume = RunCmd({Bin("psched-ctl"), "resume", "1"}, alloc_->Env());
+  EXPECT_NE(resume.code, 0);
+  EXPECT_NE(resume.err.find("suspended by session 2"), std::string::npos) << resume.err;
+  ExpectStates(sim, 'T');
   for (const auto& [rank, r] : procs) EXPECT_NE(ProcessState(r.pid), 'T');
   ExpectPinned(st, 2, procs);
   int used = 0;
