@@ -12,10 +12,12 @@
 
 namespace psched::daemon {
 
-// The plan of one round: queued sessions that now fit start (the queue pass every
-// policy shares). The allocator is the one the queue's head asked for (all of a
-// window goes to one allocator), `default_allocator` when it named none. Empty
-// when nothing waits.
+// The plan of one round. The allocator is the one the queue's head asked for (a
+// window goes to one allocator), `default_allocator` when it named none. Window
+// allocators (auction, ipwindow) get the whole queue in priority order and decide
+// over it at once (Allocator::Allocate: a later session may start while the head
+// still waits); the others run the queue pass every policy shares (in order, with
+// backfill if configured). Empty when nothing waits.
 Result<sched::Plan> RoundPlan(const sched::Snapshot& snapshot, AllocatorCache& allocators,
                               const std::string& default_allocator, bool backfill);
 

@@ -50,6 +50,29 @@ TEST(RoundPlan, QueuedSessionsThatFitStartWithTheHeadsAllocator) {
   }
 }
 
+TEST(RoundPlan, WindowAllocatorsMayStartALaterSessionWhileTheHeadWaits) {
+  // 4 slots, 2 busy: the head needs 4 and must wait; the next needs 2 and fits.
+  // In order (compact) nothing starts; auction and ipwindow decide over the window.
+  for (const char* name : {"compact", "auction", "ipwindow"}) {
+    AllocatorCache cache({});
+    sched::Snapshot s = OneNode(4);
+    s.nodes[0].uses = {1, 1, 0, 0};
+    Queue(s, 1, 4, name);
+    Queue(s, 2, 2, name);
+    auto plan = RoundPlan(s, cache, "compact", false);
+    ASSERT_TRUE(plan) << name << ": " << plan.error().message();
+    if (std::string(name) == "compact") {
+      EXPECT_EQ(Spawns(*plan), 0);
+      continue;
+    }
+    ASSERT_EQ(Spawns(*plan), 1) << name;
+    const auto& spawn = std::get<sched::SpawnAction>(plan->actions[0]);
+    EXPECT_EQ(spawn.session, 2) << name;
+    for (const sched::RankSlots& r : spawn.placement.ranks)
+      for (int pu : r.pus) EXPECT_GE(pu, 2) << name << ": placed on a busy slot";
+  }
+}
+
 TEST(RoundPlan, HeadWithoutAllocatorUsesTheDefault) {
   AllocatorCache cache({});
   sched::Snapshot s = OneNode(2);
