@@ -38,7 +38,11 @@ done
 
 # The leader keeps the last 64 plans: read them after each phase.
 for ((i = 0; i < REPS; i++)); do "$bin/psched-exec" -q --policy surpass -n 1 /bin/true; done
-surpass=$("$bin/psched-ctl" status --json | jq -c '[.plans[] | select(.kind == "suspend" or .kind == "resume")]')
+for ((i = 0; i < 200; i++)); do
+  surpass=$("$bin/psched-ctl" status --json | jq -c '[.plans[] | select(.kind == "suspend" or .kind == "resume")]')
+  [[ $(jq '[.[] | select(.kind == "resume")] | length' <<< "$surpass") -ge $REPS ]] && break
+  sleep 0.01
+done
 for ((i = 0; i < REPS; i++)); do "$bin/psched-exec" -q --policy sidestep --spread -n 32 /bin/true; done
 # psched-exec returns at its session's end; the end plan (restore) follows it.
 for ((i = 0; i < 200; i++)); do
