@@ -56,11 +56,10 @@ for i in $(seq 0 $((NODES - 1))); do
   ns "$n" ip addr add "10.77.0.$((i + 1))/24" dev eth0 || fail "address of node $i"
   ns "$n" ip link set eth0 up || fail "eth0 of node $i up"
   if [ "$i" -lt 3 ]; then
-    for side in "$n eth0" "$HUB vh$i"; do
-      set -- $side
-      ns "$1" tc qdisc add dev "$2" root tbf rate 8mbit burst 16kb latency 100ms ||
-        fail "tbf on $2 in $1"
-    done
+    ns "$n" tc qdisc add dev eth0 root tbf rate 8mbit burst 16kb latency 100ms ||
+      fail "tbf on eth0 in $n"
+    ns "$HUB" tc qdisc add dev "vh$i" root tbf rate 8mbit burst 16kb latency 100ms ||
+      fail "tbf on vh$i in $HUB"
   fi
 done
 
@@ -75,7 +74,7 @@ MON=(--monitor-interval 0.5 --probe-interval 0.5 --probe-peers 5 --probe-bytes 1
 start_daemon() {
   local i=$1 cpu=$2
   shift 2
-  mkdir -p -m 700 "$WORK/run-$i"
+  mkdir -m 700 "$WORK/run-$i"
   ns "${TAG}-n$i" taskset -c "$cpu" "$BIN/pschedd" --node "$i" --nodes $NODES \
     --listen "10.77.0.$((i + 1))" --hostname "n$i" --secret-file "$WORK/secret" \
     --topology "pack:1 core:4 pu:1" "${MON[@]}" "$@" >"$WORK/pschedd-$i.log" 2>&1 &
@@ -120,6 +119,7 @@ fast=$(jq '[.links[] | select(.a >= 3 and .b >= 3) | .bandwidth_mbps] | min' <<<
 awk -v s="$slow" -v f="$fast" 'BEGIN { exit !(s < 20 && f > 2 * s) }' ||
   fail "shaped links ($slow Mbit/s at best) not slower than free ones ($fast Mbit/s at worst)"
 
+# shellcheck disable=SC2016 # $PSCHED_NODE expands in the rank's shell
 out=$("$BIN/psched-exec" -n 4 --allocator netload sh -c 'echo "node=$PSCHED_NODE"' 2>&1) ||
   fail "psched-exec --allocator netload failed: $out"
 echo "$out" >&2
@@ -129,6 +129,7 @@ if grep '^node=' <<<"$out" | grep -qv '^node=[345]$'; then
   fail "netload placed ranks on a shaped, loaded node: $out"
 fi
 # The same request under compact lands on node 0: the choice above was netload's.
+# shellcheck disable=SC2016
 out=$("$BIN/psched-exec" -n 4 --allocator compact sh -c 'echo "node=$PSCHED_NODE"' 2>&1) ||
   fail "psched-exec --allocator compact failed: $out"
 grep -q '^node=0$' <<<"$out" || fail "compact did not start on node 0: $out"

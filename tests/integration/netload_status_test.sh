@@ -9,11 +9,12 @@ BIN=${1:?usage: $0 BIN_DIR}
 for bad in "--monitor-interval 0" "--probe-interval -1" "--probe-peers 0" "--probe-bytes 10"; do
   opt=${bad%% *}
   # shellcheck disable=SC2086
-  if err=$(PSCHED_SECRET= "$BIN/pschedd" --node 0 --nodes 1 --rundir /nonexistent $bad 2>&1); then
+  if err=$(PSCHED_SECRET="" "$BIN/pschedd" --node 0 --nodes 1 --rundir /nonexistent $bad 2>&1); then
     echo "pschedd accepted $bad"; exit 1
   fi
   grep -q -- "$opt" <<<"$err" || { echo "pschedd $bad: error does not name $opt: $err"; exit 1; }
 done
+# shellcheck disable=SC2016 # expanded by the bash inside the allocation
 check='
 for i in $(seq 300); do
   s=$("$0"/psched-ctl status --json) || exit 1
