@@ -29,6 +29,8 @@ struct SessionLaunchInfo {
   std::vector<int> local_ranks;        // global ranks placed on this node, ascending
   std::vector<std::string> hostnames;  // by node id
   std::vector<int> nodes;              // nodes the session uses, ascending
+  std::string parent_nspace;           // MPI_Comm_spawn children: the asking rank
+  uint32_t parent_rank = 0;
 };
 
 class LaunchHooks {

@@ -183,16 +183,21 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
       if (auto c = s->launcher.lock())
         SendError(*c, "session " + std::to_string(arrival) +
                           " could not start: " + ok.error().ToString() + " (rolled back)");
+      AnswerSpawn(*s, false, "could not start: " + ok.error().ToString() + " (rolled back)");
       sessions_.erase(arrival);
     }
     return RunDeferred();
   }
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
-      if (LiveSession* s = Find(spawn->session)) Spawn(*spawn, s->request, *s);
+      if (LiveSession* s = Find(spawn->session)) {
+        Spawn(*spawn, s->request, *s);
+        AnswerSpawn(*s, true, "");
+      }
     } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
       LiveSession* s = Find(wait->session);
       if (s == nullptr) continue;
+      if (s->parent != 0) NoteToParent(*s, "queued: " + wait->reason);
       if (auto c = s->launcher.lock())
         c->Send(proto::MsgType::kSessionAck,
                 proto::Json{{"session", s->id}, {"what", "queued"}, {"reason", wait->reason}});
@@ -266,6 +271,8 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.cwd = req.cwd;
   order.size = static_cast<int>(spawn.placement.ranks.size());
   order.threads_per_rank = req.threads_per_rank;
+  order.parent_nspace = s.parent_nspace;
+  order.parent_rank = s.parent_rank;
   // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
   if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;
@@ -389,6 +396,7 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
       if (!out) return;
       LiveSession* s = Find(out->session);
       if (s == nullptr) return;
+      if (s->parent != 0) return ForwardChildOutput(*s, std::move(*out));
       if (auto c = s->launcher.lock()) c->Send(proto::Encode(proto::MsgType::kIoOutput, *out));
       return;
     }
@@ -429,6 +437,7 @@ void LeaderService::Fail(LiveSession& s, int code, std::string message) {
   for (int n : s.pending) alive.push_back(n);
   if (!alive.empty())
     peers_.Send(alive, proto::MsgType::kSessionKill, proto::Json(proto::SessionRef{s.id, SIGKILL}));
+  KillChildren(s.id);  // no orphans of MPI_Comm_spawn
 }
 
 void LeaderService::RankFailed(const proto::RankExit& e) {
@@ -457,6 +466,8 @@ void LeaderService::Finish(int64_t id) {
   const sched::Session* ended = snapshot_.Find(id);
   sched::Session copy = ended ? *ended : sched::Session{};
   config::ResolvedPolicy policy = s.policy;
+  ChildEnded(s);
+  KillChildren(id);
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
   auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);

@@ -50,6 +50,9 @@ class LeaderService {
   proto::Json Status() const;
   // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
   void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
+  // MPI_Comm_spawn from a rank on node `from` (PeerSend "session.spawn_children",
+  // spawn_service.cpp): a launcher-less session, decided like any arrival.
+  void OnSpawnRequest(int from, const std::string& data);
 
  private:
   struct LiveSession {
@@ -67,6 +70,13 @@ class LeaderService {
     double start = 0;
     proto::LaunchRequest request;   // kept to spawn a queued session later
     config::ResolvedPolicy policy;  // decides at its arrival and at its end
+    // Children of MPI_Comm_spawn have no launcher: they belong to `parent`, whose
+    // launcher gets their output and failures; the asking node gets the answer.
+    int64_t parent = 0;
+    std::string parent_nspace;
+    uint32_t parent_rank = 0;
+    int spawn_node = -1;
+    uint64_t spawn_request = 0;
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
@@ -96,6 +106,13 @@ class LeaderService {
   // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
   void RunDeferred();
   void Collect(const proto::CollContribute& part);
+  // spawn_service.cpp: the answer to the asking node (once), children's output and
+  // failures to the parent's launcher, children killed with their parent.
+  void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
+  void ForwardChildOutput(const LiveSession& child, proto::Output out);
+  void ChildEnded(LiveSession& child);
+  void KillChildren(int64_t parent);
+  void NoteToParent(const LiveSession& child, const std::string& text);
   std::string NodeName(int node) const;
   LiveSession* Find(int64_t id);
   double Now() const;

@@ -100,6 +100,7 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
   tree.RegisterService("pmix.jobctl", [self](int, const std::string& d) { self->OnJobControl(d); });
   tree.RegisterService("pmix.layout", [self](int, const std::string& d) { self->OnLayout(d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
+  tree.RegisterService("pmix.spawned", [self](int, const std::string& d) { self->OnSpawned(d); });
   return host;
 }
 
@@ -131,11 +132,14 @@ Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& in
     si.ranks[r.rank] = RankPlacement{r.node, r.local_rank};
   }
   si.universe_size = info.size;
+  si.parent_nspace = info.parent_nspace;
+  si.parent_rank = info.parent_rank;
   const char* job = std::getenv("SLURM_JOB_ID");
   si.rm_jobid = job != nullptr ? job : "psched";
   si.rm_step_id = std::to_string(info.session);
   if (auto r = server_->RegisterSession(si); !r) return Fail(r.error());
   nspaces_[info.session] = info.nspace;
+  SessionKnown(info.session);
   // The session's first node tells every other node its layout, so that a later
   // connect from another session agrees on the participants everywhere and PMIx
   // can route direct-modex requests for its ranks.
@@ -182,6 +186,7 @@ void DaemonPmixHost::OnLayout(const std::string& data) {
       return;
     }
     foreign_[session] = si.nspace;
+    SessionKnown(session);
   } catch (const Json::exception& e) {
     std::fprintf(stderr, "psched pmix: malformed pmix.layout dropped: %s\n", e.what());
   }
@@ -477,18 +482,7 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
 
 // --- spawn and job control ----------------------------------------------------------------
 
-void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::string>)> done) {
-  int procs = 0;
-  for (const auto& a : req.apps) procs += a.max_procs;
-  // Placing children needs the leader's allocator and a session without a launcher:
-  // not wired yet, so say so instead of pretending the allocation is full.
-  done(Fail(Error(ErrorCode::kResourceExhausted,
-                  "MPI_Comm_spawn of " + std::to_string(procs) +
-                      " process(es) refused: spawning from a running session is not "
-                      "supported by pschedd yet")
-                .WithSession(req.parent_session)
-                .WithNode(tree_.node())));
-}
+// Spawn: daemon_spawn.cpp.
 
 void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
   if (!actions_.suspend_local || !actions_.resume_local || !actions_.signal_local) {

@@ -91,6 +91,11 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);
   void OnReply(const std::string& data);
+  // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
+  // namespace must be known here before the parent may connect to it.
+  void OnSpawned(const std::string& data);
+  void WhenKnown(int64_t session, std::function<void()> then);
+  void SessionKnown(int64_t session);
   void SendReply(int to, uint64_t id, Result<std::string> r);
   void ToLeader(const std::string& op, std::string payload,
                 std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
@@ -108,6 +113,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::set<int64_t> broadcasters_;          // local sessions whose layout this node sent out
   std::map<int64_t, std::string> foreign_;  // sessions registered here without local ranks
   std::map<std::string, uint64_t> collective_seq_;
+  std::map<int64_t, std::vector<std::function<void()>>> awaiting_layout_;  // spawned sessions
   std::map<uint64_t, std::unique_ptr<PendingRequest>> pending_;
   uint64_t next_request_ = 1;
 };

@@ -52,9 +52,40 @@ struct SpawnOrder {
   int threads_per_rank = 1;
   std::vector<RankSpec> ranks;         // all ranks of the session
   std::vector<std::string> hostnames;  // by node id
+  // Set for children started by MPI_Comm_spawn: the rank that asked (PMIX_PARENT_ID).
+  std::string parent_nspace;
+  uint32_t parent_rank = 0;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
-                                                threads_per_rank, ranks, hostnames)
+                                                threads_per_rank, ranks, hostnames, parent_nspace,
+                                                parent_rank)
+
+// A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
+// asks for a session without a launcher of its own, placed like any arrival.
+struct ChildSpawnRequest {
+  uint64_t request = 0;  // the asking node's id for the answer
+  int64_t parent_session = 0;
+  std::string parent_nspace;
+  uint32_t parent_rank = 0;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  // additions from the parent (OMPI_PARENT_PORT, ...)
+  std::string cwd;
+  int ranks = 1;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChildSpawnRequest, request, parent_session,
+                                                parent_nspace, parent_rank, argv, env, cwd, ranks)
+
+// leader -> the asking node (PeerSend "pmix.spawned"): the children were launched
+// (ok, with their nspace) or will not be (message says why).
+struct ChildSpawnReply {
+  uint64_t request = 0;
+  bool ok = false;
+  int64_t session = 0;
+  std::string nspace;
+  std::string message;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChildSpawnReply, request, ok, session, nspace,
+                                                message)
 
 // How a rank ended. code is the mpiexec-style code: exit status, or 128+signal.
 struct RankExit {

@@ -219,11 +219,103 @@ TEST(PmixDaemon, JobControlOfSessionOnOtherNode) {
   EXPECT_NE(o.out.find("codes=143,0"), std::string::npos) << o.out << o.err;
 }
 
-// No free slots and no policy yet: the spawn fails back to the parent, which goes on.
-TEST(PmixDaemon, SpawnWithoutFreeSlotsFailsBackToParent) {
-  auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+// --- MPI_Comm_spawn under pschedd: the leader starts the children as a session of
+// their own (no launcher), in free slots, with the parent's co-scheduling policy.
+
+// The children's lines reach the parent's psched-exec, labelled "[spawned C:R]".
+TEST(PmixDaemon, SpawnOnOneNodeExchangesThroughIntercomm) {
+  auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_exchange 2");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 0 answered 84"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find(":0] child rank 0 of 2: got 42 from parent"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(":1] child rank 1 of 2: got 43 from parent"), std::string::npos) << o.out;
+  EXPECT_EQ(Count(o.out, "[spawned "), 2) << o.out;
+}
+
+// Two parent ranks; the children land on both nodes (one slot left on each).
+TEST(PmixDaemon, SpawnAcrossTwoNodes) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},
+                        "psched-exec -n 2 --ppn 1 mpi_spawn_exchange 2");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 0 answered 84"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "from parent"), 2) << o.out;
+}
+
+// One slot per node: the parent on node 0, each child on a node of its own.
+TEST(PmixDaemon, SpawnAcrossFourNodes) {
+  auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:1 pu:1"},
+                        "psched-exec -n 1 mpi_spawn_exchange 3");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NE(o.out.find("parent: child " + std::to_string(i) + " answered " +
+                         std::to_string(2 * (42 + i))),
+              std::string::npos)
+        << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 3: got"), 3) << o.out;
+}
+
+// More children than the allocation has slots: every policy refuses, the parent's
+// spawn fails with an MPI error and its launcher says why.
+TEST(PmixDaemon, SpawnLargerThanAllocationFailsBackToParent) {
+  auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_exchange 8");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("refused: session needs 8 slots"), std::string::npos) << o.err;
+}
+
+// Children that could only fit once their own parent has ended would wait forever
+// under wait: refused at once, with the reason.
+TEST(PmixDaemon, SpawnThatCanNeverFitBesideItsParentIsRefused) {
+  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+                        "psched-exec -n 1 mpi_spawn_exchange 2");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("at most 1 of the allocation's 2 can be free while session 1"),
+            std::string::npos)
+      << o.err;
+}
+
+// No free slots now, under the default policy (wait): the children queue until
+// another session ends, then start, and the spawn completes.
+TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
+  auto o = InAllocation(
+      kOneNode,
+      "d=$(mktemp -d); "
+      "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
+      "  > $d/filler 2>&1 & f=$!; "
+      "until [ $(grep -c 'filler up' $d/filler) -ge 2 ]; do sleep 0.1; done; "
+      "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
+      "until grep -q 'queued' $d/parent; do sleep 0.1; done; "
+      "touch $d/go; wait $f; echo filler=$?; wait $p; echo parent=$?; cat $d/parent; rm -r $d");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("(MPI_Comm_spawn from session 2 rank 0) queued"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
+}
+
+// Killing the parent's launcher kills the parent and its children on every node:
+// none of the children's pids is left in /proc.
+TEST(PmixDaemon, KillingParentLauncherKillsSpawnedChildren) {
+  auto o = InAllocation(
+      {"-N", "2", "--topology", "pack:1 core:2 pu:1"},
+      "d=$(mktemp -d); "
+      "psched-exec -n 1 mpi_spawn_exchange 2 hold > $d/out 2>&1 & l=$!; "
+      "until [ $(grep -c 'holding' $d/out) -ge 3 ]; do sleep 0.1; done; "
+      "pids=$(sed -n 's/.*child rank [0-9]* pid \\([0-9]*\\) holding.*/\\1/p' $d/out); "
+      "echo children: $pids; "
+      "for p in $pids; do grep -q spawn_exchange /proc/$p/cmdline && echo alive-before $p; done; "
+      "kill -9 $l; "
+      "for i in $(seq 1200); do left=0; "
+      "  for p in $pids; do grep -qs spawn_exchange /proc/$p/cmdline && left=1; done; "
+      "  [ $left = 0 ] && break; sleep 0.1; done; "
+      "echo left=$left; rm -r $d");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "alive-before"), 2) << o.out << o.err;
+  EXPECT_NE(o.out.find("left=0"), std::string::npos) << o.out << o.err;
 }
 
 }  // namespace

@@ -1,0 +1,191 @@
+// LeaderService's MPI_Comm_spawn side, apart from leader_service.cpp: children are a
+// session without a launcher of their own. They are decided like any arrival
+// (DecideArrival with the parent's co-scheduling policy and allocator), so a full
+// allocation queues them under wait, suspends others under surpass, and a refusal
+// fails the parent's spawn with the reason. Their output and failures go to the
+// parent's launcher, labelled; they are killed when the parent session ends.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "daemon/arrival.hpp"
+#include "daemon/leader_service.hpp"
+#include "policies/policy_registry.hpp"
+
+namespace psched::daemon {
+namespace {
+
+std::string JoinArgs(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
+  return out;
+}
+
+}  // namespace
+
+void LeaderService::OnSpawnRequest(int from, const std::string& data) {
+  if (executor_.busy())
+    return deferred_.push_back([this, from, data] { OnSpawnRequest(from, data); });
+  proto::Json j = proto::Json::from_msgpack(data.begin(), data.end(), true, false);
+  proto::ChildSpawnRequest ask;
+  try {
+    ask = j.get<proto::ChildSpawnRequest>();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pschedd[0]: malformed session.spawn_children from node %d dropped: %s\n",
+                 from, e.what());
+    return;
+  }
+  auto refuse = [&](const std::string& why) {
+    proto::ChildSpawnReply reply{ask.request, false, 0, "",
+                                 "MPI_Comm_spawn of " + std::to_string(ask.ranks) +
+                                     " process(es) from session " +
+                                     std::to_string(ask.parent_session) + " refused: " + why};
+    auto bytes = proto::Json::to_msgpack(proto::Json(reply));
+    peers_.Send({from}, proto::MsgType::kPeerSend,
+                proto::Json(proto::PeerSend{from, 0, "pmix.spawned",
+                                            std::string(bytes.begin(), bytes.end())}));
+    // The user sees why, not only the MPI error class the parent gets.
+    if (LiveSession* p = Find(ask.parent_session))
+      if (auto c = p->launcher.lock())
+        c->Send(proto::Encode(proto::MsgType::kIoOutput,
+                              proto::Output{p->id, 0, 2, "psched: " + reply.message + "\n"}));
+  };
+  LiveSession* parent = Find(ask.parent_session);
+  if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
+  if (ask.argv.empty()) return refuse("no command given");
+  config::ResolvedPolicy policy = parent->policy;
+  auto allocator_name = config::ResolveAllocator(config_, parent->request.allocator);
+  if (!allocator_name) return refuse(allocator_name.error().message());
+  auto allocator = allocators_.Get(*allocator_name);
+  if (!allocator) return refuse(allocator.error().message());
+  auto decider = policies::MakePolicy(policy.name, policy.options);
+  if (!decider) return refuse(decider.error().message());
+  sched::SessionRequest request;
+  request.id = next_session_++;
+  request.owner = parent->owner;
+  request.command = JoinArgs(ask.argv);
+  request.ranks = ask.ranks;
+  request.threads_per_rank = 1;
+  request.spread = policy.spread;
+  request.estimate_s = parent->request.estimate_s;
+  request.policy = policy.name;
+  request.allocator = *allocator_name;
+  // The parent waits inside MPI_Comm_spawn holding its slots: children that fit only
+  // once the parent has ended would wait forever, so they are refused at once.
+  int held = 0;
+  if (const sched::Session* model = snapshot_.Find(parent->id))
+    for (const sched::RankSlots& r : model->placement.ranks) held += static_cast<int>(r.pus.size());
+  int could_free = snapshot_.TotalPus() - held;
+  if (request.SlotsNeeded() > could_free && request.SlotsNeeded() <= snapshot_.TotalPus())
+    return refuse("the children need " + std::to_string(request.SlotsNeeded()) +
+                  " slots but at most " + std::to_string(could_free) + " of the allocation's " +
+                  std::to_string(snapshot_.TotalPus()) + " can be free while session " +
+                  std::to_string(parent->id) + " holds its own");
+  snapshot_.now = Now();
+  request.submit_time = snapshot_.now;
+  metrics_.ApplyTo(snapshot_, /*links=*/true);
+  sched::Plan plan = DecideArrival(snapshot_, request, **allocator, decider->get());
+  for (const sched::Action& action : plan.actions) {
+    if (const auto* reject = std::get_if<sched::RejectAction>(&action))
+      return refuse(reject->reason);
+  }
+  LiveSession& child = sessions_[request.id];
+  child.id = request.id;
+  child.owner = request.owner;
+  child.command = request.command;
+  child.ranks = request.ranks;
+  child.start = snapshot_.now;
+  child.policy = policy;
+  child.request.argv = ask.argv;
+  // The parent's environment, then what Open MPI added for the children (OMPI_PARENT_PORT).
+  child.request.env = parent->request.env;
+  child.request.env.insert(child.request.env.end(), ask.env.begin(), ask.env.end());
+  child.request.cwd = ask.cwd.empty() ? parent->request.cwd : ask.cwd;
+  child.request.owner = request.owner;
+  child.request.ranks = ask.ranks;
+  child.request.policy = policy.name;
+  child.request.allocator = *allocator_name;
+  child.parent = parent->id;
+  child.parent_nspace = ask.parent_nspace;
+  child.parent_rank = ask.parent_rank;
+  child.spawn_node = from;
+  child.spawn_request = ask.request;
+  Execute(plan, &request, policy.options.surpass_grace_s);
+}
+
+void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message) {
+  if (child.parent == 0 || child.spawn_request == 0) return;
+  proto::ChildSpawnReply reply;
+  reply.request = child.spawn_request;
+  reply.ok = ok;
+  reply.session = child.id;
+  // The nspace LeaderService::Spawn gave the children's SpawnOrder.
+  reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
+  if (!ok)
+    reply.message = "MPI_Comm_spawn from session " + std::to_string(child.parent) +
+                    ": children session " + std::to_string(child.id) + " " + message;
+  child.spawn_request = 0;
+  auto bytes = proto::Json::to_msgpack(proto::Json(reply));
+  peers_.Send({child.spawn_node}, proto::MsgType::kPeerSend,
+              proto::Json(proto::PeerSend{child.spawn_node, 0, "pmix.spawned",
+                                          std::string(bytes.begin(), bytes.end())}));
+}
+
+void LeaderService::ForwardChildOutput(const LiveSession& child, proto::Output out) {
+  LiveSession* parent = Find(child.parent);
+  if (parent == nullptr) return;
+  auto c = parent->launcher.lock();
+  if (!c) return;
+  // Labelled, so the parent's launcher tells the children's lines from its own ranks'.
+  std::string prefix =
+      "[spawned " + std::to_string(child.id) + ":" + std::to_string(out.rank) + "] ";
+  std::string text;
+  size_t start = 0;
+  while (start < out.data.size()) {
+    size_t nl = out.data.find('\n', start);
+    size_t end = nl == std::string::npos ? out.data.size() : nl + 1;
+    text += prefix;
+    text.append(out.data, start, end - start);
+    start = end;
+  }
+  out.session = parent->id;
+  out.data = std::move(text);
+  c->Send(proto::Encode(proto::MsgType::kIoOutput, out));
+}
+
+void LeaderService::NoteToParent(const LiveSession& child, const std::string& text) {
+  LiveSession* parent = Find(child.parent);
+  if (parent == nullptr) return;
+  if (auto c = parent->launcher.lock())
+    c->Send(proto::Encode(
+        proto::MsgType::kIoOutput,
+        proto::Output{parent->id, 0, 2,
+                      "psched: session " + std::to_string(child.id) +
+                          " (MPI_Comm_spawn from session " + std::to_string(parent->id) + " rank " +
+                          std::to_string(child.parent_rank) + ") " + text + "\n"}));
+}
+
+void LeaderService::ChildEnded(LiveSession& child) {
+  if (child.parent == 0) return;
+  AnswerSpawn(child, false, "ended before it was launched");
+  if (child.failed) NoteToParent(child, "failed: " + child.message);
+}
+
+void LeaderService::KillChildren(int64_t parent) {
+  std::vector<int64_t> queued;
+  for (auto& [id, s] : sessions_) {
+    if (s.parent != parent || s.failed) continue;
+    if (Queued(id)) {
+      queued.push_back(id);
+      continue;
+    }
+    Fail(s, 128 + SIGKILL, "parent session " + std::to_string(parent) + " ended");
+  }
+  for (int64_t id : queued) {
+    if (LiveSession* s = Find(id)) AnswerSpawn(*s, false, "dropped: its parent session ended");
+    DropQueued(id, 128 + SIGKILL, "parent session ended while queued");
+  }
+}
+
+}  // namespace psched::daemon
