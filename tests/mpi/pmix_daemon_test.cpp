@@ -285,9 +285,10 @@ TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
       "d=$(mktemp -d); "
       "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
       "  > $d/filler 2>&1 & f=$!; "
-      "until [ $(grep -c 'filler up' $d/filler) -ge 2 ]; do sleep 0.1; done; "
+      "for i in $(seq 1200); do [ $(grep -c 'filler up' $d/filler) -ge 2 ] && break; sleep 0.1; "
+      "done; "
       "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
-      "until grep -q 'queued' $d/parent; do sleep 0.1; done; "
+      "for i in $(seq 1200); do grep -q 'queued' $d/parent && break; sleep 0.1; done; "
       "touch $d/go; wait $f; echo filler=$?; wait $p; echo parent=$?; cat $d/parent; rm -r $d");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
@@ -304,7 +305,7 @@ TEST(PmixDaemon, KillingParentLauncherKillsSpawnedChildren) {
       {"-N", "2", "--topology", "pack:1 core:2 pu:1"},
       "d=$(mktemp -d); "
       "psched-exec -n 1 mpi_spawn_exchange 2 hold > $d/out 2>&1 & l=$!; "
-      "until [ $(grep -c 'holding' $d/out) -ge 3 ]; do sleep 0.1; done; "
+      "for i in $(seq 1200); do [ $(grep -c 'holding' $d/out) -ge 3 ] && break; sleep 0.1; done; "
       "pids=$(sed -n 's/.*child rank [0-9]* pid \\([0-9]*\\) holding.*/\\1/p' $d/out); "
       "echo children: $pids; "
       "for p in $pids; do grep -q spawn_exchange /proc/$p/cmdline && echo alive-before $p; done; "
@@ -316,6 +317,23 @@ TEST(PmixDaemon, KillingParentLauncherKillsSpawnedChildren) {
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "alive-before"), 2) << o.out << o.err;
   EXPECT_NE(o.out.find("left=0"), std::string::npos) << o.out << o.err;
+}
+
+// A child that fails (exit status 3) is reported on the parent's launcher.
+TEST(PmixDaemon, FailingChildIsReportedToParentLauncher) {
+  auto o = InAllocation(
+      kOneNode,
+      "d=$(mktemp -d); "
+      "psched-exec -n 1 mpi_spawn_exchange 2 childfail > $d/out 2>&1 & l=$!; "
+      "for i in $(seq 1200); do grep -q 'from session 1 rank 0) failed' $d/out && break; "
+      "  sleep 0.1; done; "
+      "kill -9 $l; wait $l; cat $d/out; rm -r $d");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("(MPI_Comm_spawn from session 1 rank 0) failed: rank 0 on node 0"),
+            std::string::npos)
+      << o.out << o.err;
+  EXPECT_NE(o.out.find("exited with status 3"), std::string::npos) << o.out;
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
  * The parent (rank 0 is the root) spawns N children (default 2) running this
  * program; rank 0 sends 42+i to child i, which answers twice the value. With
  * "hold", the children print their pid and then wait for a signal (and so does
- * the parent), so a test can kill the parent's launcher and look for orphans. */
+ * the parent), so a test can kill the parent's launcher and look for orphans. With
+ * "childfail", child rank 0 exits with status 3 after MPI_Finalize while the parent
+ * waits for a signal, so a test can see the failure reported to the parent's launcher. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int n = argc > 1 ? atoi(argv[1]) : 2;
   int hold = argc > 2 && strcmp(argv[2], "hold") == 0;
+  int childfail = argc > 2 && strcmp(argv[2], "childfail") == 0;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -37,10 +40,10 @@ int main(int argc, char** argv) {
     fflush(stdout);
     MPI_Comm_disconnect(&parent);
     MPI_Finalize();
-    return 0;
+    return childfail && rank == 0 ? 3 : 0;
   }
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  char* child_argv[3] = {argv[1], hold ? argv[2] : NULL, NULL};
+  char* child_argv[3] = {argv[1], argc > 2 ? argv[2] : NULL, NULL};
   MPI_Comm children;
   int* errs = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
   int rc = MPI_Comm_spawn(argv[0], argc > 1 ? child_argv : MPI_ARGV_NULL, n, MPI_INFO_NULL, 0,
@@ -72,6 +75,11 @@ int main(int argc, char** argv) {
     Hold();
   }
   MPI_Comm_disconnect(&children);
+  if (childfail) {
+    printf("parent rank %d waiting\n", rank);
+    fflush(stdout);
+    Hold();
+  }
   MPI_Finalize();
   free(errs);
   return 0;
