@@ -89,6 +89,15 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action))
       return refuse(reject->reason);
+    // A suspended parent (or grandparent) could never connect to its children, and
+    // would be resumed only when they end: both would wait forever.
+    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action))
+      for (const LiveSession* up = parent; up != nullptr;
+           up = up->parent != 0 ? Find(up->parent) : nullptr)
+        if (up->id == suspend->session)
+          return refuse("the " + policy.name + " policy would suspend session " +
+                        std::to_string(up->id) +
+                        ", which waits for these children (MPI_Comm_spawn)");
   }
   LiveSession& child = sessions_[request.id];
   child.id = request.id;

@@ -298,6 +298,28 @@ TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
   EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
 }
 
+// Under surpass the most recent session is suspended first: that would be the
+// parent itself, which then could never connect to its children. Refused, saying so.
+TEST(PmixDaemon, SpawnThatWouldSuspendItsParentIsRefused) {
+  auto o = InAllocation(
+      kOneNode,
+      "d=$(mktemp -d); "
+      "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
+      "  > $d/filler 2>&1 & f=$!; "
+      "for i in $(seq 1200); do [ $(grep -c 'filler up' $d/filler) -ge 2 ] && break; "
+      "  sleep 0.1; done; "
+      "psched-exec --policy surpass -n 1 mpi_spawn_exchange 2; echo parent=$?; "
+      "touch $d/go; wait $f; echo filler=$?; rm -r $d");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(
+      o.err.find("the surpass policy would suspend session 2, which waits for these children"),
+      std::string::npos)
+      << o.err;
+}
+
 // Killing the parent's launcher kills the parent and its children on every node:
 // none of the children's pids is left in /proc.
 TEST(PmixDaemon, KillingParentLauncherKillsSpawnedChildren) {
