@@ -63,6 +63,8 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
     return out;
   }
   o.command = app.remaining();
+  // `psched-exec -n 2 -- prog -x` as with srun: everything after "--" is the command.
+  if (!o.command.empty() && o.command.front() == "--") o.command.erase(o.command.begin());
   auto fail = [&out](const std::string& message) {
     std::cerr << "psched-exec: " << message << "\nRun with --help for more information.\n";
     out.exit = true;

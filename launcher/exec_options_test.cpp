@@ -22,6 +22,13 @@ TEST(ExecOptions, MpiexecStyle) {
   EXPECT_EQ(p.options.command, (std::vector<std::string>{"hostname", "-f"}));
 }
 
+TEST(ExecOptions, DoubleDashSeparatesTheCommand) {
+  auto p = Parse({"-n", "2", "--", "prog", "--bogus"});
+  ASSERT_FALSE(p.exit);
+  EXPECT_EQ(p.options.command, (std::vector<std::string>{"prog", "--bogus"}));
+  EXPECT_EQ(Parse({"-n", "2", "--"}).exit_code, 2);
+}
+
 TEST(ExecOptions, BadInputExitsNonZero) {
   EXPECT_EQ(Parse({"-n", "0", "true"}).exit_code, 2);
   EXPECT_EQ(Parse({"-c", "0", "true"}).exit_code, 2);
