@@ -36,7 +36,10 @@ std::optional<double> OwnerAccuracy(std::span<const FinishedJob> owner_history,
 double AgedPriority(double g, int steps, double step_s, double estimate_s) {
   double priority = g;  // priority_{j,1} = g_j
   if (estimate_s <= 0) return priority;
-  for (int i = 1; i <= steps; ++i) priority = g + priority * (i * step_s) / estimate_s;
+  // The recursion grows faster than exponentially once i * step_s exceeds the estimate;
+  // it saturates at +inf, where it stays: stop there instead of looping over a long wait.
+  for (int i = 1; i <= steps && std::isfinite(priority); ++i)
+    priority = g + priority * (i * step_s) / estimate_s;
   return priority;
 }
 

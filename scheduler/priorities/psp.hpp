@@ -26,7 +26,8 @@ std::optional<double> OwnerAccuracy(std::span<const FinishedJob> owner_history, 
 
 // Equation (1) applied `steps` times from priority g. Step i (1-based) uses the
 // waiting time the job has at that update, i * step_s: the priority a job has
-// after waiting steps * step_s. No estimate (<= 0): no aging.
+// after waiting steps * step_s. No estimate (<= 0): no aging. Long waits saturate
+// at +inf (ties among them fall back to arrival order).
 double AgedPriority(double g, int steps, double step_s, double estimate_s);
 
 class Psp : public PriorityModule {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "scheduler/priorities/fcfs.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
 
@@ -64,6 +66,8 @@ TEST(Psp, AgingRecursion) {
   EXPECT_DOUBLE_EQ(AgedPriority(g, 1, step, e), p2);
   EXPECT_DOUBLE_EQ(AgedPriority(g, 2, step, e), p3);
   EXPECT_DOUBLE_EQ(AgedPriority(g, 3, step, e), p4);
+  // A week of waiting on a 10-minute estimate saturates instead of overflowing to NaN.
+  EXPECT_EQ(AgedPriority(g, 7 * 24 * 3600 / 150, step, 600), HUGE_VAL);
 
   PriorityConfig config;  // aging step 150 s by default
   EXPECT_EQ(config.aging_step_s, 150);
