@@ -180,6 +180,19 @@ TEST(Auction, ContiguousJobsGetNoTypeCBids) {
   for (const Bid& b : bids) EXPECT_EQ(b.type, BidType::kC);
 }
 
+TEST(Auction, ContiguousJobsGetNoFragmentedBestFitBid) {
+  std::vector<NodeFree> free = {{4, 0}, {0, 0}, {4, 0}, {0, 0}, {4, 0}};
+  SessionRequest r;
+  r.ranks = 8;
+  r.contiguous = true;
+  // With baseline (best-fit) bids on, the best fit must not join separate free runs.
+  EXPECT_TRUE(GenerateBids(JobsOf(std::span(&r, 1)), free, BidLimits{15, 250, true}).empty());
+  r.contiguous = false;
+  auto bids = GenerateBids(JobsOf(std::span(&r, 1)), free, BidLimits{15, 250, true});
+  EXPECT_TRUE(std::any_of(bids.begin(), bids.end(),
+                          [](const Bid& b) { return b.type == BidType::kBaseline; }));
+}
+
 // Time-out path: a limit too short for the solver to better the warm start. The greedy
 // solution is used and the bid cap is cut by 1.5x for the next round.
 TEST(Auction, SolverTimeOutFallsBackToGreedyAndCutsBidCap) {

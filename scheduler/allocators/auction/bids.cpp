@@ -128,8 +128,9 @@ std::vector<std::pair<int, int>> BestFit(const Job& job, std::span<const NodeFre
         break;
       }
     }
-  } else {
-    // No run holds it: the largest runs together, node by node in order.
+  } else if (!job.contiguous) {
+    // No run holds it: the largest runs together, node by node in order. A job that
+    // asked for contiguity gets no best-fit bid at all rather than a fragmented one.
     std::vector<int> order(runs.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
