@@ -34,16 +34,18 @@ bool RequireTools() {
 }
 
 // Runs one policy on an emulated 2-node allocation of 2 slots each: the simulation takes
-// all 4 slots, the analysis 2, submitted at 30% of the simulation's alone time.
-nlohmann::json RunPolicy(const std::string& policy, const std::string& dir) {
+// all 4 slots, the analysis 2, submitted at `at` times the simulation's alone execution
+// time after the simulation's submit.
+nlohmann::json RunPolicy(const std::string& policy, const std::string& dir, int iterations = 16,
+                         double at = 0.3) {
   RunCommand("rm -rf " + dir + " && mkdir -p " + dir);
   std::string cmd = Bin("psched-alloc") + " -N 2 --topology 'pack:1 core:2 pu:1' -- " +
                     Bin("psched-djsb") + " --policies " + policy +
                     " --no-spread --no-baseline --require-psched --repeats 1"
                     " --sim-ranks 4 --sim-threads 1 --sim-size 4000000"
-                    " --ana-ranks 2 --ana-threads 1 --ana-size 2000000 --iterations 16"
-                    " --at 0.3 --timeout 240 -o " +
-                    dir + " 2>&1";
+                    " --ana-ranks 2 --ana-threads 1 --ana-size 2000000 --iterations " +
+                    std::to_string(iterations) + " --at " + std::to_string(at) +
+                    " --timeout 240 -o " + dir + " 2>&1";
   auto r = RunCommand(cmd);
   EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
   std::ifstream in(dir + "/djsb.json");
@@ -66,7 +68,14 @@ const nlohmann::json* FindSession(const nlohmann::json& j, const std::string& na
 TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
   if (!RequireTools()) return;
   std::string dir = "/tmp/djsb-surpass-" + std::to_string(getpid());
-  auto j = RunPolicy("surpass", dir);
+  // The submit offset counts from the simulation's submit, but the simulation computes only
+  // after its launch (psched-exec, MPI_Init: ~0.5 s, more under load). With a short
+  // simulation (16 iterations: ~0.9 s alone, so +0.3 s) the analysis arrived during that
+  // launch: surpass stopped the simulation before its begin, the analysis ended before the
+  // simulation began, and no stop fell inside the simulation's run. A longer simulation
+  // (48 iterations) submitted at half its alone time puts the analysis well inside it; the
+  // reference run is measured under the same load, so the offset scales with the load.
+  auto j = RunPolicy("surpass", dir, 48, 0.5);
   const nlohmann::json* sim = FindSession(j, "sim");
   const nlohmann::json* ana = FindSession(j, "ana0");
   ASSERT_NE(sim, nullptr) << j.dump(2);
@@ -76,6 +85,11 @@ TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
   const double start = j["scenarios"][0]["runs"][0]["start"];
   const double ana_begin = (*ana)["times"]["begin"].get<double>() - start;
   const double ana_end = (*ana)["times"]["end"].get<double>() - start;
+  const double sim_begin = (*sim)["times"]["begin"].get<double>() - start;
+  // The premise of the check: the analysis ran while the simulation was computing.
+  ASSERT_GT(ana_end, sim_begin) << "the analysis ended (+" << ana_end
+                                << " s) before the simulation began computing (+" << sim_begin
+                                << " s): the schedule is too tight for this machine";
   bool suspended_during_ana = false;
   for (const auto& iv : (*sim)["timeline"]) {
     if (iv["state"] != "suspended") continue;
