@@ -24,3 +24,17 @@ TEST(Error, ResultHoldsValueOrError) {
 
 }  // namespace
 }  // namespace psched
+
+#include "common/svg_text.hpp"
+
+namespace psched {
+namespace {
+
+TEST(SvgText, EscapesXmlAndFormatsFixed) {
+  EXPECT_EQ(XmlEscape("a<b & \"c\">"), "a&lt;b &amp; &quot;c&quot;&gt;");
+  EXPECT_EQ(FormatFixed(2.345, 1), "2.3");
+  EXPECT_EQ(FormatFixed(1.0, 0), "1");
+}
+
+}  // namespace
+}  // namespace psched

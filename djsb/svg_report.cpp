@@ -1,5 +1,7 @@
 #include "djsb/svg_report.hpp"
 
+#include "common/svg_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,34 +39,7 @@ const char* FillOf(const std::string& state) {
   return "#999999";
 }
 
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string F(double v, int digits = 1) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
+std::string F(double v, int digits = 1) { return FormatFixed(v, digits); }
 
 // A round tick step giving about `target` ticks over `span`.
 double TickStep(double span, int target) {
@@ -79,7 +54,7 @@ void Text(std::ostringstream& o, double x, double y, const std::string& s,
           const char* anchor = "start", int size = 12, const char* weight = "normal",
           const char* fill = "#222") {
   o << "<text x=\"" << F(x) << "\" y=\"" << F(y) << "\" font-size=\"" << size << "\" text-anchor=\""
-    << anchor << "\" font-weight=\"" << weight << "\" fill=\"" << fill << "\">" << Esc(s)
+    << anchor << "\" font-weight=\"" << weight << "\" fill=\"" << fill << "\">" << XmlEscape(s)
     << "</text>\n";
 }
 
@@ -214,7 +189,7 @@ std::string RenderSvg(const DjsbResults& r) {
                << FillOf(iv.state) << "\""
                << (iv.state == "waiting" ? " stroke=\"#aaa\" stroke-width=\"0.5\"" : "")
                << "><title>"
-               << Esc(rec->name + " " + iv.state + " " + F(iv.t0) + "-" + F(iv.t1) + " s")
+               << XmlEscape(rec->name + " " + iv.state + " " + F(iv.t0) + "-" + F(iv.t1) + " s")
                << "</title></rect>\n";
         }
         y += kLaneH;

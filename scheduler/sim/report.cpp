@@ -1,5 +1,7 @@
 #include "scheduler/sim/report.hpp"
 
+#include "common/svg_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,35 +11,6 @@
 namespace psched::sim {
 
 namespace {
-
-std::string Fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-std::string XmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // The runs of one (workload, scheduler), in first-seen order.
 struct Group {
@@ -86,17 +59,17 @@ std::string AuctionTable(const std::vector<Group>& groups) {
     last = g.workload;
     o << "| " << (first ? g.workload : "") << " | " << (first ? ContiguousShare(g.workload) : "")
       << " | "
-      << (first ? Fixed(Mean(g, [](auto& s) { return s.theoretical_runtime_s; }) / 3600, 2) : "")
+      << (first ? FormatFixed(Mean(g, [](auto& s) { return s.theoretical_runtime_s; }) / 3600, 2) : "")
       << " | " << g.scheduler << " | "
-      << Fixed(100 * Mean(g, [](auto& s) { return s.utilisation; }), 0) << "% | "
-      << Fixed(Mean(g, [](auto& s) { return s.makespan_s; }) / 3600, 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.wait_s.mean; }) / 3600, 2) << " ± "
-      << Fixed(Mean(g, [](auto& s) { return s.wait_s.stddev; }) / 3600, 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.fragmentation.mean; }), 2) << " ± "
-      << Fixed(Mean(g, [](auto& s) { return s.fragmentation.stddev; }), 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.slowdown.mean; }), 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.spread.mean; }), 2) << " ± "
-      << Fixed(Mean(g, [](auto& s) { return s.spread.stddev; }), 2) << " | " << g.runs.size()
+      << FormatFixed(100 * Mean(g, [](auto& s) { return s.utilisation; }), 0) << "% | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.makespan_s; }) / 3600, 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.wait_s.mean; }) / 3600, 2) << " ± "
+      << FormatFixed(Mean(g, [](auto& s) { return s.wait_s.stddev; }) / 3600, 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.fragmentation.mean; }), 2) << " ± "
+      << FormatFixed(Mean(g, [](auto& s) { return s.fragmentation.stddev; }), 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.slowdown.mean; }), 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.spread.mean; }), 2) << " ± "
+      << FormatFixed(Mean(g, [](auto& s) { return s.spread.stddev; }), 2) << " | " << g.runs.size()
       << " |\n";
   }
   return o.str();
@@ -109,13 +82,13 @@ std::string IpTable(const std::vector<Group>& groups) {
     << "|---|---|---|---|---|---|---|\n";
   for (const Group& g : groups) {
     o << "| " << g.scheduler << " | " << g.workload << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.wait_s.mean; }) / 3600, 2) << " ± "
-      << Fixed(Mean(g, [](auto& s) { return s.wait_s.stddev; }) / 3600, 3) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.slowdown.mean; }), 2) << " ± "
-      << Fixed(Mean(g, [](auto& s) { return s.slowdown.stddev; }), 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.utilisation; }), 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.packing.mean; }), 3) << " ± "
-      << Fixed(Mean(g, [](auto& s) { return s.packing.stddev; }), 3) << " | " << g.runs.size()
+      << FormatFixed(Mean(g, [](auto& s) { return s.wait_s.mean; }) / 3600, 2) << " ± "
+      << FormatFixed(Mean(g, [](auto& s) { return s.wait_s.stddev; }) / 3600, 3) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.slowdown.mean; }), 2) << " ± "
+      << FormatFixed(Mean(g, [](auto& s) { return s.slowdown.stddev; }), 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.utilisation; }), 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.packing.mean; }), 3) << " ± "
+      << FormatFixed(Mean(g, [](auto& s) { return s.packing.stddev; }), 3) << " | " << g.runs.size()
       << " |\n";
   }
   return o.str();
@@ -131,10 +104,10 @@ std::string PspTable(const std::vector<Group>& groups) {
     const double wait = Mean(g, [](auto& s) { return s.wait_s.mean; });
     auto [it, fresh] = baseline.emplace(g.workload, wait);
     (void)fresh;
-    o << "| " << g.workload << " | " << g.scheduler << " | " << Fixed(wait / 60, 1) << " | "
-      << (wait > 0 ? Fixed(it->second / wait, 3) : std::string("-")) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.makespan_s; }) / 86400, 2) << " | "
-      << Fixed(Mean(g, [](auto& s) { return s.bounded_slowdown.mean; }), 1) << " | "
+    o << "| " << g.workload << " | " << g.scheduler << " | " << FormatFixed(wait / 60, 1) << " | "
+      << (wait > 0 ? FormatFixed(it->second / wait, 3) : std::string("-")) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.makespan_s; }) / 86400, 2) << " | "
+      << FormatFixed(Mean(g, [](auto& s) { return s.bounded_slowdown.mean; }), 1) << " | "
       << g.runs.size() << " |\n";
   }
   return o.str();
@@ -151,20 +124,20 @@ std::string JobsCsv(const std::vector<JobRecord>& records) {
        "estimate,slowdown,bounded_slowdown,nodes,fragmentation,spread,packing,logged_wait\n";
   for (const JobRecord& r : records) {
     o << r.id << ',' << r.user << ',' << r.cores << ',' << r.gpus_per_node << ','
-      << r.requested_nodes << ',' << (r.contiguous ? 1 : 0) << ',' << Fixed(r.submit, 3) << ',';
+      << r.requested_nodes << ',' << (r.contiguous ? 1 : 0) << ',' << FormatFixed(r.submit, 3) << ',';
     if (r.Ran()) {
-      o << Fixed(r.start, 3) << ',' << Fixed(r.end, 3) << ',' << Fixed(r.Wait(), 3) << ',';
+      o << FormatFixed(r.start, 3) << ',' << FormatFixed(r.end, 3) << ',' << FormatFixed(r.Wait(), 3) << ',';
     } else {
       o << ",,,";
     }
-    o << Fixed(r.runtime, 3) << ',' << Fixed(r.estimate, 3) << ',';
+    o << FormatFixed(r.runtime, 3) << ',' << FormatFixed(r.estimate, 3) << ',';
     if (r.Ran()) {
-      o << Fixed(r.Slowdown(), 4) << ',' << Fixed(r.BoundedSlowdown(), 4) << ',' << r.nodes_used
-        << ',' << r.fragmentation << ',' << Fixed(r.spread, 4) << ',' << Fixed(r.packing, 4);
+      o << FormatFixed(r.Slowdown(), 4) << ',' << FormatFixed(r.BoundedSlowdown(), 4) << ',' << r.nodes_used
+        << ',' << r.fragmentation << ',' << FormatFixed(r.spread, 4) << ',' << FormatFixed(r.packing, 4);
     } else {
       o << ",,,,,";
     }
-    o << ',' << (r.logged_wait >= 0 ? Fixed(r.logged_wait, 3) : std::string()) << '\n';
+    o << ',' << (r.logged_wait >= 0 ? FormatFixed(r.logged_wait, 3) : std::string()) << '\n';
   }
   return o.str();
 }
@@ -241,7 +214,7 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
       double y = y0 - kH * k / 4;
       o << "<line x1=\"" << x0 << "\" y1=\"" << y << "\" x2=\"" << x0 + kW << "\" y2=\"" << y
         << "\" stroke=\"#ddd\"/>\n<text x=\"" << x0 - 30 << "\" y=\"" << y + 4 << "\">"
-        << Fixed(k / 4.0, 2) << "</text>\n";
+        << FormatFixed(k / 4.0, 2) << "</text>\n";
     }
     o << "<text x=\"" << x0 << "\" y=\"" << y0 + 18 << "\">0</text>\n<text x=\"" << x0 + kW - 40
       << "\" y=\"" << y0 + 18 << "\">" << xmax << "</text>\n<text x=\"" << x0 + kW / 2 - 60
@@ -249,17 +222,17 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
       << kPad - 8 << "\">" << ylabel << "</text>\n";
   };
   const double left = kPad, right = 2 * kPad + kW;
-  axes(left, "time (hours)", "busy fraction of the cores", Fixed(t_end / 3600, 1));
+  axes(left, "time (hours)", "busy fraction of the cores", FormatFixed(t_end / 3600, 1));
   axes(right, "waiting time (log scale, 1 + seconds)", "fraction of jobs waiting at most x",
-       Fixed(w_max / 3600, 2) + " h");
+       FormatFixed(w_max / 3600, 2) + " h");
   // Waits span seconds to days: a log axis keeps short-wait schedulers readable.
   const double log_max = std::log10(1 + w_max);
   auto wait_x = [&](double w) { return right + kW * std::log10(1 + w) / log_max; };
   for (double mark : {60.0, 3600.0, 86400.0}) {
     if (mark >= w_max) continue;
-    o << "<line x1=\"" << Fixed(wait_x(mark), 1) << "\" y1=\"" << kPad << "\" x2=\""
-      << Fixed(wait_x(mark), 1) << "\" y2=\"" << kPad + kH << "\" stroke=\"#ddd\"/>\n<text x=\""
-      << Fixed(wait_x(mark) - 10, 1) << "\" y=\"" << kPad + kH + 18 << "\">"
+    o << "<line x1=\"" << FormatFixed(wait_x(mark), 1) << "\" y1=\"" << kPad << "\" x2=\""
+      << FormatFixed(wait_x(mark), 1) << "\" y2=\"" << kPad + kH << "\" stroke=\"#ddd\"/>\n<text x=\""
+      << FormatFixed(wait_x(mark) - 10, 1) << "\" y=\"" << kPad + kH + 18 << "\">"
       << (mark == 60     ? "1 min"
           : mark == 3600 ? "1 h"
                          : "1 day")
@@ -282,7 +255,7 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" points=\"";
     for (int b = 0; b < kBins; ++b) {
       double frac = busy[b] / (bin * machine.TotalCores());
-      o << Fixed(left + kW * (b + 0.5) / kBins, 1) << ',' << Fixed(y0 - kH * std::min(frac, 1.0), 1)
+      o << FormatFixed(left + kW * (b + 0.5) / kBins, 1) << ',' << FormatFixed(y0 - kH * std::min(frac, 1.0), 1)
         << ' ';
     }
     o << "\"/>\n";
@@ -294,8 +267,8 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" points=\"";
     const size_t step = std::max<size_t>(1, waits.size() / 400);
     for (size_t k = 0; k < waits.size(); k += step)
-      o << Fixed(wait_x(waits[k]), 1) << ',' << Fixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
-    if (!waits.empty()) o << Fixed(right + kW, 1) << ',' << Fixed(y0 - kH, 1);
+      o << FormatFixed(wait_x(waits[k]), 1) << ',' << FormatFixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
+    if (!waits.empty()) o << FormatFixed(right + kW, 1) << ',' << FormatFixed(y0 - kH, 1);
     o << "\"/>\n";
     o << "<text x=\"" << right + kW - 150 << "\" y=\"" << y0 - 12 - 16 * i << "\" fill=\"" << colour
       << "\">" << XmlEscape(runs[i].summary.scheduler) << "</text>\n";
