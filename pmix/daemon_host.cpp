@@ -167,7 +167,7 @@ void DaemonPmixHost::OnLayout(const std::string& data) {
   try {
     int64_t session = j->at("session").get<int64_t>();
     if (j->at("op") == "end") {
-      if (foreign_.erase(session) > 0) server_->DeregisterSession(session);
+      if (foreign_.erase(session) > 0) ForgetSession(session);
       return;
     }
     if (nspaces_.contains(session) || foreign_.contains(session)) return;
@@ -206,7 +206,7 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
   std::string ns = it->second;
   nspaces_.erase(it);
   in_mpi_.erase(session);
-  server_->DeregisterSession(session);
+  ForgetSession(session);
   if (broadcasters_.erase(session) > 0) {
     std::string end = Pack({{"op", "end"}, {"session", session}});
     for (int n = 0; n < tree_.num_nodes(); ++n) {
@@ -266,8 +266,46 @@ void DaemonPmixHost::RunCollective(const std::string& kind, std::vector<int64_t>
   std::string sig = kind;
   for (int64_t s : sessions) sig += ":" + std::to_string(s);
   std::string id = sig + "#" + std::to_string(collective_seq_[sig]++);
+  // A failed session's other nodes may never contribute (or may, after this node
+  // has deregistered the namespace): the session's end answers PMIx instead.
+  auto slot = std::make_shared<BlobDone>(std::move(done));
+  for (int64_t s : sessions) {
+    auto& slots = in_flight_[s];
+    std::erase_if(slots, [](const auto& p) { return !*p; });  // answered earlier
+    slots.push_back(slot);
+  }
   tree_.Collective(sessions.empty() ? -1 : sessions.front(), id, std::move(blob), std::move(nodes),
-                   [done = std::move(done)](Result<std::string> all) { done(std::move(all)); });
+                   [slot](Result<std::string> all) {
+                     if (!*slot) return;  // already answered when its session ended
+                     BlobDone done = std::move(*slot);
+                     *slot = nullptr;
+                     done(std::move(all));
+                   });
+}
+
+void DaemonPmixHost::AbandonCollectives(int64_t session) {
+  auto it = in_flight_.find(session);
+  if (it == in_flight_.end()) return;
+  auto slots = std::move(it->second);
+  in_flight_.erase(it);
+  for (auto& slot : slots) {
+    if (!*slot) continue;  // shared with another session that already ended
+    BlobDone done = std::move(*slot);
+    *slot = nullptr;
+    done(Fail(Error(ErrorCode::kNotFound, "collective abandoned: the session ended")
+                  .WithSession(session)
+                  .WithNode(tree_.node())));
+  }
+}
+
+void DaemonPmixHost::ForgetSession(int64_t session) {
+  // Upcalls already posted for this session must see it registered, and every
+  // PMIx callback owed for it must be answered while PMIx still knows the
+  // namespace: answering a fence after PMIx_server_deregister_nspace leaves
+  // PMIx's progress thread working on a tracker of a namespace it dropped.
+  server_->queue().Drain();
+  AbandonCollectives(session);
+  server_->DeregisterSession(session);
 }
 
 void DaemonPmixHost::FenceAcrossNodes(FenceRequest req, BlobDone done) {

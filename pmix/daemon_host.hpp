@@ -101,6 +101,10 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
                 std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
   void RunCollective(const std::string& kind, std::vector<int64_t> sessions, std::vector<int> nodes,
                      std::string blob, BlobDone done);
+  // Answers (with an error) every collective still in flight for `session`, so
+  // PMIx gets its fence/connect callback before the namespace is deregistered.
+  void AbandonCollectives(int64_t session);
+  void ForgetSession(int64_t session);
 
   event_base* base_;
   daemon::TreeServices& tree_;
@@ -113,6 +117,9 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::set<int64_t> broadcasters_;          // local sessions whose layout this node sent out
   std::map<int64_t, std::string> foreign_;  // sessions registered here without local ranks
   std::map<std::string, uint64_t> collective_seq_;
+  // Collectives waiting on other nodes, per session: PMIx's callback is called
+  // exactly once, by whichever comes first, the result or the session's end.
+  std::map<int64_t, std::vector<std::shared_ptr<BlobDone>>> in_flight_;
   std::map<int64_t, std::vector<std::function<void()>>> awaiting_layout_;  // spawned sessions
   std::map<uint64_t, std::unique_ptr<PendingRequest>> pending_;
   uint64_t next_request_ = 1;
