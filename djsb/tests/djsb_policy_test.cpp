@@ -72,10 +72,11 @@ TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
   // after its launch (psched-exec, MPI_Init: ~0.5 s, more under load). With a short
   // simulation (16 iterations: ~0.9 s alone, so +0.3 s) the analysis arrived during that
   // launch: surpass stopped the simulation before its begin, the analysis ended before the
-  // simulation began, and no stop fell inside the simulation's run. A longer simulation
-  // (48 iterations) submitted at half its alone time puts the analysis well inside it; the
-  // reference run is measured under the same load, so the offset scales with the load.
-  auto j = RunPolicy("surpass", dir, 48, 0.5);
+  // simulation began, and no stop fell inside the simulation's run. 48 iterations were still
+  // too few on an idle machine (alone ~0.9 s: submit at +0.45 s, begin at +0.6..0.8 s). With
+  // 200 iterations (~3.7 s alone) the analysis arrives ~1.8 s after submit, about twice the
+  // launch time; both scale alike with load, since the reference is measured in the same run.
+  auto j = RunPolicy("surpass", dir, 200, 0.5);
   const nlohmann::json* sim = FindSession(j, "sim");
   const nlohmann::json* ana = FindSession(j, "ana0");
   ASSERT_NE(sim, nullptr) << j.dump(2);
