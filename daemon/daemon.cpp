@@ -81,15 +81,16 @@ Result<void> Daemon::Start() {
   if (options_.report) options_.report("port " + std::to_string(port_));
   if (options_.node != 0) return peers_->ConnectParent(options_.parent);
 
-  auto allocator = sched::MakeAllocator(options_.allocator);
+  config::Config config = options_.config;
+  if (!options_.policy.empty()) config.default_policy = options_.policy;
+  if (!options_.allocator.empty()) config.default_allocator = options_.allocator;
+  auto allocator = sched::MakeAllocator(config.default_allocator);
   if (!allocator) return Fail(allocator.error());
   LeaderService::Callbacks cb;
   cb.all_joined = [this] {
     if (options_.report) options_.report("ready");
   };
   cb.shutdown = [this] { Stop("shutdown requested"); };
-  config::Config config = options_.config;
-  if (!options_.policy.empty()) config.default_policy = options_.policy;
   leader_ = std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(*allocator),
                                             std::move(config), std::move(cb));
   RegisterService("cosched.reply",

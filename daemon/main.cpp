@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
       "--topology", opt.topology,
       "hwloc synthetic topology (\"pack:2 core:20 pu:1\") or XML file; default: this machine");
   app.add_option("--hostname", opt.hostname, "name this node reports");
-  app.add_option("--allocator", opt.allocator, "allocator (leader)");
+  app.add_option("--allocator", opt.allocator, "default allocator (leader; default: the config's)");
   app.add_option("--policy", opt.policy, "default co-scheduling policy (leader)");
   app.add_option("--secret-file", secret_file, "file (mode 0600) holding the allocation secret");
   app.add_option("--monitor-interval", opt.monitor.sample_interval_s,

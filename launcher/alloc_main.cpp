@@ -24,12 +24,12 @@ int main(int argc, char** argv) {
                  "default: this machine");
   app.add_option("--fanout", o.fanout, "children per daemon in the tree")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--allocator", o.allocator, "default allocator");
+  app.add_option("--allocator", o.allocator, "default allocator (default: the config's)");
   app.add_option("--policy", o.policy, "default co-scheduling policy");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.add_option("CMD", cmd, "command to run inside the allocation")->required();
   CLI11_PARSE(app, argc, argv);
-  if (!psched::sched::MakeAllocator(o.allocator)) {
+  if (!o.allocator.empty() && !psched::sched::MakeAllocator(o.allocator)) {
     std::fprintf(stderr, "psched-alloc: %s\n",
                  psched::sched::MakeAllocator(o.allocator).error().message().c_str());
     return 2;

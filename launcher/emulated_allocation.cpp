@@ -77,13 +77,12 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
                                    "node" + std::to_string(node),
                                    "--secret-file",
                                    dir_ + "/secret",
-                                   "--allocator",
-                                   options.allocator,
                                    "--ready-fd",
                                    "3"};
   if (!parent.empty()) args.insert(args.end(), {"--parent", parent});
   if (!options.topology.empty()) args.insert(args.end(), {"--topology", options.topology});
   if (!options.policy.empty()) args.insert(args.end(), {"--policy", options.policy});
+  if (!options.allocator.empty()) args.insert(args.end(), {"--allocator", options.allocator});
   std::string log = dir_ + "/pschedd-" + std::to_string(node) + ".log";
   pid_t pid = fork();
   if (pid < 0) return Fail(Error::FromErrno("fork", "starting a daemon"));

@@ -16,7 +16,7 @@ struct EmulatedOptions {
   int nodes = 1;
   int fanout = 8;
   std::string topology;
-  std::string allocator = "compact";
+  std::string allocator;  // empty: the config's default allocator
   std::string policy;
   bool verbose = false;
 };

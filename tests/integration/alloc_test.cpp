@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "tests/integration/harness.hpp"
@@ -165,6 +167,28 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   auto alloc = RunCmd({Bin("psched-alloc"), "--allocator", "nope", "--", "true"});
   EXPECT_NE(alloc.code, 0);
   EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;
+}
+
+// psched-alloc must not override the admin's default allocator: without
+// --allocator the config decides (spread puts one rank per node, compact would
+// fill node 0); with --allocator the flag wins.
+TEST(Alloc, ConfigDefaultAllocatorAppliesUnlessTheFlagOverridesIt) {
+  auto conf = std::filesystem::temp_directory_path() /
+              ("psched-alloc-spread-" + std::to_string(getpid()) + ".toml");
+  std::ofstream(conf) << "[allocator]\ndefault = \"spread\"\n";
+  auto nodes_of = [&](std::vector<std::string> alloc_flags) {
+    std::vector<std::string> argv = {Bin("psched-alloc"), "-N", "4", "--topology", "core:4"};
+    argv.insert(argv.end(), alloc_flags.begin(), alloc_flags.end());
+    argv.insert(argv.end(), {"--", Bin("psched-exec"), "-n", "4", "sh", "-c", "echo $PSCHED_NODE"});
+    auto r = RunCmd(argv, {"PSCHED_CONF=" + conf.string()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::multiset<std::string> nodes;
+    for (const auto& line : Lines(r.out)) nodes.insert(line);
+    return nodes;
+  };
+  EXPECT_EQ(nodes_of({}), (std::multiset<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(nodes_of({"--allocator", "compact"}), (std::multiset<std::string>{"0", "0", "0", "0"}));
+  std::filesystem::remove(conf);
 }
 
 }  // namespace
