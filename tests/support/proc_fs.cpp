@@ -1,0 +1,102 @@
+#include "tests/support/proc_fs.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace psched::testing {
+namespace {
+
+std::string ProcPath(pid_t pid, const std::string& file) {
+  return "/proc/" + std::to_string(pid) + "/" + file;
+}
+
+// The field after "Cpus_allowed_list:" in a /proc status file.
+std::string CpusAllowedIn(const std::string& status_path) {
+  std::ifstream in(status_path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.starts_with("Cpus_allowed_list:")) {
+      auto v = line.substr(18);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  return "";
+}
+
+// The numeric entries of a /proc directory: pids, or a process's thread ids.
+std::vector<pid_t> NumericEntries(const std::string& dir) {
+  std::vector<pid_t> ids;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    pid_t id = std::atoi(e.path().filename().c_str());
+    if (id > 0) ids.push_back(id);
+  }
+  return ids;
+}
+
+// The fields after the command name in /proc/PID/stat (the name may hold spaces and ')').
+std::string StatAfterName(pid_t pid) {
+  std::string text = ReadFile(ProcPath(pid, "stat"));
+  auto paren = text.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= text.size()) return "";
+  return text.substr(paren + 2);
+}
+
+}  // namespace
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+char ProcessState(pid_t pid) {
+  std::string rest = StatAfterName(pid);
+  return rest.empty() ? 0 : rest.front();
+}
+
+bool ProcessGone(pid_t pid) {
+  char s = ProcessState(pid);
+  return s == 0 || s == 'Z' || s == 'X';
+}
+
+std::string CpusAllowed(pid_t pid) {
+  return CpusAllowedIn(ProcPath(pid, "status"));
+}
+
+std::string ThreadCpusAllowed(pid_t pid, pid_t tid) {
+  return CpusAllowedIn(ProcPath(pid, "task/" + std::to_string(tid) + "/status"));
+}
+
+std::vector<pid_t> Threads(pid_t pid) {
+  return NumericEntries(ProcPath(pid, "task"));
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (pid_t pid : NumericEntries("/proc")) {
+    std::istringstream rest(StatAfterName(pid));
+    char state = 0;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) out.push_back(pid);
+  }
+  return out;
+}
+
+std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles) {
+  std::vector<pid_t> out;
+  for (pid_t pid : NumericEntries("/proc")) {
+    if (ProcessState(pid) == 'Z') continue;
+    std::string cmd = ReadFile(ProcPath(pid, "cmdline"));
+    std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+    bool all = !cmd.empty();
+    for (const auto& n : needles) all = all && cmd.find(n) != std::string::npos;
+    if (all) out.push_back(pid);
+  }
+  return out;
+}
+
+}  // namespace psched::testing

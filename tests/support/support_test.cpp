@@ -1,0 +1,106 @@
+// The support library itself: real child processes, real /proc, real signals.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/eventually.hpp"
+#include "tests/support/proc_fs.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
+
+namespace psched::testing {
+namespace {
+
+TEST(TestSupport, RunShellCapturesBothStreamsAndTheExitCode) {
+  auto r = RunShell("echo out; echo err >&2; exit 3");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+}
+
+TEST(TestSupport, RunCmdFeedsStdinAndOverridesEnvironment) {
+  auto r = RunCmd({"sh", "-c", "cat; echo \"$PSCHED_TEST_VAR\""}, {"PSCHED_TEST_VAR=x"}, "in\n");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "in\nx\n");
+}
+
+TEST(TestSupport, MissingProgramExits127) {
+  EXPECT_EQ(RunCmd({"/nonexistent/program"}).code, 127);
+}
+
+TEST(TestSupport, SignalledChildReports128PlusSignal) {
+  Proc p({"sleep", "60"});
+  p.Signal(SIGTERM);
+  EXPECT_EQ(p.Wait(), 128 + SIGTERM);
+}
+
+TEST(TestSupport, DeadlinePassedReturnsMinusOne) {
+  Proc p({"sleep", "60"});
+  EXPECT_EQ(p.Wait(0.2), -1);
+}  // the destructor kills and reaps it
+
+TEST(TestSupport, StoppedChildIsInStateT) {
+  Proc p({"sh", "-c", "echo ready; exec sleep 60"});
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s == "ready\n"; }));
+  p.Signal(SIGSTOP);
+  EXPECT_TRUE(Eventually([&] { return ProcessState(p.pid()) == 'T'; }));
+  EXPECT_FALSE(ProcessGone(p.pid()));
+  p.Signal(SIGCONT);
+  p.Signal(SIGKILL);
+  p.Wait();
+  EXPECT_TRUE(ProcessGone(p.pid()));
+}
+
+TEST(TestSupport, ProcReadersSeeOurOwnProcess) {
+  EXPECT_FALSE(CpusAllowed(getpid()).empty());
+  auto threads = Threads(getpid());
+  ASSERT_FALSE(threads.empty());
+  EXPECT_EQ(ThreadCpusAllowed(getpid(), threads.front()), CpusAllowed(getpid()));
+  Proc child({"sleep", "60"});
+  EXPECT_TRUE(Eventually([&] {
+    auto kids = ChildrenOf(getpid());
+    return std::find(kids.begin(), kids.end(), child.pid()) != kids.end();
+  }));
+  EXPECT_TRUE(Eventually([&] { return !FindProcesses({"sleep", "60"}).empty(); }));
+}
+
+TEST(TestSupport, PinnedChildShowsItsCpusAllowed) {
+  Proc p({"taskset", "-c", "0", "sh", "-c", "echo ready; exec sleep 60"});
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s == "ready\n"; }));
+  EXPECT_EQ(CpusAllowed(p.pid()), "0");
+}
+
+TEST(TestSupport, TempDirIsRemovedWithItsContents) {
+  std::string path;
+  {
+    TempDir dir("psched-support-test");
+    path = dir.path();
+    std::ofstream(dir / "file") << "x";
+    EXPECT_EQ(ReadFile(dir / "file"), "x");
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(TestSupport, GoFileReleasesAWaitingShell) {
+  GoFile go;
+  Proc p({"sh", "-c", go.WaitCmd() + "; echo went"});
+  EXPECT_EQ(ProcessGone(p.pid()), false);
+  go.Go();
+  EXPECT_EQ(p.Wait(), 0);
+  EXPECT_EQ(p.out(), "went\n");
+}
+
+TEST(TestSupport, TextHelpersCountLinesAndOccurrences) {
+  EXPECT_EQ(Lines("a\nb\n"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(CountLines("ab ab\nab\nc\n", "ab"), 2);
+  EXPECT_EQ(CountOccurrences("ab ab\nab\nc\n", "ab"), 3);
+  EXPECT_EQ(CountOccurrences("aaa", ""), 0);
+}
+
+}  // namespace
+}  // namespace psched::testing
