@@ -19,12 +19,18 @@ namespace psched::config {
 inline constexpr std::string_view kSystemConfigPath = "/etc/psched/psched.toml";
 inline constexpr std::string_view kConfigEnv = "PSCHED_CONF";
 
+// How pschedd suspends a session's processes on each node (surpass, psched-ctl
+// suspend): SIGSTOP to each process, or the session's cgroup freezer (v2
+// cgroup.freeze, else v1 freezer.state), which also holds the processes a rank forks.
+enum class SuspendMethod { kSignal, kFreezer };
+
 struct Config {
   // [policy]
   std::string default_policy = "wait";
   std::vector<std::string> allowed_policies;  // empty in a default Config: all of them
   bool spread_allowed = true;
   policies::PolicyOptions policy_options;
+  SuspendMethod suspend = SuspendMethod::kSignal;
   // [allocator]
   std::string default_allocator = "compact";
   std::vector<std::string> allowed_allocators;  // empty: all of them

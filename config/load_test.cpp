@@ -68,7 +68,7 @@ TEST_F(LoadTest, EnvironmentNamesTheUserFile) {
 TEST_F(LoadTest, ShowOutputReadsBackToTheSameConfig) {
   auto c = ParseConfig(
       "[policy]\ndefault = \"overbook\"\nallowed = [\"overbook\"]\noverbook_mode = \"float\"\n"
-      "[allocator.netload]\nalpha = 0.25\n[priority]\nmodule = \"psp\"\n",
+      "suspend = \"freezer\"\n[allocator.netload]\nalpha = 0.25\n[priority]\nmodule = \"psp\"\n",
       "a.toml");
   ASSERT_TRUE(c);
   std::string shown = ToToml(*c);
@@ -77,6 +77,7 @@ TEST_F(LoadTest, ShowOutputReadsBackToTheSameConfig) {
   EXPECT_EQ(back->default_policy, "overbook");
   EXPECT_EQ(back->allowed_policies, std::vector<std::string>{"overbook"});
   EXPECT_EQ(back->policy_options.overbook_mode, policies::OverbookMode::kFloat);
+  EXPECT_EQ(back->suspend, SuspendMethod::kFreezer);
   EXPECT_DOUBLE_EQ(back->allocators.netload.alpha, 0.25);
   EXPECT_EQ(back->priority.name, "psp");
   EXPECT_NE(shown.find("# effective psched configuration, from: a.toml"), std::string::npos);

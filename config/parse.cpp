@@ -148,6 +148,18 @@ std::vector<Section> Schema() {
            {"surpass_grace_s",
             Seconds([](Config& c) -> double& { return c.policy_options.surpass_grace_s; }, true)},
            {"backfill", Bool([](Config& c) -> bool& { return c.policy_options.backfill; })},
+           {"suspend",
+            [](const toml::node& v, Config& c) -> std::string {
+              std::optional<std::string> m = v.value<std::string>();
+              if (v.is_string() && m == "signal") {
+                c.suspend = SuspendMethod::kSignal;
+              } else if (v.is_string() && m == "freezer") {
+                c.suspend = SuspendMethod::kFreezer;
+              } else {
+                return "expected \"signal\" or \"freezer\"";
+              }
+              return "";
+            }},
        },
        {}});
   s.push_back(

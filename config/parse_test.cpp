@@ -20,6 +20,7 @@ TEST(ParseConfig, EmptyTextGivesTheDefaults) {
   EXPECT_TRUE(c->allowed_policies.empty());  // all
   EXPECT_EQ(c->policy_options.overbook_mode, policies::OverbookMode::kPinned);
   EXPECT_FALSE(c->policy_options.backfill);
+  EXPECT_EQ(c->suspend, SuspendMethod::kSignal);
   EXPECT_EQ(c->default_allocator, "compact");
   EXPECT_EQ(c->priority.name, "fcfs");
   EXPECT_EQ(c->sources, std::vector<std::string>{"t.toml"});
@@ -34,6 +35,7 @@ spread_allowed = false
 overbook_mode = "float"
 surpass_grace_s = 2.5
 backfill = true
+suspend = "freezer"
 [allocator]
 default = "spread"
 allowed = ["spread"]
@@ -61,6 +63,7 @@ history_length = 5
   EXPECT_EQ(c->policy_options.overbook_mode, policies::OverbookMode::kFloat);
   EXPECT_DOUBLE_EQ(c->policy_options.surpass_grace_s, 2.5);
   EXPECT_TRUE(c->policy_options.backfill);
+  EXPECT_EQ(c->suspend, SuspendMethod::kFreezer);
   EXPECT_EQ(c->default_allocator, "spread");
   EXPECT_DOUBLE_EQ(c->allocators.netload.alpha, 0.4);
   EXPECT_DOUBLE_EQ(c->allocators.netload.w_latency, 1.0);
@@ -137,7 +140,7 @@ TEST(RejectedConfig, MalformedToml) {
 TEST(RejectedConfig, UnknownKey) {
   EXPECT_EQ(ErrorOf("[policy]\nbackfil = true\n"),
             "t.toml:2:1: unknown key 'policy.backfil' in [policy] (valid: default, allowed, "
-            "spread_allowed, overbook_mode, surpass_grace_s, backfill)");
+            "spread_allowed, overbook_mode, surpass_grace_s, backfill, suspend)");
 }
 
 TEST(RejectedConfig, UnknownTopLevelTable) {
@@ -156,6 +159,13 @@ TEST(RejectedConfig, SectionThatIsNotATable) {
 TEST(RejectedConfig, BadOverbookMode) {
   EXPECT_EQ(ErrorOf("[policy]\noverbook_mode = \"loose\"\n"),
             "t.toml:2:17: policy.overbook_mode: expected \"pinned\" or \"float\"");
+}
+
+TEST(RejectedConfig, BadSuspendMethod) {
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend = \"cgroup\"\n"),
+            "t.toml:2:11: policy.suspend: expected \"signal\" or \"freezer\"");
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend = true\n"),
+            "t.toml:2:11: policy.suspend: expected \"signal\" or \"freezer\"");
 }
 
 TEST(RejectedConfig, NegativeGraceTime) {
