@@ -41,6 +41,8 @@ struct Pipe {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != daemon_pid) _exit(137);
   setpgid(0, spec.pgid);
+  // Into the session's cgroup (freezer) before anything of the rank runs.
+  if (spec.cgroup_procs_fd >= 0 && write(spec.cgroup_procs_fd, "0", 1) != 1) die(5);
   // Default dispositions first (the daemon's handlers must never run here), then unblock.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -69,6 +71,8 @@ std::string StageName(int stage) {
       return "binding to its CPU set (sched_setaffinity)";
     case 3:
       return "changing directory";
+    case 5:
+      return "joining its session's cgroup";
     default:
       return "exec";
   }

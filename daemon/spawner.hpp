@@ -20,6 +20,7 @@ struct SpawnSpec {
   bool bind = true;
   pid_t pgid = 0;  // 0: the rank leads a new process group (the session's on this node)
   bool with_stdin = false;
+  int cgroup_procs_fd = -1;  // >= 0: the child joins that cgroup (writes "0") before exec
 };
 
 struct SpawnedRank {
