@@ -9,40 +9,37 @@
 #include <sstream>
 #include <string>
 
-#include "djsb/tests/process_test_util.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace psched::djsb {
 namespace {
 
-using testing::RunCommand;
+using psched::testing::Bin;
+using psched::testing::RunShell;
+using psched::testing::TempDir;
 
 std::string Djsb() {
-  return std::string(PSCHED_BIN_DIR) + "/psched-djsb";
-}
-
-std::string TempDir(const std::string& name) {
-  std::string dir = "/tmp/djsb-test-" + name + "-" + std::to_string(getpid());
-  RunCommand("rm -rf " + dir + " && mkdir -p " + dir);
-  return dir;
+  return Bin("psched-djsb");
 }
 
 // Each rejected configuration: non-zero exit, and stderr names what was wrong.
 void ExpectRejected(const std::string& args, const std::string& message) {
-  auto r = RunCommand(Djsb() + " " + args + " --check 2>&1");
-  EXPECT_NE(r.exit_code, 0) << args << "\n" << r.out;
+  auto r = RunShell(Djsb() + " " + args + " --check 2>&1");
+  EXPECT_NE(r.code, 0) << args << "\n" << r.out;
   EXPECT_NE(r.out.find(message), std::string::npos) << args << "\n" << r.out;
 }
 
 TEST(PschedDjsbCli, HelpExitsZero) {
-  auto r = RunCommand(Djsb() + " --help 2>&1");
-  EXPECT_EQ(r.exit_code, 0);
+  auto r = RunShell(Djsb() + " --help 2>&1");
+  EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("--policies"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("reconstruction"), std::string::npos) << r.out;
 }
 
 TEST(PschedDjsbCli, DemoConfigIsValid) {
-  auto r = RunCommand(Djsb() + " -c " + PSCHED_DJSB_SOURCE_DIR + "/demo.toml --check 2>&1");
-  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto r = RunShell(Djsb() + " -c " + PSCHED_DJSB_SOURCE_DIR + "/demo.toml --check 2>&1");
+  EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("wait surpass overbook sidestep overbook+spread sidestep+spread"),
             std::string::npos)
       << r.out;
@@ -63,12 +60,12 @@ TEST(PschedDjsbCli, UnknownPolicyIsRejectedWithTheValidNames) {
 }
 
 TEST(PschedDjsbCli, BadTomlIsRejectedWithFileAndLine) {
-  std::string dir = TempDir("toml");
-  std::ofstream(dir + "/bad.toml") << "[simulation]\nranks = 0\n";
-  ExpectRejected("-c " + dir + "/bad.toml", "simulation.ranks must be > 0");
-  std::ofstream(dir + "/syntax.toml") << "repeats = = 3\n";
-  ExpectRejected("-c " + dir + "/syntax.toml", "syntax.toml");
-  ExpectRejected("-c " + dir + "/absent.toml", "absent.toml");
+  TempDir dir("djsb-test-toml");
+  std::ofstream(dir / "bad.toml") << "[simulation]\nranks = 0\n";
+  ExpectRejected("-c " + (dir / "bad.toml"), "simulation.ranks must be > 0");
+  std::ofstream(dir / "syntax.toml") << "repeats = = 3\n";
+  ExpectRejected("-c " + (dir / "syntax.toml"), "syntax.toml");
+  ExpectRejected("-c " + (dir / "absent.toml"), "absent.toml");
 }
 
 TEST(PschedDjsbCli, NothingToRunIsRejected) {
@@ -76,8 +73,8 @@ TEST(PschedDjsbCli, NothingToRunIsRejected) {
 }
 
 TEST(PschedDjsbCli, UnknownOptionIsRejected) {
-  auto r = RunCommand(Djsb() + " --frobnicate 2>&1");
-  EXPECT_NE(r.exit_code, 0);
+  auto r = RunShell(Djsb() + " --frobnicate 2>&1");
+  EXPECT_NE(r.code, 0);
   EXPECT_NE(r.out.find("frobnicate"), std::string::npos) << r.out;
 }
 
@@ -88,28 +85,28 @@ TEST(PschedDjsbCli, MissingStreamBinaryIsRejected) {
 TEST(PschedDjsbCli, MissingPschedIsAnErrorWhenRequired) {
   // With PATH and the binary directory holding no psched-exec this must fail clearly;
   // once psched-exec is built beside psched-djsb the check passes and the test is moot.
-  if (access((std::string(PSCHED_BIN_DIR) + "/psched-exec").c_str(), X_OK) == 0)
+  if (access(Bin("psched-exec").c_str(), X_OK) == 0)
     GTEST_SKIP() << "psched-exec is built: nothing missing to report";
-  std::string dir = TempDir("require");
-  auto r = RunCommand("PATH=/usr/bin:/bin " + Djsb() +
-                      " --policies wait --no-baseline --repeats 1 "
-                      "--require-psched -o " +
-                      dir + " 2>&1");
-  EXPECT_NE(r.exit_code, 0) << r.out;
+  TempDir dir("djsb-test-require");
+  auto r = RunShell("PATH=/usr/bin:/bin " + Djsb() +
+                    " --policies wait --no-baseline --repeats 1 "
+                    "--require-psched -o " +
+                    dir.path() + " 2>&1");
+  EXPECT_NE(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("psched-exec not found"), std::string::npos) << r.out;
 }
 
 TEST(PschedDjsbCli, BaselineRunWritesTableJsonCsvAndSvg) {
-  std::string dir = TempDir("baseline");
-  auto r = RunCommand(Djsb() +
-                      " --baseline-only --repeats 1 --sim-ranks 2 --sim-size 2000000"
-                      " --ana-ranks 1 --ana-size 500000 --iterations 6 --at 0.2 -o " +
-                      dir + " 2>&1");
-  ASSERT_EQ(r.exit_code, 0) << r.out;
+  TempDir dir("djsb-test-baseline");
+  auto r = RunShell(Djsb() +
+                    " --baseline-only --repeats 1 --sim-ranks 2 --sim-size 2000000"
+                    " --ana-ranks 1 --ana-size 500000 --iterations 6 --at 0.2 -o " +
+                    dir.path() + " 2>&1");
+  ASSERT_EQ(r.code, 0) << r.out;
   for (const char* s :
        {"Dynamicity Ratio", "baseline-mpirun", "RECONSTRUCTION", "[djsb +", "SVG report: "})
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
-  std::ifstream json_in(dir + "/djsb.json");
+  std::ifstream json_in(dir / "djsb.json");
   ASSERT_TRUE(json_in.good());
   auto j = nlohmann::json::parse(json_in);
   const nlohmann::json* base = nullptr;
@@ -128,15 +125,14 @@ TEST(PschedDjsbCli, BaselineRunWritesTableJsonCsvAndSvg) {
             sessions[0]["times"]["submit"].get<double>());
   EXPECT_GT((*base)["median"]["d"].get<double>(), 0.0);
   EXPECT_EQ((*base)["constants"]["reconstruction"], true);
-  std::ifstream csv(dir + "/djsb.csv");
+  std::ifstream csv(dir / "djsb.csv");
   std::stringstream csv_text;
   csv_text << csv.rdbuf();
   EXPECT_NE(csv_text.str().find("baseline-mpirun,median,"), std::string::npos);
-  std::ifstream svg(dir + "/djsb.svg");
+  std::ifstream svg(dir / "djsb.svg");
   std::stringstream svg_text;
   svg_text << svg.rdbuf();
   EXPECT_NE(svg_text.str().find("</svg>"), std::string::npos);
-  RunCommand("rm -rf " + dir);
 }
 
 }  // namespace

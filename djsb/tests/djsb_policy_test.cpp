@@ -11,21 +11,20 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "djsb/tests/process_test_util.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace psched::djsb {
 namespace {
 
-using testing::RunCommand;
-
-std::string Bin(const std::string& name) {
-  return std::string(PSCHED_BIN_DIR) + "/" + name;
-}
+using psched::testing::Bin;
+using psched::testing::RunShell;
+using psched::testing::TempDir;
 
 bool RequireTools() {
   for (const char* tool : {"psched-alloc", "psched-exec"}) {
     if (access(Bin(tool).c_str(), X_OK) != 0) {
-      ADD_FAILURE() << tool << " is not built in " << PSCHED_BIN_DIR
+      ADD_FAILURE() << tool << " is not built: " << Bin(tool)
                     << ": the djsb policy tests need the launcher (launcher/) and daemon (daemon/)";
       return false;
     }
@@ -38,7 +37,6 @@ bool RequireTools() {
 // time after the simulation's submit.
 nlohmann::json RunPolicy(const std::string& policy, const std::string& dir, int iterations = 16,
                          double at = 0.3) {
-  RunCommand("rm -rf " + dir + " && mkdir -p " + dir);
   std::string cmd = Bin("psched-alloc") + " -N 2 --topology 'pack:1 core:2 pu:1' -- " +
                     Bin("psched-djsb") + " --policies " + policy +
                     " --no-spread --no-baseline --require-psched --repeats 1"
@@ -46,8 +44,8 @@ nlohmann::json RunPolicy(const std::string& policy, const std::string& dir, int 
                     " --ana-ranks 2 --ana-threads 1 --ana-size 2000000 --iterations " +
                     std::to_string(iterations) + " --at " + std::to_string(at) +
                     " --timeout 240 -o " + dir + " 2>&1";
-  auto r = RunCommand(cmd);
-  EXPECT_EQ(r.exit_code, 0) << cmd << "\n" << r.out;
+  auto r = RunShell(cmd);
+  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
   std::ifstream in(dir + "/djsb.json");
   if (!in.good()) {
     ADD_FAILURE() << "no " << dir << "/djsb.json; output:\n" << r.out;
@@ -67,7 +65,7 @@ const nlohmann::json* FindSession(const nlohmann::json& j, const std::string& na
 
 TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
   if (!RequireTools()) return;
-  std::string dir = "/tmp/djsb-surpass-" + std::to_string(getpid());
+  TempDir dir("djsb-surpass");
   // The submit offset counts from the simulation's submit, but the simulation computes only
   // after its launch (psched-exec, MPI_Init: ~0.5 s, more under load). With a short
   // simulation (16 iterations: ~0.9 s alone, so +0.3 s) the analysis arrived during that
@@ -76,7 +74,7 @@ TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
   // too few on an idle machine (alone ~0.9 s: submit at +0.45 s, begin at +0.6..0.8 s). With
   // 200 iterations (~3.7 s alone) the analysis arrives ~1.8 s after submit, about twice the
   // launch time; both scale alike with load, since the reference is measured in the same run.
-  auto j = RunPolicy("surpass", dir, 200, 0.5);
+  auto j = RunPolicy("surpass", dir.path(), 200, 0.5);
   const nlohmann::json* sim = FindSession(j, "sim");
   const nlohmann::json* ana = FindSession(j, "ana0");
   ASSERT_NE(sim, nullptr) << j.dump(2);
@@ -102,13 +100,12 @@ TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
   EXPECT_TRUE(suspended_during_ana) << (*sim)["timeline"].dump();
   // And it was resumed: the simulation finished after the analysis.
   EXPECT_GT((*sim)["times"]["end"].get<double>(), (*ana)["times"]["end"].get<double>());
-  RunCommand("rm -rf " + dir);
 }
 
 TEST(DjsbPolicies, WaitMakesTheAnalysisWaitForTheSimulation) {
   if (!RequireTools()) return;
-  std::string dir = "/tmp/djsb-wait-" + std::to_string(getpid());
-  auto j = RunPolicy("wait", dir);
+  TempDir dir("djsb-wait");
+  auto j = RunPolicy("wait", dir.path());
   const nlohmann::json* sim = FindSession(j, "sim");
   const nlohmann::json* ana = FindSession(j, "ana0");
   ASSERT_NE(sim, nullptr) << j.dump(2);
@@ -121,7 +118,6 @@ TEST(DjsbPolicies, WaitMakesTheAnalysisWaitForTheSimulation) {
   EXPECT_GE(ana_begin - ana_submit, sim_end - ana_submit);
   EXPECT_FALSE((*sim)["observed_stopped"].get<bool>()) << "wait must not stop the simulation";
   EXPECT_LT(j["scenarios"][0]["median"]["w_ana"].get<double>(), 1.0);
-  RunCommand("rm -rf " + dir);
 }
 
 }  // namespace
