@@ -122,6 +122,7 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
 
   mip::Solution sol = mip::Solve(p, mip::Options{true, time_limit_s, warm});
   out.status = sol.status;
+  out.solved = true;
   out.timed_out = sol.status == mip::Status::kFeasible || sol.status == mip::Status::kNoSolution;
   if (sol.x.empty()) return out;
   out.objective = sol.objective;
@@ -141,6 +142,8 @@ std::vector<Assignment> IpWindowAllocator::Allocate(const Snapshot& snapshot,
   std::span<const SessionRequest> part =
       window.first(std::min(window.size(), static_cast<size_t>(size)));
   Outcome o = Solve(snapshot.nodes, part, config_.time_limit_s);
+  if (o.solved) ++solver_rounds_;
+  if (o.timed_out) ++solver_timeouts_;
   if (o.timed_out)
     window_.store(std::max(1, size / 2));
   else if (o.status == mip::Status::kOptimal)

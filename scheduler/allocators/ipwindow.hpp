@@ -32,6 +32,7 @@ struct Outcome {
   mip::Status status = mip::Status::kNoSolution;
   double objective = 0;
   bool timed_out = false;  // no proven optimum in time: the window halves
+  bool solved = false;     // CBC ran (the window had work for it)
 };
 
 // One round over the first `window_size` sessions of `window` (priority order;
@@ -47,11 +48,15 @@ class IpWindowAllocator : public Allocator {
   std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                    std::span<const SessionRequest> window) const override;
   int window_size() const { return window_.load(); }
+  // Rounds in which CBC ran, and those that hit its time limit (psched-sim reports them).
+  long solver_rounds() const { return solver_rounds_.load(); }
+  long solver_timeouts() const { return solver_timeouts_.load(); }
 
  private:
   IpWindowConfig config_;
   // The window size the paper carries between rounds (halved after a time-out).
   mutable std::atomic<int> window_;
+  mutable std::atomic<long> solver_rounds_{0}, solver_timeouts_{0};
 };
 
 }  // namespace psched::sched::ipwindow

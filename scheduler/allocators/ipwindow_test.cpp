@@ -125,6 +125,8 @@ TEST(IpWindow, TimeOutHalvesWindow) {
   EXPECT_EQ(ip.window_size(), 4);
   ip.Allocate(s, w);
   EXPECT_EQ(ip.window_size(), 2);
+  EXPECT_EQ(ip.solver_rounds(), 2);
+  EXPECT_EQ(ip.solver_timeouts(), 2);
 }
 
 TEST(IpWindow, RegistryBuildsIt) {

@@ -76,21 +76,23 @@ Result<Workload> MakeAuctionWorkload(const AuctionWorkloadSpec& spec) {
     sched::SessionRequest& r = job.request;
     r.id = id;
     r.owner = OwnerName(id % 16);
-    const int nodes = node_count(rng);
+    const int k = node_count(rng);
+    const int cores = k * m.cores_per_node;
     const JobType type = DrawType(spec.kind, rng);
     if (type == JobType::kCores) {
-      r.ranks = nodes * m.cores_per_node;
-    } else if (type == JobType::kNodes) {
-      r.ppn = half(rng) ? 4 : 8;
-      r.nodes = nodes;
-      r.ranks = nodes * r.ppn;
+      r.ranks = cores;
     } else {
-      // GPU jobs: 1 or 2 GPUs per node by type, 1 or 2 cores per GPU, on `nodes` nodes.
-      r.gpus_per_node = type == JobType::kOneGpu ? 1 : 2;
-      const int cores_per_gpu = half(rng) ? 1 : 2;
-      r.ppn = r.gpus_per_node * cores_per_gpu;
-      r.nodes = nodes;
-      r.ranks = nodes * r.ppn;
+      if (type == JobType::kNodes) {
+        r.ppn = half(rng) ? 4 : 8;
+      } else {
+        // 1 or 2 GPUs per node by type, 1 or 2 cores per GPU.
+        r.gpus_per_node = type == JobType::kOneGpu ? 1 : 2;
+        r.ppn = r.gpus_per_node * (half(rng) ? 1 : 2);
+      }
+      // ppn divides cores_per_node (4 or 8 of 8; 1, 2 or 4 GPU cores), so nodes is whole;
+      // it can exceed the machine only when max_nodes_per_job x cores_per_node does.
+      r.nodes = spec.sizing == AuctionJobSizing::kByCores ? std::min(cores / r.ppn, m.nodes) : k;
+      r.ranks = r.nodes * r.ppn;
     }
     job.runtime_s = std::round(runtime(rng));  // whole seconds, like `sleep N` jobs
     r.estimate_s = job.runtime_s;

@@ -7,9 +7,14 @@
 // What the paper leaves open, and our choice (docs/sim/README.md):
 //  - every job is submitted at t = 0 (the paper's average wait, ~0.4 x the runtime, and
 //    its slowdown ratio ~25 for 60-600 s jobs only fit a queue that is full from the start);
-//  - a job spans 1..max_nodes_per_job nodes, uniformly (16 by default, 1/8 of Machine-S);
-//    "core request only" jobs ask for that many nodes' worth of cores (multiples of the
-//    cores per node, as the paper says) without saying where they go;
+//  - every job asks for k x cores_per_node cores, k uniform in 1..max_nodes_per_job (16 by
+//    default, 1/8 of Machine-S): "the number of CPUs a job requests is multiples of the CPUs
+//    per node", and the generator's first input is "the maximum number of cores a job can
+//    request". Core-only jobs leave the placement open; node jobs (4 or 8 cores per node)
+//    and GPU jobs (1 or 2 GPUs per node, 1 or 2 cores per GPU) spread those cores at their
+//    per-node count, so a 1-GPU job with 1 core per GPU spans as many nodes as it has cores
+//    (kByCores). This is what makes GPUs scarce in workload V (docs/sim/README.md);
+//    kByNodes is the older reading (a job spans k nodes whatever its per-node count);
 //  - runtimes are whole seconds; the estimate is the runtime (emulated sleep jobs).
 //
 // esp (ip-scheduler-ipsched.txt, section 5, Table 4): the ESP-2 mix on 1024 x 8 cores x 2 GPUs,
@@ -28,6 +33,11 @@
 
 namespace psched::sim {
 
+enum class AuctionJobSizing {
+  kByCores,  // k x cores_per_node cores, spread at the job's per-node count (the paper)
+  kByNodes,  // k nodes at the job's per-node count (GPU jobs then ask for few cores)
+};
+
 struct AuctionWorkloadSpec {
   int kind = 1;     // workload I..V as 1..5
   int version = 1;  // 1: no contiguous jobs, 2: about half, 3: all
@@ -35,6 +45,7 @@ struct AuctionWorkloadSpec {
   uint64_t seed = 1;
   double theoretical_runtime_s = 4 * 3600.0;
   int max_nodes_per_job = 16;
+  AuctionJobSizing sizing = AuctionJobSizing::kByCores;
   double min_runtime_s = 60, max_runtime_s = 600;
 };
 

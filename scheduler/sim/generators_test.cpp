@@ -76,6 +76,32 @@ TEST(AuctionGeneratorTest, PaperParameters) {
   }
 }
 
+// "The number of CPUs a job requests is multiples of the CPUs per node": GPU and node jobs
+// spread k x 8 cores at their per-node count, so GPU jobs need 2-8x more GPUs than nodes'
+// worth of cores, which is what makes workload V GPU-bound (docs/sim/README.md).
+TEST(AuctionGeneratorTest, EveryJobAsksForWholeNodesOfCores) {
+  auto w = MakeAuctionWorkload(Spec(5, 1, 3));
+  ASSERT_TRUE(w);
+  int wide_gpu_jobs = 0;
+  for (const SimJob& j : w->jobs) {
+    const sched::SessionRequest& r = j.request;
+    EXPECT_EQ(r.ranks % 8, 0) << "job " << r.id;
+    EXPECT_LE(r.ranks, 16 * 8);
+    if (r.gpus_per_node > 0) {
+      EXPECT_EQ(r.ranks, r.nodes * r.ppn);
+      EXPECT_TRUE(r.ppn == r.gpus_per_node || r.ppn == 2 * r.gpus_per_node) << "job " << r.id;
+      wide_gpu_jobs += r.nodes > 16;
+    }
+  }
+  EXPECT_GT(wide_gpu_jobs, 0);  // e.g. 128 cores at 1 core per node: 128 nodes
+
+  AuctionWorkloadSpec by_nodes = Spec(5, 1, 3);
+  by_nodes.sizing = AuctionJobSizing::kByNodes;
+  auto old = MakeAuctionWorkload(by_nodes);
+  ASSERT_TRUE(old);
+  for (const SimJob& j : old->jobs) EXPECT_LE(j.request.nodes, 16);
+}
+
 TEST(AuctionGeneratorTest, BadSpecs) {
   EXPECT_FALSE(MakeAuctionWorkload(Spec(6, 1)));
   EXPECT_FALSE(MakeAuctionWorkload(Spec(1, 4)));

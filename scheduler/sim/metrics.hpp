@@ -65,6 +65,9 @@ struct Summary {
   Stat wait_s, slowdown, bounded_slowdown, fragmentation, spread, packing;
   double logged_wait_mean_s = -1;  // the trace's own average wait, when it has one
   long rounds = 0;
+  // Window allocators that solve integer programs (auction, ipwindow): rounds in which
+  // CBC ran and those it ended at its time limit; -1 for schedulers without a solver.
+  long solver_rounds = -1, solver_timeouts = -1;
 };
 
 Summary Summarise(const std::vector<JobRecord>& records, const Machine& machine);

@@ -47,19 +47,33 @@ std::string ContiguousShare(const std::string& workload) {
   return "-";
 }
 
+// "time-outs/rounds" summed over the group's runs, or "-" for schedulers without a solver.
+std::string SolverCounts(const Group& g) {
+  long rounds = 0, timeouts = 0;
+  bool any = false;
+  for (const Summary* s : g.runs) {
+    if (s->solver_rounds < 0) continue;
+    any = true;
+    rounds += s->solver_rounds;
+    timeouts += s->solver_timeouts;
+  }
+  return any ? std::to_string(timeouts) + "/" + std::to_string(rounds) : "-";
+}
+
 std::string AuctionTable(const std::vector<Group>& groups) {
   std::ostringstream o;
   o << "| Workload version | Contiguous job fraction | Average theo. runtime (hours) | Method | "
        "Util | Average Runtime (hours) | Average Waiting time (hours) | Average Fragmentation | "
-       "Average Slowdown ratio | Average Spread | runs |\n"
-    << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+       "Average Slowdown ratio | Average Spread | runs | solver time-outs / rounds |\n"
+    << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   std::string last;
   for (const Group& g : groups) {
     const bool first = g.workload != last;
     last = g.workload;
     o << "| " << (first ? g.workload : "") << " | " << (first ? ContiguousShare(g.workload) : "")
       << " | "
-      << (first ? FormatFixed(Mean(g, [](auto& s) { return s.theoretical_runtime_s; }) / 3600, 2) : "")
+      << (first ? FormatFixed(Mean(g, [](auto& s) { return s.theoretical_runtime_s; }) / 3600, 2)
+                : "")
       << " | " << g.scheduler << " | "
       << FormatFixed(100 * Mean(g, [](auto& s) { return s.utilisation; }), 0) << "% | "
       << FormatFixed(Mean(g, [](auto& s) { return s.makespan_s; }) / 3600, 2) << " | "
@@ -70,7 +84,7 @@ std::string AuctionTable(const std::vector<Group>& groups) {
       << FormatFixed(Mean(g, [](auto& s) { return s.slowdown.mean; }), 2) << " | "
       << FormatFixed(Mean(g, [](auto& s) { return s.spread.mean; }), 2) << " ± "
       << FormatFixed(Mean(g, [](auto& s) { return s.spread.stddev; }), 2) << " | " << g.runs.size()
-      << " |\n";
+      << " | " << SolverCounts(g) << " |\n";
   }
   return o.str();
 }
@@ -78,8 +92,8 @@ std::string AuctionTable(const std::vector<Group>& groups) {
 std::string IpTable(const std::vector<Group>& groups) {
   std::ostringstream o;
   o << "| Experiment | Workload | Waiting Time (hours, mean ± std) | Slowdown Ratio (mean ± std) | "
-       "Utilization (mean) | Packing factor (mean ± std) | runs |\n"
-    << "|---|---|---|---|---|---|---|\n";
+       "Utilization (mean) | Packing factor (mean ± std) | runs | solver time-outs / rounds |\n"
+    << "|---|---|---|---|---|---|---|---|\n";
   for (const Group& g : groups) {
     o << "| " << g.scheduler << " | " << g.workload << " | "
       << FormatFixed(Mean(g, [](auto& s) { return s.wait_s.mean; }) / 3600, 2) << " ± "
@@ -89,7 +103,7 @@ std::string IpTable(const std::vector<Group>& groups) {
       << FormatFixed(Mean(g, [](auto& s) { return s.utilisation; }), 2) << " | "
       << FormatFixed(Mean(g, [](auto& s) { return s.packing.mean; }), 3) << " ± "
       << FormatFixed(Mean(g, [](auto& s) { return s.packing.stddev; }), 3) << " | " << g.runs.size()
-      << " |\n";
+      << " | " << SolverCounts(g) << " |\n";
   }
   return o.str();
 }
@@ -124,16 +138,19 @@ std::string JobsCsv(const std::vector<JobRecord>& records) {
        "estimate,slowdown,bounded_slowdown,nodes,fragmentation,spread,packing,logged_wait\n";
   for (const JobRecord& r : records) {
     o << r.id << ',' << r.user << ',' << r.cores << ',' << r.gpus_per_node << ','
-      << r.requested_nodes << ',' << (r.contiguous ? 1 : 0) << ',' << FormatFixed(r.submit, 3) << ',';
+      << r.requested_nodes << ',' << (r.contiguous ? 1 : 0) << ',' << FormatFixed(r.submit, 3)
+      << ',';
     if (r.Ran()) {
-      o << FormatFixed(r.start, 3) << ',' << FormatFixed(r.end, 3) << ',' << FormatFixed(r.Wait(), 3) << ',';
+      o << FormatFixed(r.start, 3) << ',' << FormatFixed(r.end, 3) << ','
+        << FormatFixed(r.Wait(), 3) << ',';
     } else {
       o << ",,,";
     }
     o << FormatFixed(r.runtime, 3) << ',' << FormatFixed(r.estimate, 3) << ',';
     if (r.Ran()) {
-      o << FormatFixed(r.Slowdown(), 4) << ',' << FormatFixed(r.BoundedSlowdown(), 4) << ',' << r.nodes_used
-        << ',' << r.fragmentation << ',' << FormatFixed(r.spread, 4) << ',' << FormatFixed(r.packing, 4);
+      o << FormatFixed(r.Slowdown(), 4) << ',' << FormatFixed(r.BoundedSlowdown(), 4) << ','
+        << r.nodes_used << ',' << r.fragmentation << ',' << FormatFixed(r.spread, 4) << ','
+        << FormatFixed(r.packing, 4);
     } else {
       o << ",,,,,";
     }
@@ -162,6 +179,10 @@ nlohmann::json SummaryJson(const Summary& s) {
                    {"packing", stat(s.packing)},
                    {"rounds", s.rounds}};
   if (s.logged_wait_mean_s >= 0) j["logged_wait_mean_s"] = s.logged_wait_mean_s;
+  if (s.solver_rounds >= 0) {
+    j["solver_rounds"] = s.solver_rounds;
+    j["solver_timeouts"] = s.solver_timeouts;
+  }
   return j;
 }
 
@@ -231,8 +252,9 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
   for (double mark : {60.0, 3600.0, 86400.0}) {
     if (mark >= w_max) continue;
     o << "<line x1=\"" << FormatFixed(wait_x(mark), 1) << "\" y1=\"" << kPad << "\" x2=\""
-      << FormatFixed(wait_x(mark), 1) << "\" y2=\"" << kPad + kH << "\" stroke=\"#ddd\"/>\n<text x=\""
-      << FormatFixed(wait_x(mark) - 10, 1) << "\" y=\"" << kPad + kH + 18 << "\">"
+      << FormatFixed(wait_x(mark), 1) << "\" y2=\"" << kPad + kH
+      << "\" stroke=\"#ddd\"/>\n<text x=\"" << FormatFixed(wait_x(mark) - 10, 1) << "\" y=\""
+      << kPad + kH + 18 << "\">"
       << (mark == 60     ? "1 min"
           : mark == 3600 ? "1 h"
                          : "1 day")
@@ -255,8 +277,8 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" points=\"";
     for (int b = 0; b < kBins; ++b) {
       double frac = busy[b] / (bin * machine.TotalCores());
-      o << FormatFixed(left + kW * (b + 0.5) / kBins, 1) << ',' << FormatFixed(y0 - kH * std::min(frac, 1.0), 1)
-        << ' ';
+      o << FormatFixed(left + kW * (b + 0.5) / kBins, 1) << ','
+        << FormatFixed(y0 - kH * std::min(frac, 1.0), 1) << ' ';
     }
     o << "\"/>\n";
     // Waiting-time CDF.
@@ -267,7 +289,8 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" points=\"";
     const size_t step = std::max<size_t>(1, waits.size() / 400);
     for (size_t k = 0; k < waits.size(); k += step)
-      o << FormatFixed(wait_x(waits[k]), 1) << ',' << FormatFixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
+      o << FormatFixed(wait_x(waits[k]), 1) << ','
+        << FormatFixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
     if (!waits.empty()) o << FormatFixed(right + kW, 1) << ',' << FormatFixed(y0 - kH, 1);
     o << "\"/>\n";
     o << "<text x=\"" << right + kW - 150 << "\" y=\"" << y0 - 12 - 16 * i << "\" fill=\"" << colour

@@ -44,7 +44,7 @@ TEST(ReportTest, AuctionTableAveragesSeedsPerWorkloadAndMethod) {
   EXPECT_NE(t.find("| I.2 | 50% | 1.00 | easy | 92% | 0.00 | 2.00 ± 0.00 |"), std::string::npos)
       << t;
   EXPECT_NE(t.find("|  |  |  | auction | 96% |"), std::string::npos) << t;
-  EXPECT_NE(t.find("| 2 |\n"), std::string::npos);
+  EXPECT_NE(t.find("| 2 | - |\n"), std::string::npos);
 }
 
 TEST(ReportTest, PspTableGivesRatiosToTheFirstScheduler) {
@@ -60,6 +60,16 @@ TEST(ReportTest, JsonAndStyles) {
   EXPECT_EQ(j["utilisation"], 0.5);
   EXPECT_EQ(j["wait_s"]["mean"], 10);
   EXPECT_FALSE(j.contains("logged_wait_mean_s"));
+  EXPECT_FALSE(j.contains("solver_timeouts"));  // EASY, FCFS: no solver
+  Summary with_solver = Make("w", "auction", 0.5, 10);
+  with_solver.solver_rounds = 40;
+  with_solver.solver_timeouts = 3;
+  j = SummaryJson(with_solver);
+  EXPECT_EQ(j["solver_rounds"], 40);
+  EXPECT_EQ(j["solver_timeouts"], 3);
+  std::vector<RunReport> runs = {{with_solver, 1, nullptr}, {with_solver, 2, nullptr}};
+  std::string t = FormatTable(runs, TableStyle::kAuction);
+  EXPECT_NE(t.find("| 2 | 6/80 |"), std::string::npos) << t;
   EXPECT_TRUE(ParseTableStyle("ip"));
   auto bad = ParseTableStyle("latex");
   ASSERT_FALSE(bad);

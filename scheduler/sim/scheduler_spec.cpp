@@ -1,6 +1,8 @@
 #include "scheduler/sim/scheduler_spec.hpp"
 
 #include "scheduler/allocator_registry.hpp"
+#include "scheduler/allocators/auction/auction.hpp"
+#include "scheduler/allocators/ipwindow.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
 #include "scheduler/sim/best_fit.hpp"
 
@@ -53,6 +55,17 @@ Result<SchedulerSpec> ParseSchedulerSpec(const std::string& name) {
                                                  "' in scheduler '" + name +
                                                  "' (valid: " + Join(priorities) + ")");
   return spec;
+}
+
+void AddSolverCounts(const SchedulerParts& parts, Summary& summary) {
+  if (auto* a = dynamic_cast<const sched::auction::AuctionAllocator*>(parts.allocator.get())) {
+    summary.solver_rounds = a->solver_rounds();
+    summary.solver_timeouts = a->solver_timeouts();
+  } else if (auto* w =
+                 dynamic_cast<const sched::ipwindow::IpWindowAllocator*>(parts.allocator.get())) {
+    summary.solver_rounds = w->solver_rounds();
+    summary.solver_timeouts = w->solver_timeouts();
+  }
 }
 
 Result<std::unique_ptr<SchedulerParts>> BuildScheduler(const SchedulerSpec& spec,

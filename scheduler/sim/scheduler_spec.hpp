@@ -37,6 +37,10 @@ struct SchedulerParts {
   SimSetup setup;
 };
 
+// Copies the solver counters of the parts' allocator (auction, ipwindow) into `summary`;
+// leaves them at -1 for schedulers that solve no integer program.
+void AddSolverCounts(const SchedulerParts& parts, Summary& summary);
+
 Result<std::unique_ptr<SchedulerParts>> BuildScheduler(const SchedulerSpec& spec,
                                                        const sched::AllocatorConfig& allocators,
                                                        const sched::PriorityConfig& priorities);

@@ -223,6 +223,8 @@ Outcome RunAuction(std::span<const Job> jobs, std::span<const NodeFree> free,
 
   mip::Solution s = mip::Solve(m.problem, mip::Options{true, config.time_limit_s, warm});
   out.status = s.status;
+  out.solved = true;
+  out.timed_out = s.status == mip::Status::kFeasible || s.status == mip::Status::kNoSolution;
   if (s.status == mip::Status::kNoSolution || s.x.empty()) {
     out.fell_back = true;
     out.awards = out.greedy;
@@ -244,6 +246,8 @@ std::vector<Assignment> AuctionAllocator::Allocate(const Snapshot& snapshot,
   std::vector<Node> nodes = snapshot.nodes;
   Outcome o = RunAuction(jobs, FreeOf(nodes), config_, bid_cap_.load());
   bid_cap_.store(o.next_bid_cap);
+  if (o.solved) ++solver_rounds_;
+  if (o.timed_out) ++solver_timeouts_;
   std::vector<Assignment> out;
   for (const Award& a : o.awards) {
     std::vector<NodeShare> shares;

@@ -46,6 +46,8 @@ struct Outcome {
   double greedy_objective = 0;
   double alpha = 0;
   bool fell_back = false;  // the greedy solution was used
+  bool solved = false;     // CBC ran (there were bids)
+  bool timed_out = false;  // CBC stopped at its time limit (with or without a better solution)
   int next_bid_cap = 0;    // bids per job for the next round
 };
 
@@ -63,12 +65,17 @@ class AuctionAllocator : public Allocator {
   std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                    std::span<const SessionRequest> window) const override;
   int bid_cap() const { return bid_cap_.load(); }
+  // Rounds in which CBC ran, and those in which it hit its time limit (for psched-sim's
+  // summaries: a timed-out round decides on an unproven, often greedy, solution).
+  long solver_rounds() const { return solver_rounds_.load(); }
+  long solver_timeouts() const { return solver_timeouts_.load(); }
 
  private:
   AuctionConfig config_;
   // The one piece of state the paper carries between rounds: the bid cap after a
   // time-out. Allocate() is otherwise a function of its inputs.
   mutable std::atomic<int> bid_cap_;
+  mutable std::atomic<long> solver_rounds_{0}, solver_timeouts_{0};
 };
 
 // The free slots/GPUs of a snapshot's nodes, in node order.

@@ -222,6 +222,9 @@ TEST(Auction, SolverTimeOutFallsBackToGreedyAndCutsBidCap) {
   EXPECT_EQ(alloc.bid_cap(), 10);
   alloc.Allocate(s, window);
   EXPECT_EQ(alloc.bid_cap(), 6);
+  // psched-sim reports these: both rounds ran CBC and both hit the limit.
+  EXPECT_EQ(alloc.solver_rounds(), 2);
+  EXPECT_EQ(alloc.solver_timeouts(), 2);
 }
 
 // The allocator turns awards into real slot placements, never double-booking a slot
@@ -238,6 +241,11 @@ TEST(Auction, AllocatorPlacementsAreConsistent) {
   ASSERT_TRUE(made);
   auto a = (*made)->Allocate(s, w);
   ASSERT_EQ(a.size(), 3u);
+  // A round CBC solves within its (default, 1 s) limit is counted, but not as a time-out.
+  const auto* auction = dynamic_cast<const AuctionAllocator*>(made->get());
+  ASSERT_NE(auction, nullptr);
+  EXPECT_EQ(auction->solver_rounds(), 1);
+  EXPECT_EQ(auction->solver_timeouts(), 0);
   std::vector<std::vector<int>> used(6, std::vector<int>(4, 0));
   std::vector<int> gpus(6, 0);
   for (const Assignment& as : a) {

@@ -38,6 +38,7 @@ struct Options {
   int seeds = 1;
   uint64_t first_seed = 1;
   int max_nodes_per_job = 16;
+  std::string auction_sizing = "cores";
   double theoretical_hours = 4;
   std::vector<std::string> schedulers = {"easy"};
   double interval_s = 0;
@@ -154,6 +155,12 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
         spec.machine = *m;
         spec.seed = seed;
         spec.max_nodes_per_job = o.max_nodes_per_job;
+        if (o.auction_sizing == "nodes") {
+          spec.sizing = AuctionJobSizing::kByNodes;
+        } else if (o.auction_sizing != "cores") {
+          return Fail(ErrorCode::kInvalidArgument,
+                      "unknown --auction-sizing '" + o.auction_sizing + "' (valid: cores, nodes)");
+        }
         spec.theoretical_runtime_s = o.theoretical_hours * 3600;
         Result<Workload> w = MakeAuctionWorkload(spec);
         if (!w) return Fail(w.error());
@@ -262,6 +269,7 @@ int Run(const Options& o) {
         continue;
       }
       out.result = std::move(*r);
+      AddSolverCounts(**parts, out.result->summary);
       char line[256];
       std::snprintf(line, sizeof line, "[%d/%zu] %s: util %.3f, mean wait %.0f s, %.2f s wall",
                     ++done, tasks.size(), label.c_str(), out.result->summary.utilisation,
@@ -342,6 +350,9 @@ int main(int argc, char** argv) {
   app.add_option("--first-seed", o.first_seed, "generators: first seed");
   app.add_option("--max-nodes-per-job", o.max_nodes_per_job,
                  "auction generator: nodes per job 1..N");
+  app.add_option("--auction-sizing", o.auction_sizing,
+                 "auction generator: 'cores' (every job asks for k x 8 cores, node and GPU "
+                 "jobs spread them at their per-node count; default) or 'nodes' (k nodes)");
   app.add_option("--theoretical-hours", o.theoretical_hours, "auction generator: work in hours");
   std::string scheduler_help = "schedulers DISCIPLINE[/PRIORITY], comma-separated; disciplines: ";
   for (const std::string& n : psched::sim::DisciplineNames()) scheduler_help += n + " ";
