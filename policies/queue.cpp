@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "policies/displace.hpp"
+#include "scheduler/backfill.hpp"
 
 namespace psched::policies {
 
@@ -99,84 +100,31 @@ std::string WaitReason(const Snapshot& snapshot, const SessionRequest& request, 
          " session" + (ahead == 1 ? "" : "s") + " ahead, policy " + std::string(policy);
 }
 
-std::optional<HeadReservation> HeadReservation::Make(const Snapshot& view,
-                                                     const SessionRequest& head,
-                                                     const Allocator& allocator) {
-  struct Release {
-    double at;
-    SessionId id;
-  };
-  std::vector<Release> releases;
-  for (const Session& s : view.sessions) {
-    if (s.state == SessionState::kSuspended) return std::nullopt;
-    if (!HoldsSlots(s)) continue;
-    if (s.request.estimate_s <= 0) return std::nullopt;
-    releases.push_back(Release{s.start_time + s.request.estimate_s, s.request.id});
-  }
-  std::stable_sort(releases.begin(), releases.end(),
-                   [](const Release& a, const Release& b) { return a.at < b.at; });
-  // Walk forward through the expected ends until the head fits.
-  HeadReservation r;
-  r.head_ = head;
-  r.now_ = view.now;
-  r.shadow_ = view;
-  for (const Release& release : releases) {
-    sched::RemoveSession(r.shadow_, release.id);
-    if (allocator.PlaceOne(r.shadow_, head)) {
-      r.time_ = std::max(release.at, view.now);
-      return r;
-    }
-  }
+std::optional<Placement> BackfillArrival(const Snapshot& view, const SessionRequest& head,
+                                         const SessionRequest& arrival,
+                                         const Allocator& allocator) {
+  // EASY protects the head only: the queue as ScheduleQueue sees it is the head, then it.
+  const SessionRequest queue[] = {head, arrival};
+  sched::QueueDecision decision = sched::ScheduleQueue(view, queue, sched::Backfill::kEasy,
+                                                       sched::AllocatorSelector(allocator, view));
+  for (sched::Assignment& a : decision.starts)
+    if (a.session == arrival.id) return std::move(a.placement);
   return std::nullopt;
-}
-
-bool HeadReservation::Admit(const SessionRequest& candidate, const Placement& placement,
-                            const Allocator& allocator) {
-  if (candidate.estimate_s <= 0) return false;
-  if (now_ + candidate.estimate_s <= time_) return true;
-  // The candidate still runs at the reservation: the head must fit beside it.
-  Snapshot with = shadow_;
-  sched::ApplyPlan(with, sched::Plan{{sched::SpawnAction{candidate.id, placement, false}}},
-                   &candidate);
-  if (!allocator.PlaceOne(with, head_)) return false;
-  shadow_ = std::move(with);
-  return true;
-}
-
-bool DoesNotDelayHead(const Snapshot& view, const SessionRequest& head,
-                      const SessionRequest& candidate, const Placement& placement,
-                      const Allocator& allocator) {
-  std::optional<HeadReservation> reservation = HeadReservation::Make(view, head, allocator);
-  return reservation && reservation->Admit(candidate, placement, allocator);
 }
 
 void StartQueued(PlanBuilder& builder, const Allocator& allocator, bool backfill) {
   const std::vector<SessionId> order = QueueOrder(builder.work());
   if (order.empty()) return;
-  // The view (suspended sessions' slots reserved) follows every spawn of this loop.
-  Snapshot view = ReservedView(builder.work());
-  std::optional<SessionRequest> head;  // the first queued session that does not fit
-  std::optional<HeadReservation> reservation;
-  for (SessionId id : order) {
-    const SessionRequest request = builder.work().Find(id)->request;
-    std::optional<Placement> p = allocator.PlaceOne(view, request);
-    bool start = false;
-    if (!head) {
-      start = p.has_value();
-      if (!start) {
-        if (!backfill) return;
-        head = request;
-        reservation = HeadReservation::Make(view, *head, allocator);
-        if (!reservation) return;  // no estimates: no backfill
-      }
-    } else {
-      start = p && reservation->Admit(request, *p, allocator);
-    }
-    if (!start) continue;
-    sched::SpawnAction spawn{id, std::move(*p), false};
-    sched::ApplyPlan(view, sched::Plan{{spawn}});
-    builder.Add(std::move(spawn));
-  }
+  // Suspended sessions' slots count as taken: nobody settles where they must resume.
+  const Snapshot view = ReservedView(builder.work());
+  std::vector<SessionRequest> queue;
+  queue.reserve(order.size());
+  for (SessionId id : order) queue.push_back(view.Find(id)->request);
+  sched::QueueDecision decision =
+      sched::ScheduleQueue(view, queue, backfill ? sched::Backfill::kEasy : sched::Backfill::kNone,
+                           sched::AllocatorSelector(allocator, view));
+  for (sched::Assignment& a : decision.starts)
+    builder.Add(sched::SpawnAction{a.session, std::move(a.placement), false});
 }
 
 namespace {

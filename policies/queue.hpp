@@ -42,39 +42,17 @@ std::optional<std::string> NeverFits(const sched::Snapshot& snapshot,
 std::string WaitReason(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
                        int ahead, std::string_view policy);
 
-// EASY backfill's reservation for the head of the queue: when the head is expected
-// to fit (from the runtime estimates of the sessions holding slots) and the
-// allocation as it will be then.
-class HeadReservation {
- public:
-  // nullopt when none can be computed: a session holding slots has no estimate,
-  // a session is suspended (its return is unknown), or the head never fits.
-  static std::optional<HeadReservation> Make(const sched::Snapshot& view,
-                                             const sched::SessionRequest& head,
-                                             const sched::Allocator& allocator);
-
-  // May `candidate`, which fits now at `placement`, start without delaying the head?
-  // Yes if it ends (by its estimate) before the reservation, or the head still fits
-  // beside it then; in that case it is counted at the reservation from now on.
-  bool Admit(const sched::SessionRequest& candidate, const sched::Placement& placement,
-             const sched::Allocator& allocator);
-
-  double time() const { return time_; }
-
- private:
-  sched::SessionRequest head_;
-  double now_ = 0;
-  double time_ = 0;
-  sched::Snapshot shadow_;
-};
-
-// One-off form of the above, for an arrival.
-bool DoesNotDelayHead(const sched::Snapshot& view, const sched::SessionRequest& head,
-                      const sched::SessionRequest& candidate, const sched::Placement& placement,
-                      const sched::Allocator& allocator);
+// Backfill for an arrival that has sessions ahead of it: its placement if it may start
+// now without delaying `head` (the first of the queue), by sched::ScheduleQueue's EASY
+// rule, or nullopt.
+std::optional<sched::Placement> BackfillArrival(const sched::Snapshot& view,
+                                                const sched::SessionRequest& head,
+                                                const sched::SessionRequest& arrival,
+                                                const sched::Allocator& allocator);
 
 // Starts queued sessions that fit now, in queue order, stopping at the first that
-// does not fit; with backfill, later ones that fit and do not delay it start too.
+// does not fit; with backfill, later ones that fit and do not delay it start too
+// (sched::ScheduleQueue, the simulator's code, on the reserved view).
 void StartQueued(PlanBuilder& builder, const sched::Allocator& allocator, bool backfill);
 
 // The end of a session, for every policy: restore the pinning of sidestepped

@@ -12,12 +12,15 @@ sched::Plan WaitPolicy::OnArrival(const sched::Snapshot& snapshot,
   const int ahead = SessionsAhead(snapshot, request);
   sched::Snapshot view = ReservedView(snapshot);
   std::optional<sched::Placement> p = allocator.PlaceOne(view, request);
-  bool start = p && ahead == 0;
-  if (p && ahead > 0 && options_.backfill) {
-    std::vector<sched::SessionId> queue = QueueOrder(snapshot);
-    start = DoesNotDelayHead(view, snapshot.Find(queue.front())->request, request, *p, allocator);
+  if (p && ahead > 0) {
+    // Sessions are ahead: with backfill it may pass them if it does not delay the head
+    // (possibly elsewhere than `p`: off the head's reserved slots).
+    p = options_.backfill
+            ? BackfillArrival(view, snapshot.Find(QueueOrder(snapshot).front())->request, request,
+                              allocator)
+            : std::nullopt;
   }
-  if (start) return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
+  if (p) return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
   return sched::Plan{{sched::EnqueueAction{request.id, WaitReason(view, request, ahead, name())}}};
 }
 

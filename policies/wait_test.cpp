@@ -141,9 +141,44 @@ TEST_F(BackfillTest, LongSessionThatLeavesRoomForTheHeadStarts) {
   EXPECT_EQ(s_.Find(2)->state, SessionState::kQueued);
 }
 
-TEST_F(BackfillTest, WithoutEstimatesThereIsNoBackfill) {
+// A session without an estimate never ends "in time", but it cannot delay the head from
+// slots the head does not need (the shared EASY rule, sched::ScheduleQueue). This policy
+// used to refuse it outright.
+TEST_F(BackfillTest, WithoutAnEstimateASessionMayUseSlotsTheHeadDoesNotNeed) {
   Arrive(s_, backfill_, Request(3, 8), *compact_);  // no estimate
+  EXPECT_EQ(s_.Find(3)->state, SessionState::kRunning);
+  EXPECT_TRUE(UsesAre(s_, 3, 30, 38, 1));
+}
+
+TEST_F(WaitTest, WithoutAnEstimateASessionWaitsWhenItNeedsTheHeadsSlots) {
+  WaitPolicy backfill{PolicyOptions{OverbookMode::kPinned, true, 0}};
+  sched::SessionRequest sim = Request(1, 150);
+  sim.estimate_s = 100;
+  Arrive(s_, backfill, sim, *compact_);              // 10 free: node 3, slots 30-39
+  Arrive(s_, backfill, Request(2, 155), *compact_);  // reserved at t=100 up to node 3 slot 34
+  Arrive(s_, backfill, Request(3, 8), *compact_);
   EXPECT_EQ(s_.Find(3)->state, SessionState::kQueued);
+  Arrive(s_, backfill, Request(4, 5), *compact_);
+  EXPECT_EQ(s_.Find(4)->state, SessionState::kRunning);
+  EXPECT_TRUE(UsesAre(s_, 3, 35, 40, 1));
+}
+
+// A running session without an estimate used to switch backfill off. Now the head's
+// reservation simply has no known time: later sessions may only use slots it does not
+// need, however short they are.
+TEST_F(WaitTest, ARunningSessionWithoutEstimateLeavesOnlyUnreservedSlots) {
+  WaitPolicy backfill{PolicyOptions{OverbookMode::kPinned, true, 0}};
+  Arrive(s_, backfill, Request(1, 150), *compact_);  // no estimate; 10 free
+  Arrive(s_, backfill, Request(2, 155), *compact_);  // needs node 3 slots up to 34
+  sched::SessionRequest quick = Request(3, 8);
+  quick.estimate_s = 1;
+  Arrive(s_, backfill, quick, *compact_);
+  EXPECT_EQ(s_.Find(3)->state, SessionState::kQueued);
+  sched::SessionRequest small = Request(4, 5);
+  small.estimate_s = 1;
+  Arrive(s_, backfill, small, *compact_);
+  EXPECT_EQ(s_.Find(4)->state, SessionState::kRunning);
+  EXPECT_TRUE(UsesAre(s_, 3, 35, 40, 1));
 }
 
 TEST_F(WaitTest, BackfillDoesNotStartASessionThatDelaysTheHead) {

@@ -1,7 +1,7 @@
-#include "scheduler/sim/easy_backfill.hpp"
-
+// EASY and FCFS (sched::ScheduleQueue) as the simulator drives them, with best fit.
 #include <gtest/gtest.h>
 
+#include "scheduler/backfill.hpp"
 #include "scheduler/sim/best_fit.hpp"
 #include "scheduler/sim/simulator.hpp"
 
@@ -61,41 +61,6 @@ TEST(EasyBackfillTest, FcfsKeepsOrder) {
   EXPECT_EQ(j[1].start, 100);
   EXPECT_EQ(j[2].start, 110);
   EXPECT_EQ(j[3].start, 110);  // D fits beside C once B is done
-}
-
-TEST(EasyBackfillTest, LongJobOffTheReservedSlotsIsBackfilled) {
-  // 4 nodes; A (3 cores) runs until 100; B wants 2 cores: shadow 100, reserved on A's
-  // nodes. C (1 core, 1000 s) runs past the shadow time but the free node is not
-  // reserved, so EASY starts it now.
-  sched::Snapshot snap;
-  for (int i = 0; i < 4; ++i)
-    snap.nodes.push_back(sched::Node::Make(i, "n", sched::NodeTopology::Uniform(1, 1, 1)));
-  SessionRequest a;
-  a.id = 1, a.ranks = 3, a.estimate_s = 100;
-  auto pa = sched::PlaceBestFit(snap.nodes, a);
-  ASSERT_TRUE(pa);
-  sched::Plan plan;
-  plan.actions.push_back(sched::SpawnAction{1, *pa, false});
-  sched::ApplyPlan(snap, plan, &a);
-  SessionRequest b, c;
-  b.id = 2, b.ranks = 2, b.estimate_s = 10;
-  c.id = 3, c.ranks = 1, c.estimate_s = 1000;
-  std::vector<SessionRequest> queue = {b, c};
-  auto select = [](std::span<const sched::Node> n, const SessionRequest& r) {
-    return sched::PlaceBestFit(n, r);
-  };
-  sched::QueueDecision d = sched::ScheduleQueue(snap, queue, sched::Backfill::kEasy, select);
-  ASSERT_TRUE(d.reservation);
-  EXPECT_EQ(d.reservation->session, 2);
-  EXPECT_EQ(d.reservation->start, 100);
-  ASSERT_EQ(d.starts.size(), 1u);
-  EXPECT_EQ(d.starts[0].session, 3);
-  // C's node is not among the reserved ones.
-  for (sched::NodeId n : d.reservation->placement.Nodes())
-    EXPECT_NE(n, d.starts[0].placement.ranks[0].node);
-  d = sched::ScheduleQueue(snap, queue, sched::Backfill::kNone, select);
-  EXPECT_TRUE(d.starts.empty());
-  EXPECT_FALSE(d.reservation);
 }
 
 TEST(BestFitTest, PicksTheSmallestConsecutiveSetAndHonoursContiguity) {

@@ -13,8 +13,8 @@
 
 #include "common/error.hpp"
 #include "scheduler/allocator.hpp"
+#include "scheduler/backfill.hpp"
 #include "scheduler/priorities/priority.hpp"
-#include "scheduler/sim/easy_backfill.hpp"
 #include "scheduler/sim/metrics.hpp"
 #include "scheduler/sim/workload.hpp"
 

@@ -1,6 +1,7 @@
-#include "scheduler/sim/easy_backfill.hpp"
+#include "scheduler/backfill.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace psched::sched {
@@ -52,6 +53,17 @@ struct Running {
 
 }  // namespace
 
+NodeSelector AllocatorSelector(const Allocator& allocator, const Snapshot& snapshot) {
+  return [&allocator, &snapshot](std::span<const Node> nodes, const SessionRequest& request) {
+    // Allocators decide on a Snapshot: the nodes as they are now, the measured links.
+    Snapshot view;
+    view.nodes.assign(nodes.begin(), nodes.end());
+    view.links = snapshot.links;
+    view.now = snapshot.now;
+    return allocator.PlaceOne(view, request);
+  };
+}
+
 QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionRequest> queue,
                             Backfill backfill, const NodeSelector& select, QueueScratch* scratch) {
   QueueDecision out;
@@ -90,6 +102,9 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
   Reservation reservation{head.id, kNever, {}};
   auto reserve = [&] {
     reserved = true;
+    // A suspended session returns to its slots at a time nobody knows: no reservation.
+    for (const Session& ses : snapshot.sessions)
+      if (ses.state == SessionState::kSuspended) return;
     own();
     // Release running sessions (those just started included) in order of estimated end,
     // in place, until the head fits; then put them back.
@@ -129,9 +144,10 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
     std::optional<Placement> p = select(view, req);
     if (!p) continue;  // does not fit now, reservation or not
     if (!reserved) reserve();
-    const bool ends_in_time =
-        req.estimate_s > 0 && snapshot.now + req.estimate_s <= reservation.start;
-    if (!ends_in_time && out.reservation) {
+    if (!out.reservation) break;  // the head's start is unknown: nothing may overtake it
+    const bool ends_in_time = req.estimate_s > 0 && std::isfinite(reservation.start) &&
+                              snapshot.now + req.estimate_s <= reservation.start;
+    if (!ends_in_time) {
       // It would still run at the shadow time: it may only use what the head does not need.
       Count(s.work, *index, reservation.placement, +1);
       p = select(s.work, req);

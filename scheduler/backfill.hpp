@@ -1,0 +1,69 @@
+// Starting queued sessions: FCFS, or EASY backfilling. The one implementation both the
+// daemon's queueing policies (policies/queue.cpp) and the simulator (psched-sim) use.
+//
+// One function, parameterised by the reservation depth as flux-sched does it, and by
+// where a session goes (NodeSelector: the admin's allocator in the daemon, best fit in
+// the simulator):
+//  - kNone (FCFS): start sessions from the head while they fit; stop at the first that doesn't.
+//  - kEasy: as FCFS, then reserve for the blocked head: release the sessions holding slots in
+//    order of their estimated end (start + estimate; those ending together at once) on a
+//    scratch copy of the nodes until the head fits; that time is the shadow time and that
+//    placement the reservation. A later session starts now if it fits and either ends (by
+//    its estimate) before the shadow time or stays off the reserved slots and GPUs.
+//    Sessions without an estimate never end in time (they may still use unreserved slots);
+//    a holder without one ends "never": a head that needs its slots has no known shadow
+//    time, so later sessions must all stay off its reserved slots.
+//    No backfill at all when no reservation can be made: a suspended session holds slots
+//    it will return to at an unknown time, or the head does not fit even when every
+//    holder has ended.
+// Pure: reads the snapshot (nodes, sessions, now), returns the sessions to start and where.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "scheduler/allocator.hpp"
+#include "scheduler/model.hpp"
+
+namespace psched::sched {
+
+enum class Backfill { kNone, kEasy };
+
+// Where a session would go on the free slots (uses == 0) and GPUs of these nodes now,
+// or nullopt. Must never place on a used slot.
+using NodeSelector =
+    std::function<std::optional<Placement>(std::span<const Node>, const SessionRequest&)>;
+
+// A NodeSelector asking `allocator` (PlaceOne), with the links of `snapshot` (netload
+// weighs them). Holds references: `allocator` and `snapshot` must outlive it.
+NodeSelector AllocatorSelector(const Allocator& allocator, const Snapshot& snapshot);
+
+struct Reservation {
+  SessionId session = kNoSession;
+  double start = 0;  // the shadow time; infinity when it depends on a session without estimate
+  Placement placement;
+};
+
+struct QueueDecision {
+  std::vector<Assignment> starts;          // in the order they were decided
+  std::optional<Reservation> reservation;  // EASY: the blocked head's, when a candidate needed it
+};
+
+// Memory ScheduleQueue may reuse from one call to the next (a simulator calls it millions
+// of times). It carries no state between calls: its contents are overwritten each time.
+struct QueueScratch {
+  std::vector<Node> work;
+};
+
+// `queue`: waiting sessions, highest priority first. Sessions holding slots and their
+// estimated ends come from snapshot.sessions (start_time + request.estimate_s; an estimate
+// of 0 means unknown; an end already past counts as now). Slots counted in the snapshot's
+// nodes but held by no such session (a suspended session's, see policies' ReservedView)
+// stay taken throughout.
+QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionRequest> queue,
+                            Backfill backfill, const NodeSelector& select,
+                            QueueScratch* scratch = nullptr);
+
+}  // namespace psched::sched
