@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "daemon/arrival.hpp"
+#include "daemon/round.hpp"
 #include "policies/policy_registry.hpp"
 #include "scheduler/allocator_registry.hpp"
 
@@ -49,10 +50,29 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
       callbacks_(std::move(callbacks)),
       config_(std::move(config)),
       allocators_(config_.allocators),
-      executor_([this](int node, std::string data) {
-        peers_.Send({node}, proto::MsgType::kPeerSend,
-                    proto::Json(proto::PeerSend{node, 0, "cosched", std::move(data)}));
-      }) {}
+      executor_(
+          [this](int node, std::string data) {
+            peers_.Send({node}, proto::MsgType::kPeerSend,
+                        proto::Json(proto::PeerSend{node, 0, "cosched", std::move(data)}));
+          },
+          [this](int64_t txn, double seconds) {
+            plan_timer_txn_ = txn;
+            timeval tv{static_cast<time_t>(seconds),
+                       static_cast<suseconds_t>(
+                           (seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e6)};
+            evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
+          }) {
+  plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
+}
+
+LeaderService::~LeaderService() {
+  if (plan_timer_) event_free(plan_timer_);
+}
+
+void LeaderService::OnPlanTimeout(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<LeaderService*>(arg);
+  self->executor_.OnTimeout(self->plan_timer_txn_);
+}
 
 double LeaderService::Now() const {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -175,19 +195,7 @@ void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest
 
 void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
                              int64_t arrival, Result<void> ok) {
-  if (!ok) {
-    // Rolled back on the nodes: the bookkeeping goes back too.
-    snapshot_ = before;
-    std::fprintf(stderr, "pschedd[0]: %s\n", ok.error().ToString().c_str());
-    if (LiveSession* s = Find(arrival)) {
-      if (auto c = s->launcher.lock())
-        SendError(*c, "session " + std::to_string(arrival) +
-                          " could not start: " + ok.error().ToString() + " (rolled back)");
-      AnswerSpawn(*s, false, "could not start: " + ok.error().ToString() + " (rolled back)");
-      sessions_.erase(arrival);
-    }
-    return RunDeferred();
-  }
+  if (!ok) return PlanFailed(plan, before, arrival, ok.error());
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
@@ -204,6 +212,66 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
     }
   }
   RunDeferred();
+}
+
+void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& before,
+                               int64_t arrival, const Error& error) {
+  // Rolled back on the nodes: the bookkeeping goes back too, but a node lost during
+  // the plan stays lost.
+  snapshot_ = before;
+  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+  std::string why = error.ToString();
+  std::string arrival_text = arrival == sched::kNoSession
+                                 ? "the end of a session or a scheduling round"
+                                 : "the arrival of session " + std::to_string(arrival);
+  std::fprintf(stderr, "pschedd[0]: the plan for %s failed and was rolled back: %s\n",
+               arrival_text.c_str(), why.c_str());
+  std::string retry = "; retried at the next scheduling round";
+  for (const sched::Action& action : plan.actions) {
+    std::string text;
+    sched::SessionId id = sched::kNoSession;
+    if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
+      if (spawn->session == arrival) continue;  // told below, with an error
+      id = spawn->session;
+      text = "could not start yet (it stays queued): " + why + retry;
+    } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
+      id = r->session;
+      text = "could not be resumed (it stays suspended): " + why + retry;
+    } else if (const auto* su = std::get_if<sched::SuspendAction>(&action)) {
+      id = su->session;
+      text = "was to be suspended for " + arrival_text + ", which failed and was undone: " + why;
+    } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
+      id = p->session;
+      text =
+          p->by == sched::kNoSession || p->by != arrival
+              ? "could not be re-pinned back (it stays where it is): " + why + retry
+              : "was to be re-pinned for " + arrival_text + ", which failed and was undone: " + why;
+    }
+    if (LiveSession* s = Find(id)) NoteToLauncher(*s, text);
+  }
+  if (LiveSession* s = Find(arrival)) {
+    if (auto c = s->launcher.lock())
+      SendError(
+          *c, "session " + std::to_string(arrival) + " could not start: " + why + " (rolled back)");
+    AnswerSpawn(*s, false, "could not start: " + why + " (rolled back)");
+    sessions_.erase(arrival);
+  }
+  // Queued sessions need not wait for what failed: those that can start without it do.
+  snapshot_.now = Now();
+  auto queue = QueuePlanWithoutUndo(snapshot_, allocators_, config_.default_allocator,
+                                    config_.policy_options.backfill);
+  if (queue && !queue->actions.empty()) return Execute(*queue, nullptr, 0);
+  if (!queue)
+    std::fprintf(stderr, "pschedd[0]: queue after a failed plan: %s\n",
+                 queue.error().ToString().c_str());
+  RunDeferred();
+}
+
+void LeaderService::NoteToLauncher(const LiveSession& s, const std::string& text) {
+  std::string line = "psched: session " + std::to_string(s.id) + " " + text + "\n";
+  if (s.parent != 0) return NoteToParent(s, text);
+  if (auto c = s.launcher.lock())
+    c->Send(proto::Encode(proto::MsgType::kIoOutput, proto::Output{s.id, 0, 2, line}));
 }
 
 void LeaderService::RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,

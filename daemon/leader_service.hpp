@@ -37,6 +37,8 @@ class LeaderService {
 
   LeaderService(PeerLink& peers, int expected_nodes, std::unique_ptr<sched::Allocator> allocator,
                 config::Config config, Callbacks callbacks);
+  ~LeaderService();
+  LeaderService(const LeaderService&) = delete;
 
   // A frame from a local client (psched-exec or psched-ctl) whose uid was checked.
   void OnClientFrame(const std::shared_ptr<Connection>& client, proto::Frame&& frame, uid_t uid);
@@ -95,6 +97,14 @@ class LeaderService {
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
   void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
                 Result<void> ok);
+  // A plan failed and was rolled back: the snapshot goes back (nodes lost meanwhile
+  // stay out), the failure is logged and told to every session it concerned, and
+  // queued sessions that can start without it start; the rest is retried at the next
+  // scheduling round (round.hpp).
+  void PlanFailed(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
+                  const Error& error);
+  void NoteToLauncher(const LiveSession& s, const std::string& text);
+  static void OnPlanTimeout(evutil_socket_t, short, void* arg);
   // Ends a session that is still queued (killed, launcher gone) without an end plan.
   void DropQueued(int64_t id, int code, const std::string& message);
   bool Queued(int64_t id) const;
@@ -123,6 +133,8 @@ class LeaderService {
   config::Config config_;
   AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
   PlanExecutor executor_;
+  event* plan_timer_ = nullptr;  // the executor's timeout for its transaction in flight
+  int64_t plan_timer_txn_ = 0;
   std::deque<std::function<void()>> deferred_;
   std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
   Callbacks callbacks_;

@@ -42,6 +42,7 @@ class PeerLink {
   void SendUp(proto::MsgType type, proto::Json body) { Send({0}, type, std::move(body)); }
 
   int node() const { return node_; }
+  event_base* base() const { return base_; }  // for services' timers
   const Tree& tree() const { return tree_; }
   int connected_children() const { return static_cast<int>(children_.size()); }
 

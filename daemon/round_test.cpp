@@ -92,5 +92,112 @@ TEST(RoundPlan, UnknownAllocatorIsAnError) {
   EXPECT_NE(plan.error().message().find("nosuch"), std::string::npos);
 }
 
+// A session displaced by session 99, which has ended (its end plan failed).
+void LeftBy99(sched::Snapshot& s, sched::SessionId id, sched::SessionState state,
+              std::vector<int> original, std::vector<int> now) {
+  sched::Session o;
+  o.request.id = id;
+  o.request.ranks = static_cast<int>(original.size());
+  o.state = state;
+  o.displaced_by = 99;
+  for (size_t i = 0; i < original.size(); ++i)
+    o.original.ranks.push_back({static_cast<int>(i), 0, {original[i]}});
+  for (size_t i = 0; i < now.size(); ++i) {
+    o.placement.ranks.push_back({static_cast<int>(i), 0, {now[i]}});
+    if (state != sched::SessionState::kSuspended) ++s.nodes[0].uses[now[i]];
+  }
+  s.sessions.push_back(o);
+}
+
+template <class A>
+std::vector<sched::SessionId> Sessions(const sched::Plan& plan) {
+  std::vector<sched::SessionId> ids;
+  for (const sched::Action& a : plan.actions)
+    if (const auto* x = std::get_if<A>(&a)) ids.push_back(x->session);
+  return ids;
+}
+
+TEST(RoundPlan, ResumesASessionWhoseDisplacerEndedEvenWithNothingQueued) {
+  // The end plan of session 99 failed (a node did not answer): the round retries it.
+  for (const char* name : {"compact", "auction"}) {
+    AllocatorCache cache({});
+    sched::Snapshot s = OneNode(4);
+    LeftBy99(s, 1, sched::SessionState::kSuspended, {0, 1}, {0, 1});
+    auto plan = RoundPlan(s, cache, name, false);
+    ASSERT_TRUE(plan) << plan.error().message();
+    EXPECT_EQ(Sessions<sched::ResumeAction>(*plan), std::vector<sched::SessionId>{1}) << name;
+  }
+}
+
+TEST(RoundPlan, RestoresASidesteppedSessionWhoseDisplacerEnded) {
+  AllocatorCache cache({});
+  sched::Snapshot s = OneNode(4);
+  LeftBy99(s, 1, sched::SessionState::kSidestepped, {0, 1}, {0, 0});
+  auto plan = RoundPlan(s, cache, "compact", false);
+  ASSERT_TRUE(plan) << plan.error().message();
+  EXPECT_EQ(Sessions<sched::RepinAction>(*plan), std::vector<sched::SessionId>{1});
+}
+
+TEST(RoundPlan, WindowAllocatorsStartQueuedSessionsBesideTheResumedOne) {
+  for (const char* name : {"compact", "auction", "ipwindow"}) {
+    AllocatorCache cache({});
+    sched::Snapshot s = OneNode(4);
+    LeftBy99(s, 1, sched::SessionState::kSuspended, {0, 1}, {0, 1});
+    Queue(s, 2, 2, name);
+    auto plan = RoundPlan(s, cache, "compact", false);
+    ASSERT_TRUE(plan) << plan.error().message();
+    EXPECT_EQ(Sessions<sched::ResumeAction>(*plan), std::vector<sched::SessionId>{1}) << name;
+    ASSERT_EQ(Sessions<sched::SpawnAction>(*plan), std::vector<sched::SessionId>{2}) << name;
+    for (const sched::Action& a : plan->actions) {
+      const auto* spawn = std::get_if<sched::SpawnAction>(&a);
+      if (spawn == nullptr) continue;
+      for (const sched::RankSlots& r : spawn->placement.ranks)
+        for (int pu : r.pus) EXPECT_GE(pu, 2) << name << ": placed on the resumed session";
+    }
+  }
+}
+
+TEST(QueuePlanWithoutUndo, StartsWhatFitsBesideASessionThatStaysSuspended) {
+  for (const char* name : {"compact", "auction"}) {
+    AllocatorCache cache({});
+    sched::Snapshot s = OneNode(4);
+    LeftBy99(s, 1, sched::SessionState::kSuspended, {0, 1}, {0, 1});
+    Queue(s, 2, 2, name);
+    auto plan = QueuePlanWithoutUndo(s, cache, "compact", false);
+    ASSERT_TRUE(plan) << plan.error().message();
+    EXPECT_TRUE(Sessions<sched::ResumeAction>(*plan).empty()) << "no node operations";
+    ASSERT_EQ(Sessions<sched::SpawnAction>(*plan), std::vector<sched::SessionId>{2}) << name;
+    for (const sched::RankSlots& r : std::get<sched::SpawnAction>(plan->actions[0]).placement.ranks)
+      for (int pu : r.pus) EXPECT_GE(pu, 2) << name << ": took the suspended session's slot";
+  }
+}
+
+TEST(QueuePlanWithoutUndo, KeepsTheSlotsASidesteppedSessionReturnsTo) {
+  AllocatorCache cache({});
+  sched::Snapshot s = OneNode(4);
+  // Pinned on slot 0 only now, back on 0 and 1 when restored: slot 1 looks free but is not.
+  LeftBy99(s, 1, sched::SessionState::kSidestepped, {0, 1}, {0, 0});
+  Queue(s, 2, 3, "compact");
+  auto plan = QueuePlanWithoutUndo(s, cache, "compact", false);
+  ASSERT_TRUE(plan) << plan.error().message();
+  EXPECT_TRUE(plan->actions.empty()) << "3 ranks fit only on the restoration's slot";
+  s.sessions.pop_back();
+  Queue(s, 3, 2, "compact");
+  plan = QueuePlanWithoutUndo(s, cache, "compact", false);
+  ASSERT_TRUE(plan) << plan.error().message();
+  ASSERT_EQ(Sessions<sched::SpawnAction>(*plan), std::vector<sched::SessionId>{3});
+  for (const sched::RankSlots& r : std::get<sched::SpawnAction>(plan->actions[0]).placement.ranks)
+    for (int pu : r.pus) EXPECT_GE(pu, 2);
+}
+
+TEST(QueuePlanWithoutUndo, NothingQueuedNothingToDo) {
+  AllocatorCache cache({});
+  sched::Snapshot s = OneNode(4);
+  LeftBy99(s, 1, sched::SessionState::kSuspended, {0, 1}, {0, 1});
+  auto plan = QueuePlanWithoutUndo(s, cache, "compact", false);
+  ASSERT_TRUE(plan);
+  EXPECT_TRUE(plan->actions.empty());
+}
+
 }  // namespace
 }  // namespace psched::daemon
