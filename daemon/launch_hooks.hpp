@@ -39,6 +39,13 @@ class LaunchHooks {
   // Called on each node of the session before its ranks fork. An error fails the
   // session (the launcher reports it with this node's id).
   virtual Result<void> SessionStarting(const SessionLaunchInfo& info) = 0;
+  // The same for a hook that waits on another thread (PMIx answers on its own): `done`
+  // runs once on the daemon's loop thread, possibly before this returns; the ranks
+  // fork only then. The default calls SessionStarting.
+  using StartDone = std::function<void(Result<void>)>;
+  virtual void SessionStartingAsync(const SessionLaunchInfo& info, StartDone done) {
+    done(SessionStarting(info));
+  }
   // Extra "NAME=value" entries for one local rank's environment.
   virtual Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) = 0;
   // One local rank was reaped (code: exit status or 128+signal). A hook may know

@@ -81,6 +81,8 @@ struct NodeService::LocalSession {
   std::vector<LocalRank> ranks;
   std::unique_ptr<StdinSink> stdin_sink;
   bool suspended = false;
+  bool starting = true;         // the launch hook has not answered yet
+  int killed_before_start = 0;  // a fatal signal that arrived meanwhile
 };
 
 NodeService::NodeService(event_base* base, int node, std::vector<int> real_pus, SendUp send_up)
@@ -114,23 +116,43 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
   if (info.local_ranks.empty()) return;
   std::sort(info.nodes.begin(), info.nodes.end());
   info.nodes.erase(std::unique(info.nodes.begin(), info.nodes.end()), info.nodes.end());
-  LocalSession& session = *s;
   sessions_[order.session] = std::move(s);
-  Result<void> hooked = hooks_ ? hooks_->SessionStarting(info) : Result<void>{};
+  // The hook may answer later (PMIx registration): the ranks fork then.
+  auto start = [this, order](Result<void> hooked) { StartRanks(order, std::move(hooked)); };
+  if (hooks_)
+    hooks_->SessionStartingAsync(info, std::move(start));
+  else
+    start({});
+}
+
+void NodeService::StartRanks(const proto::SpawnOrder& order, Result<void> hooked) {
+  LocalSession* found = Find(order.session);
+  if (found == nullptr || !found->starting) return;
+  LocalSession& session = *found;
+  session.starting = false;
   for (const auto& r : order.ranks) {
     if (r.node != node_) continue;
-    if (hooked) {
+    if (hooked && session.killed_before_start == 0) {
       StartRank(session, order, r);
       continue;
     }
     LocalRank failed;
     failed.rank = r.rank;
     failed.reaped = true;
-    failed.exit = {
-        order.session, r.rank, node_, 1, 0, "launch hook failed: " + hooked.error().ToString()};
+    if (session.killed_before_start != 0) {
+      int sig = session.killed_before_start;
+      failed.exit = {
+          order.session, r.rank, node_,
+          128 + sig,     sig,    "killed by signal " + std::to_string(sig) + " before it started"};
+    } else {
+      failed.exit = {
+          order.session, r.rank, node_, 1, 0, "launch hook failed: " + hooked.error().ToString()};
+    }
     send_up_(proto::MsgType::kSessionRankExited, proto::Json(failed.exit));
     session.ranks.push_back(std::move(failed));
   }
+  // Suspended while the hook worked: suspend the ranks that just started.
+  if (session.suspended) (void)Suspend(order.session);
   MaybeFinish(order.session);
 }
 
@@ -307,6 +329,8 @@ void NodeService::MaybeFinish(int64_t session) {
 void NodeService::Signal(int64_t session, int sig) {
   LocalSession* s = Find(session);
   if (s == nullptr) return;
+  if (s->starting && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
+    s->killed_before_start = sig;  // StartRanks reports its ranks as killed
   if (s->pgid > 0) kill(-s->pgid, sig);
   // A rank that left the group (setsid) still gets it directly.
   for (const LocalRank& r : s->ranks)

@@ -45,6 +45,8 @@ class NodeService {
   struct LocalRank;
   struct LocalSession;
 
+  // The ranks of a session whose launch hook has answered (`hooked`).
+  void StartRanks(const proto::SpawnOrder& order, Result<void> hooked);
   void StartRank(LocalSession& s, const proto::SpawnOrder& order, const proto::RankSpec& spec);
   std::vector<std::string> RankEnv(const proto::SpawnOrder& order, const proto::RankSpec& spec,
                                    int local_size);

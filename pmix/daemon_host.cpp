@@ -115,6 +115,12 @@ DaemonPmixHost::~DaemonPmixHost() {
 // --- LaunchHooks ----------------------------------------------------------------------
 
 Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& info) {
+  return Fail(Error(ErrorCode::kInternal,
+                    "PMIx: SessionStarting is asynchronous here (SessionStartingAsync)")
+                  .WithSession(info.session));
+}
+
+void DaemonPmixHost::SessionStartingAsync(const daemon::SessionLaunchInfo& info, StartDone done) {
   PmixSessionInfo si;
   si.session_id = info.session;
   si.nspace = info.nspace;
@@ -124,9 +130,9 @@ Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& in
   std::vector<bool> seen(info.size, false);
   for (const auto& r : info.ranks) {
     if (r.rank < 0 || r.rank >= info.size || seen[r.rank]) {
-      return Fail(Error(ErrorCode::kInvalidArgument,
-                        "PMIx: rank " + std::to_string(r.rank) + " is out of range or listed twice")
-                      .WithSession(info.session));
+      return done(Fail(Error(ErrorCode::kInvalidArgument, "PMIx: rank " + std::to_string(r.rank) +
+                                                              " is out of range or listed twice")
+                           .WithSession(info.session)));
     }
     seen[r.rank] = true;
     si.ranks[r.rank] = RankPlacement{r.node, r.local_rank};
@@ -137,7 +143,16 @@ Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& in
   const char* job = std::getenv("SLURM_JOB_ID");
   si.rm_jobid = job != nullptr ? job : "psched";
   si.rm_step_id = std::to_string(info.session);
-  if (auto r = server_->RegisterSession(si); !r) return Fail(r.error());
+  // Answered on the loop once PMIx has accepted the namespace and the local clients;
+  // meanwhile the loop serves everything else.
+  server_->RegisterSession(si, [this, info, si, done = std::move(done)](Result<void> r) {
+    if (!r) return done(Fail(r.error()));
+    Registered(info, si);
+    done({});
+  });
+}
+
+void DaemonPmixHost::Registered(const daemon::SessionLaunchInfo& info, const PmixSessionInfo& si) {
   nspaces_[info.session] = info.nspace;
   SessionKnown(info.session);
   // The session's first node tells every other node its layout, so that a later
@@ -158,7 +173,6 @@ Result<void> DaemonPmixHost::SessionStarting(const daemon::SessionLaunchInfo& in
     }
     broadcasters_.insert(info.session);
   }
-  return {};
 }
 
 void DaemonPmixHost::OnLayout(const std::string& data) {
@@ -167,10 +181,13 @@ void DaemonPmixHost::OnLayout(const std::string& data) {
   try {
     int64_t session = j->at("session").get<int64_t>();
     if (j->at("op") == "end") {
-      if (foreign_.erase(session) > 0) ForgetSession(session);
+      bool known = foreign_.erase(session) > 0;
+      if (foreign_pending_.erase(session) > 0 || known) ForgetSession(session);
       return;
     }
-    if (nspaces_.contains(session) || foreign_.contains(session)) return;
+    if (nspaces_.contains(session) || foreign_.contains(session) ||
+        foreign_pending_.contains(session))
+      return;
     PmixSessionInfo si;
     si.session_id = session;
     si.nspace = j->at("ns").get<std::string>();
@@ -180,13 +197,18 @@ void DaemonPmixHost::OnLayout(const std::string& data) {
       si.ranks.push_back({r.at(0).get<int>(), r.at(1).get<int>()});
     si.universe_size = si.ranks.size();
     si.rm_step_id = std::to_string(session);
-    // No local ranks: PMIx learns the namespace's shape only.
-    if (auto r = server_->RegisterSession(si); !r) {
-      std::fprintf(stderr, "psched pmix: %s\n", r.error().ToString().c_str());
-      return;
-    }
-    foreign_[session] = si.nspace;
-    SessionKnown(session);
+    // No local ranks: PMIx learns the namespace's shape only. An "end" arriving
+    // while PMIx still registers it drops the registration (no callback then).
+    foreign_pending_.insert(session);
+    server_->RegisterSession(si, [this, session, nspace = si.nspace](Result<void> r) {
+      foreign_pending_.erase(session);
+      if (!r) {
+        std::fprintf(stderr, "psched pmix: %s\n", r.error().ToString().c_str());
+        return;
+      }
+      foreign_[session] = nspace;
+      SessionKnown(session);
+    });
   } catch (const Json::exception& e) {
     std::fprintf(stderr, "psched pmix: malformed pmix.layout dropped: %s\n", e.what());
   }
@@ -233,6 +255,7 @@ void DaemonPmixHost::ClientFinalized(int64_t session, uint32_t rank) {
 void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
   // The finalize upcall was posted before the rank could exit: see it first.
   server_->queue().Drain();
+  server_->RankEnded(session, static_cast<uint32_t>(rank), code);
   auto it = in_mpi_.find(session);
   if (it == in_mpi_.end() || it->second.erase(static_cast<uint32_t>(rank)) == 0) return;
   // A non-zero exit already fails the session; a clean exit inside MPI would

@@ -50,7 +50,9 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   ~DaemonPmixHost() override;
 
   // daemon::LaunchHooks
+  // PMIx registration answers asynchronously: only SessionStartingAsync works here.
   Result<void> SessionStarting(const daemon::SessionLaunchInfo& info) override;
+  void SessionStartingAsync(const daemon::SessionLaunchInfo& info, StartDone done) override;
   Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
   void RankExited(int64_t session, int rank, int code) override;
   void SessionEnded(int64_t session) override;
@@ -88,6 +90,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void OnDmodexRequest(int from, const std::string& data);
   void OnJobControl(const std::string& data);
   void OnLayout(const std::string& data);
+  // A local session's namespace and clients are in PMIx: tell the other nodes.
+  void Registered(const daemon::SessionLaunchInfo& info, const PmixSessionInfo& si);
   void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);
   void OnReply(const std::string& data);
@@ -116,6 +120,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::map<int64_t, std::set<uint32_t>> in_mpi_;
   std::set<int64_t> broadcasters_;          // local sessions whose layout this node sent out
   std::map<int64_t, std::string> foreign_;  // sessions registered here without local ranks
+  std::set<int64_t> foreign_pending_;       // such sessions PMIx is still registering
   std::map<std::string, uint64_t> collective_seq_;
   // Collectives waiting on other nodes, per session: PMIx's callback is called
   // exactly once, by whichever comes first, the result or the session's end.

@@ -1,15 +1,15 @@
 #include "pmix/pmix_server.hpp"
 
+#include <event2/event.h>
 #include <pmix.h>
 #include <pmix_server.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "pmix/upcalls.hpp"
 
@@ -17,51 +17,6 @@ extern char** environ;
 
 namespace psched::pmix {
 namespace {
-
-// Waits for one pmix_op_cbfunc_t. Shared with the callback so a wait that timed
-// out leaves nothing dangling when PMIx answers late.
-struct OpWaiter {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false;
-  pmix_status_t status = PMIX_SUCCESS;
-};
-
-void OpWaiterDone(pmix_status_t status, void* cbdata) {
-  auto* holder = static_cast<std::shared_ptr<OpWaiter>*>(cbdata);
-  {
-    std::lock_guard lock((*holder)->mu);
-    (*holder)->done = true;
-    (*holder)->status = status;
-  }
-  (*holder)->cv.notify_all();
-  delete holder;
-}
-
-// Runs `start(cbfunc, cbdata)` and waits up to `timeout` for its callback.
-template <typename Start>
-Result<void> CallAndWait(const std::string& what, std::chrono::milliseconds timeout, Start start) {
-  auto waiter = std::make_shared<OpWaiter>();
-  auto* holder = new std::shared_ptr<OpWaiter>(waiter);
-  pmix_status_t rc = start(&OpWaiterDone, holder);
-  if (rc == PMIX_OPERATION_SUCCEEDED) {
-    delete holder;
-    return {};
-  }
-  if (rc != PMIX_SUCCESS) {
-    delete holder;
-    return Fail(ErrorCode::kInternal, what + ": " + PMIx_Error_string(rc));
-  }
-  std::unique_lock lock(waiter->mu);
-  if (!waiter->cv.wait_for(lock, timeout, [&] { return waiter->done; })) {
-    return Fail(ErrorCode::kTimeout,
-                what + ": no callback from PMIx within " + std::to_string(timeout.count()) + " ms");
-  }
-  if (waiter->status != PMIX_SUCCESS) {
-    return Fail(ErrorCode::kInternal, what + ": " + PMIx_Error_string(waiter->status));
-  }
-  return {};
-}
 
 // Builds a pmix_info_t array with PMIx's own list helpers (they copy every value).
 class InfoList {
@@ -87,7 +42,7 @@ class InfoList {
   void AddBool(const char* key, bool v) { Add(key, &v, PMIX_BOOL); }
 
   // Moves the list into `out` (a data array of pmix_info_t); caller destructs it.
-  Result<void> Convert(pmix_data_array_t* out) {
+  Result<void> Convert(pmix_data_array_t* out) const {
     if (status_ != PMIX_SUCCESS) {
       return Fail(ErrorCode::kInternal,
                   "PMIx_Info_list_add(" + failed_key_ + "): " + PMIx_Error_string(status_));
@@ -132,6 +87,37 @@ Result<void> MakeDir(const std::string& path) {
 
 }  // namespace
 
+// One asynchronous registration: the namespace, then every local client. Owned by
+// PmixServer::registering_ until it finishes (success, error or timeout) and by each
+// PMIx call still owed a callback: PMIx reads `info` until register_nspace answers,
+// so a registration PMIx never answers is leaked rather than freed under it.
+struct PmixServer::Registration {
+  PmixServer* server = nullptr;
+  SessionState state;
+  std::vector<uint32_t> local;
+  pmix_data_array_t info{};
+  bool info_built = false;
+  RegisterDone done;
+  event* timer = nullptr;
+  size_t clients_pending = 0;
+  bool finished = false;           // done has run (or the server dropped it)
+  bool nspace_registered = false;  // PMIx accepted the namespace
+  ~Registration() {
+    if (info_built) PMIx_Data_array_destruct(&info);
+  }
+};
+
+namespace {
+
+// What travels through PMIx's cbdata: one reference to the registration and
+// which call answered (-1: the namespace, else the client's rank).
+struct RegistrationStep {
+  std::shared_ptr<PmixServer::Registration> reg;
+  int64_t rank;
+};
+
+}  // namespace
+
 bool PmixServer::IsInheritedPmixVariable(std::string_view name) {
   return name.starts_with("PMIX_") && !name.starts_with("PMIX_MCA_");
 }
@@ -145,7 +131,7 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
   }
   if (options.hostname.empty())
     return Fail(ErrorCode::kInvalidArgument, "PMIx server: empty hostname");
-  std::unique_ptr<PmixServer> server(new PmixServer(std::move(options), services));
+  std::unique_ptr<PmixServer> server(new PmixServer(std::move(options), base, services));
   const auto& opt = server->options_;
   for (const auto& dir : {opt.tmpdir, opt.tmpdir + "/pmix", opt.tmpdir + "/vader"}) {
     if (auto r = MakeDir(dir); !r) return Fail(r.error().Wrap("PMIx server init"));
@@ -198,6 +184,14 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
 }
 
 PmixServer::~PmixServer() {
+  // Registrations in flight end without their `done`: the caller is going away too.
+  for (auto& [id, reg] : registering_) {
+    reg->finished = true;
+    reg->done = nullptr;
+    if (reg->timer != nullptr) event_free(reg->timer);
+    reg->timer = nullptr;
+  }
+  registering_.clear();
   if (initialized_) {
     // Joins PMIx's progress thread: no upcall can run after this.
     PMIx_server_finalize();
@@ -221,34 +215,12 @@ const PmixServer::SessionState* PmixServer::FindByNspace(const std::string& nspa
   return nullptr;
 }
 
-Result<void> PmixServer::RegisterSession(const PmixSessionInfo& si) {
-  auto fail = [&](Error e) {
-    return Fail(e.Wrap("registering PMIx namespace " + si.nspace)
-                    .WithSession(si.session_id)
-                    .WithNode(options_.node_index));
-  };
-  if (auto r = ValidateSessionInfo(si); !r) return fail(r.error());
-  if (si.this_node != options_.node_index) {
-    return fail(Error(ErrorCode::kInvalidArgument,
-                      "session is laid out for node " + std::to_string(si.this_node)));
-  }
-  if (sessions_.contains(si.session_id) || FindByNspace(si.nspace) != nullptr) {
-    return fail(Error(ErrorCode::kInvalidArgument, "session or namespace already registered"));
-  }
-  auto node_map = GenerateMap("PMIx_generate_regex", NodeListCsv(si), &PMIx_generate_regex);
-  if (!node_map) return fail(node_map.error());
-  auto proc_map = GenerateMap("PMIx_generate_ppn", ProcMapList(si), &PMIx_generate_ppn);
-  if (!proc_map) return fail(proc_map.error());
-
+Result<void> PmixServer::BuildNspaceInfo(const PmixSessionInfo& si,
+                                         const std::map<uint32_t, uint32_t>& node_rank,
+                                         const std::string& node_map, const std::string& proc_map,
+                                         pmix_data_array_t* out) const {
   const std::vector<int> job_nodes = JobNodes(si);
   const std::vector<uint32_t> local = RanksOnNode(si, si.this_node);
-  SessionState state{si, {}};
-  std::vector<uint32_t> node_ranks = AcquireNodeRanks(local.size());
-  for (size_t i = 0; i < local.size(); ++i) state.node_rank[local[i]] = node_ranks[i];
-  auto release_node_ranks = [&] {
-    for (uint32_t r : node_ranks) node_ranks_in_use_.erase(r);
-  };
-
   const uint32_t size = si.ranks.size();
   InfoList info;
   info.AddU32(PMIX_UNIV_SIZE, si.universe_size);
@@ -256,8 +228,8 @@ Result<void> PmixServer::RegisterSession(const PmixSessionInfo& si) {
   info.AddU32(PMIX_MAX_PROCS, si.universe_size);
   info.AddString(PMIX_JOBID, si.nspace);
   info.AddU32(PMIX_NUM_NODES, job_nodes.size());
-  info.Add(PMIX_NODE_MAP, node_map->c_str(), PMIX_REGEX);
-  info.Add(PMIX_PROC_MAP, proc_map->c_str(), PMIX_REGEX);
+  info.Add(PMIX_NODE_MAP, node_map.c_str(), PMIX_REGEX);
+  info.Add(PMIX_PROC_MAP, proc_map.c_str(), PMIX_REGEX);
   info.AddU32(PMIX_JOB_NUM_APPS, 1);
   info.AddU32(PMIX_APPNUM, 0);
   info.AddRank(PMIX_APPLDR, 0);
@@ -288,57 +260,171 @@ Result<void> PmixServer::RegisterSession(const PmixSessionInfo& si) {
     proc.AddU16(PMIX_LOCAL_RANK, si.ranks[r].local_rank);
     proc.AddU32(PMIX_NODEID, si.ranks[r].node);
     proc.AddString(PMIX_HOSTNAME, si.hostnames[si.ranks[r].node]);
-    if (auto it = state.node_rank.find(r); it != state.node_rank.end()) {
+    if (auto it = node_rank.find(r); it != node_rank.end()) {
       proc.AddU16(PMIX_NODE_RANK, it->second);
     } else {
       // Other nodes pick their own node ranks; the local rank is a consistent stand-in.
       proc.AddU16(PMIX_NODE_RANK, si.ranks[r].local_rank);
     }
     pmix_data_array_t darr;
-    if (auto c = proc.Convert(&darr); !c) {
-      release_node_ranks();
-      return fail(c.error());
-    }
+    if (auto c = proc.Convert(&darr); !c) return Fail(c.error());
     info.Add(PMIX_PROC_DATA, &darr, PMIX_DATA_ARRAY);
     PMIx_Data_array_destruct(&darr);
   }
-  pmix_data_array_t arr;
-  if (auto c = info.Convert(&arr); !c) {
-    release_node_ranks();
-    return fail(c.error());
+  return info.Convert(out);
+}
+
+void PmixServer::RegisterSession(const PmixSessionInfo& si, RegisterDone done) {
+  auto fail = [&](Error e) {
+    done(Fail(e.Wrap("registering PMIx namespace " + si.nspace)
+                  .WithSession(si.session_id)
+                  .WithNode(options_.node_index)));
+  };
+  if (auto r = ValidateSessionInfo(si); !r) return fail(r.error());
+  if (si.this_node != options_.node_index) {
+    return fail(Error(ErrorCode::kInvalidArgument,
+                      "session is laid out for node " + std::to_string(si.this_node)));
   }
+  if (sessions_.contains(si.session_id) || registering_.contains(si.session_id) ||
+      FindByNspace(si.nspace) != nullptr) {
+    return fail(Error(ErrorCode::kInvalidArgument, "session or namespace already registered"));
+  }
+  for (const auto& [id, pending] : registering_) {
+    if (pending->state.info.nspace == si.nspace)
+      return fail(Error(ErrorCode::kInvalidArgument, "namespace already being registered"));
+  }
+  auto node_map = GenerateMap("PMIx_generate_regex", NodeListCsv(si), &PMIx_generate_regex);
+  if (!node_map) return fail(node_map.error());
+  auto proc_map = GenerateMap("PMIx_generate_ppn", ProcMapList(si), &PMIx_generate_ppn);
+  if (!proc_map) return fail(proc_map.error());
+
+  auto reg = std::make_shared<Registration>();
+  reg->server = this;
+  reg->state.info = si;
+  reg->local = RanksOnNode(si, si.this_node);
+  std::vector<uint32_t> node_ranks = AcquireNodeRanks(reg->local.size());
+  for (size_t i = 0; i < reg->local.size(); ++i)
+    reg->state.node_rank[reg->local[i]] = node_ranks[i];
+  if (auto b = BuildNspaceInfo(si, reg->state.node_rank, *node_map, *proc_map, &reg->info); !b) {
+    for (uint32_t r : node_ranks) node_ranks_in_use_.erase(r);
+    return fail(b.error());
+  }
+  reg->info_built = true;
+  reg->done = std::move(done);
+  registering_[si.session_id] = reg;
+
+  reg->timer = evtimer_new(base_, &PmixServer::OnRegistrationTimeout, reg.get());
+  const auto limit = options_.callback_timeout;
+  timeval tv{static_cast<time_t>(limit.count() / 1000),
+             static_cast<suseconds_t>((limit.count() % 1000) * 1000)};
+  if (reg->timer != nullptr) evtimer_add(reg->timer, &tv);
+
   pmix_nspace_t ns;
   PMIX_LOAD_NSPACE(ns, si.nspace.c_str());
-  auto registered = CallAndWait("PMIx_server_register_nspace", options_.callback_timeout,
-                                [&](pmix_op_cbfunc_t cb, void* cbdata) {
-                                  return PMIx_server_register_nspace(
-                                      ns, local.size(), static_cast<pmix_info_t*>(arr.array),
-                                      arr.size, cb, cbdata);
-                                });
-  if (!registered) {
-    // On a timeout PMIx may still read the array later: leak it rather than free it under PMIx.
-    if (registered.error().code() != ErrorCode::kTimeout) PMIx_Data_array_destruct(&arr);
-    release_node_ranks();
-    return fail(registered.error());
+  auto* step = new RegistrationStep{reg, -1};
+  pmix_status_t rc =
+      PMIx_server_register_nspace(ns, reg->local.size(), static_cast<pmix_info_t*>(reg->info.array),
+                                  reg->info.size, &PmixServer::OnPmixOp, step);
+  if (rc == PMIX_OPERATION_SUCCEEDED) {
+    delete step;
+    return RegistrationStepDone(reg, -1, PMIX_SUCCESS);
   }
-  PMIx_Data_array_destruct(&arr);
+  if (rc != PMIX_SUCCESS) {
+    delete step;
+    return RegistrationStepDone(reg, -1, rc);
+  }
+}
 
-  for (uint32_t r : local) {
+void PmixServer::OnPmixOp(pmix_status_t status, void* cbdata) {
+  // PMIx's progress thread: hand the answer to the loop.
+  auto* step = static_cast<RegistrationStep*>(cbdata);
+  std::shared_ptr<Registration> reg = std::move(step->reg);
+  const int64_t rank = step->rank;
+  delete step;
+  PmixServer* server = reg->server;
+  server->queue().Post(
+      [server, reg, rank, status] { server->RegistrationStepDone(reg, rank, status); });
+}
+
+void PmixServer::RegistrationStepDone(const std::shared_ptr<Registration>& reg, int64_t rank,
+                                      pmix_status_t status) {
+  const PmixSessionInfo& si = reg->state.info;
+  if (rank < 0 && status == PMIX_SUCCESS) reg->nspace_registered = true;
+  if (reg->finished) {
+    // Answered after a timeout (or after the session was dropped): PMIx now holds
+    // a namespace nobody will use. Purge it once, when its own answer arrives.
+    if (rank < 0 && status == PMIX_SUCCESS) PurgeNamespace(si.nspace);
+    return;
+  }
+  auto fail = [&](Error e) {
+    FinishRegistration(reg, Fail(e.Wrap("registering PMIx namespace " + si.nspace)
+                                     .WithSession(si.session_id)
+                                     .WithNode(options_.node_index)));
+  };
+  if (status != PMIX_SUCCESS) {
+    std::string what = rank < 0 ? "PMIx_server_register_nspace"
+                                : "PMIx_server_register_client(rank " + std::to_string(rank) + ")";
+    return fail(Error(ErrorCode::kInternal, what + ": " + PMIx_Error_string(status)));
+  }
+  if (rank >= 0) {
+    if (--reg->clients_pending == 0) FinishRegistration(reg, {});
+    return;
+  }
+  if (reg->local.empty()) return FinishRegistration(reg, {});
+  // The namespace is in: register every local client at once.
+  reg->clients_pending = reg->local.size();
+  for (uint32_t r : reg->local) {
     pmix_proc_t proc;
     PMIX_LOAD_PROCID(&proc, si.nspace.c_str(), r);
-    auto client = CallAndWait("PMIx_server_register_client(rank " + std::to_string(r) + ")",
-                              options_.callback_timeout, [&](pmix_op_cbfunc_t cb, void* cbdata) {
-                                return PMIx_server_register_client(&proc, geteuid(), getegid(),
-                                                                   nullptr, cb, cbdata);
-                              });
-    if (!client) {
-      sessions_.emplace(si.session_id, std::move(state));
-      DeregisterSession(si.session_id);
-      return fail(client.error());
+    auto* step = new RegistrationStep{reg, r};
+    pmix_status_t rc = PMIx_server_register_client(&proc, geteuid(), getegid(), nullptr,
+                                                   &PmixServer::OnPmixOp, step);
+    if (rc == PMIX_SUCCESS) continue;
+    delete step;
+    if (rc == PMIX_OPERATION_SUCCEEDED) {
+      if (--reg->clients_pending == 0) return FinishRegistration(reg, {});
+      continue;
     }
+    return fail(Error(ErrorCode::kInternal, "PMIx_server_register_client(rank " +
+                                                std::to_string(r) + "): " + PMIx_Error_string(rc)));
   }
-  sessions_.emplace(si.session_id, std::move(state));
-  return {};
+}
+
+void PmixServer::OnRegistrationTimeout(int, short, void* arg) {
+  auto* raw = static_cast<Registration*>(arg);
+  PmixServer* server = raw->server;
+  auto it = server->registering_.find(raw->state.info.session_id);
+  if (it == server->registering_.end() || it->second.get() != raw) return;
+  std::shared_ptr<Registration> reg = it->second;
+  const auto& si = reg->state.info;
+  server->FinishRegistration(
+      reg,
+      Fail(Error(ErrorCode::kTimeout,
+                 "registering PMIx namespace " + si.nspace + ": no callback from PMIx within " +
+                     std::to_string(server->options_.callback_timeout.count()) + " ms")
+               .WithSession(si.session_id)
+               .WithNode(server->options_.node_index)));
+}
+
+void PmixServer::FinishRegistration(const std::shared_ptr<Registration>& reg, Result<void> r) {
+  if (reg->finished) return;
+  reg->finished = true;
+  if (reg->timer != nullptr) {
+    event_free(reg->timer);
+    reg->timer = nullptr;
+  }
+  const int64_t id = reg->state.info.session_id;
+  registering_.erase(id);
+  if (r) {
+    sessions_.emplace(id, reg->state);
+  } else {
+    for (const auto& [rank, node_rank] : reg->state.node_rank) node_ranks_in_use_.erase(node_rank);
+    // A namespace PMIx accepted before a client failed is purged now; one it has
+    // not answered yet is purged when it does (RegistrationStepDone).
+    if (reg->nspace_registered) PurgeNamespace(reg->state.info.nspace);
+  }
+  RegisterDone done = std::move(reg->done);
+  if (done) done(std::move(r));
 }
 
 Result<EnvList> PmixServer::RankEnvironment(int64_t session, uint32_t rank) {
@@ -390,24 +476,71 @@ Result<EnvList> PmixServer::RankEnvironment(int64_t session, uint32_t rank) {
   return out;
 }
 
+void PmixServer::RankConnected(int64_t session, uint32_t rank) {
+  if (auto it = sessions_.find(session); it != sessions_.end()) it->second.connected.insert(rank);
+}
+
+void PmixServer::RankEnded(int64_t session, uint32_t rank, int code) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end() || !it->second.node_rank.contains(rank)) return;
+  SessionState& s = it->second;
+  // The connect upcall comes after PMIx's last handshake write: a rank seen connected
+  // got through it. A rank that exits on its own does not vanish mid-handshake; one
+  // killed by a signal (its own death or the session's kill) may have.
+  if (code > 128 && !s.connected.contains(rank) && s.killed_unconnected < 0)
+    s.killed_unconnected = static_cast<int>(rank);
+}
+
 void PmixServer::DeregisterSession(int64_t session) {
+  if (auto pending = registering_.find(session); pending != registering_.end()) {
+    // Still registering: give up on it (PMIx's late answer purges the namespace).
+    std::shared_ptr<Registration> reg = pending->second;
+    reg->done = nullptr;
+    FinishRegistration(reg, Fail(ErrorCode::kNotFound, "session ended while registering"));
+    return;
+  }
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
-  pmix_nspace_t ns;
-  PMIX_LOAD_NSPACE(ns, it->second.info.nspace.c_str());
+  const int suspect = it->second.killed_unconnected;
+  const std::string nspace = it->second.info.nspace;
   for (const auto& [rank, node_rank] : it->second.node_rank) node_ranks_in_use_.erase(node_rank);
   sessions_.erase(it);
-  // Deregistering purges the clients too. A failure here leaves PMIx with a stale
-  // namespace that a unique nspace never reuses: report and go on.
-  auto r = CallAndWait("PMIx_server_deregister_nspace", options_.callback_timeout,
-                       [&](pmix_op_cbfunc_t cb, void* cbdata) {
-                         PMIx_server_deregister_nspace(ns, cb, cbdata);
-                         return PMIX_SUCCESS;
-                       });
-  if (!r) {
-    std::fprintf(stderr, "psched pmix: node %d: %s\n", options_.node_index,
-                 r.error().ToString().c_str());
+  if (suspect >= 0) {
+    // See the header: purging this namespace could corrupt PMIx's heap (the libpmix
+    // 4.2.2 double release) and hang its progress thread. Unique nspaces are never
+    // reused, so leaving it costs memory only.
+    ++quarantined_;
+    std::fprintf(stderr,
+                 "psched pmix: node %d: session %ld: rank %d was killed before its PMIx "
+                 "handshake completed; namespace %s stays registered (libpmix 4.2.2 "
+                 "connection-handler double release)\n",
+                 options_.node_index, static_cast<long>(session), suspect, nspace.c_str());
+    return;
   }
+  PurgeNamespace(nspace);
+}
+
+void PmixServer::PurgeNamespace(const std::string& nspace) {
+  // Deregistering purges the clients too; nothing waits for it. A failure leaves
+  // PMIx with a stale namespace that a unique nspace never reuses: reported.
+  struct Purge {
+    PmixServer* server;
+    std::string nspace;
+  };
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, nspace.c_str());
+  PMIx_server_deregister_nspace(
+      ns,
+      [](pmix_status_t status, void* cbdata) {
+        auto* p = static_cast<Purge*>(cbdata);
+        if (status != PMIX_SUCCESS) {
+          std::fprintf(stderr, "psched pmix: node %d: PMIx_server_deregister_nspace(%s): %s\n",
+                       p->server->options_.node_index, p->nspace.c_str(),
+                       PMIx_Error_string(status));
+        }
+        delete p;
+      },
+      new Purge{this, nspace});
 }
 
 ProcsLocation PmixServer::Locate(const std::vector<ProcName>& procs) const {

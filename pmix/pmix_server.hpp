@@ -2,7 +2,8 @@
 // server library so Open MPI ranks started without mpirun find their peers.
 //
 // Life of a session on a node: RegisterSession (namespace with the full key set
-// Open MPI 4.1 needs, then the local clients) -> RankEnvironment per local rank,
+// Open MPI 4.1 needs, then the local clients; asynchronous, answered on the event
+// loop, bounded by a timeout) -> RankEnvironment per local rank,
 // merged into the rank's environment before fork/exec -> DeregisterSession.
 // Upcalls arrive on PMIx's progress thread; upcalls.cpp copies them into an
 // UpcallQueue and this class handles them on the event-loop thread by calling
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -25,6 +27,9 @@
 #include "pmix/upcall_queue.hpp"
 
 struct event_base;
+struct pmix_data_array;
+typedef struct pmix_data_array pmix_data_array_t;
+typedef int pmix_status_t;
 
 namespace psched::pmix {
 
@@ -34,7 +39,7 @@ struct PmixServerOptions {
   int node_index = 0;    // this node's index in the allocation
   // Emulated nodes on one host: Open MPI's TCP BTL must use loopback (it skips 127/8).
   bool loopback_tcp = false;
-  // Bound on every wait for a PMIx callback (register/deregister).
+  // Bound on the wait for PMIx to answer a session's registration.
   std::chrono::milliseconds callback_timeout{10000};
 };
 
@@ -58,15 +63,34 @@ class PmixServer {
   PmixServer(const PmixServer&) = delete;
   PmixServer& operator=(const PmixServer&) = delete;
 
-  // Registers the namespace and this node's clients; waits (bounded) for PMIx.
-  Result<void> RegisterSession(const PmixSessionInfo& info);
+  // Registers the namespace and this node's clients without blocking: `done` runs on
+  // the event-loop thread (or at once for bad input) when PMIx has accepted them all,
+  // or with an error, kTimeout when PMIx has not answered within
+  // options.callback_timeout (that session only; a late answer purges its namespace).
+  using RegisterDone = std::function<void(Result<void>)>;
+  void RegisterSession(const PmixSessionInfo& info, RegisterDone done);
 
   // Variables to add to the environment of a local rank of a registered session:
   // PMIx_server_setup_fork's plus the SLURM_* / OMPI_MCA_* ones Open MPI 4.1 needs.
   Result<EnvList> RankEnvironment(int64_t session, uint32_t rank);
 
-  // Purges the namespace from PMIx and frees its node ranks. Unknown sessions are ignored.
+  // A local rank completed PMIx's connection handshake (the client_connected upcall).
+  void RankConnected(int64_t session, uint32_t rank);
+  // A local rank was reaped; `code` is its exit status or 128+signal. A rank killed
+  // before its handshake completed may have been killed inside it: see DeregisterSession.
+  void RankEnded(int64_t session, uint32_t rank, int code);
+
+  // Purges the namespace from PMIx (not waiting for it) and frees its node ranks; a
+  // registration still in flight is dropped without calling its `done`. Unknown
+  // sessions are ignored.
+  // A session one of whose ranks was killed before its handshake completed keeps its
+  // namespace in PMIx (quarantined, a few KB): libpmix 4.2.2's connection handler, when
+  // the client vanishes mid-handshake, releases the rank's record twice while it is
+  // still listed in the namespace (ptl_base_connection_hdlr.c, error path), and purging
+  // that namespace later writes through the freed record and corrupts PMIx's heap.
   void DeregisterSession(int64_t session);
+  // Namespaces left registered by DeregisterSession for that reason.
+  size_t quarantined() const { return quarantined_; }
 
   // Answers a peer daemon's direct-modex request for a local rank
   // (PMIx_server_dmodex_request); `done` runs on the event-loop thread.
@@ -83,26 +107,43 @@ class PmixServer {
   // reach a rank or the server (PMIX_* except PMIX_MCA_*).
   static bool IsInheritedPmixVariable(std::string_view name);
 
+  struct Registration;  // one registration in flight (pmix_server.cpp)
+
  private:
   friend class Upcalls;
   struct SessionState {
     PmixSessionInfo info;
     std::map<uint32_t, uint32_t> node_rank;  // local global-rank -> node rank
+    std::set<uint32_t> connected;            // local ranks past PMIx's handshake
+    int killed_unconnected = -1;             // a rank killed before that, or -1
   };
 
-  PmixServer(PmixServerOptions options, PmixHostServices* services)
-      : options_(std::move(options)), services_(services) {}
+  PmixServer(PmixServerOptions options, event_base* base, PmixHostServices* services)
+      : options_(std::move(options)), base_(base), services_(services) {}
 
   const SessionState* FindByNspace(const std::string& nspace) const;
+  Result<void> BuildNspaceInfo(const PmixSessionInfo& si,
+                               const std::map<uint32_t, uint32_t>& node_rank,
+                               const std::string& node_map, const std::string& proc_map,
+                               pmix_data_array_t* out) const;
+  static void OnPmixOp(pmix_status_t status, void* cbdata);  // PMIx's progress thread
+  static void OnRegistrationTimeout(int fd, short what, void* arg);
+  void RegistrationStepDone(const std::shared_ptr<Registration>& reg, int64_t rank,
+                            pmix_status_t status);
+  void FinishRegistration(const std::shared_ptr<Registration>& reg, Result<void> r);
+  void PurgeNamespace(const std::string& nspace);
   std::vector<uint32_t> AcquireNodeRanks(size_t count);
 
   PmixServerOptions options_;
+  event_base* base_;
   PmixHostServices* services_;
   std::unique_ptr<UpcallQueue> queue_;
   bool initialized_ = false;
   std::map<int64_t, SessionState> sessions_;
+  std::map<int64_t, std::shared_ptr<Registration>> registering_;
   std::set<uint32_t> node_ranks_in_use_;
   uint32_t next_tool_id_ = 0;
+  size_t quarantined_ = 0;
 };
 
 }  // namespace psched::pmix

@@ -149,8 +149,10 @@ std::vector<int64_t> Upcalls::SessionsOf(PmixServer* server, const std::vector<P
 pmix_status_t Upcalls::ClientConnected(const pmix_proc_t* proc, void*, pmix_op_cbfunc_t, void*) {
   return Guard("client_connected", [&](PmixServer* server) {
     server->queue().Post([server, p = Name(*proc)] {
-      if (int64_t s = SessionOf(server, p.nspace); s >= 0)
+      if (int64_t s = SessionOf(server, p.nspace); s >= 0) {
+        server->RankConnected(s, p.rank);
         server->services_->ClientConnected(s, p.rank);
+      }
     });
     return PMIX_OPERATION_SUCCEEDED;
   });

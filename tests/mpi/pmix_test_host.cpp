@@ -18,9 +18,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <pmix_server.h>
 
 #include "pmix/local_host_services.hpp"
 #include "pmix/pmix_server.hpp"
@@ -50,6 +53,10 @@ struct Host {
   int abort_status = -1;
   bool any_failure = false;
   bool timed_out = false;
+  int registering = 0;   // registrations PMIx has not answered yet
+  bool starting = true;  // sessions of the command line still to start
+
+  bool Finished() const { return !starting && registering == 0 && AllExited(); }
 
   Rank* Find(int64_t session, uint32_t rank) {
     for (auto& r : ranks) {
@@ -94,6 +101,8 @@ void OnSigchld(int, short, void* arg) {
       if (r.pid != pid) continue;
       r.exited = true;
       r.status = status;
+      host->server->RankEnded(r.session, r.rank,
+                              WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status));
       if (Failed(r) && !host->session_failed[r.session]) {
         std::fprintf(stderr, "pmix-test-host: session %ld: rank %u %s; killing the session\n",
                      static_cast<long>(r.session), r.rank, Describe(r).c_str());
@@ -102,7 +111,7 @@ void OnSigchld(int, short, void* arg) {
       }
     }
   }
-  if (host->AllExited()) event_base_loopbreak(host->base);
+  if (host->Finished()) event_base_loopbreak(host->base);
 }
 
 void OnTimeout(int, short, void* arg) {
@@ -154,28 +163,56 @@ pid_t ForkRank(const std::vector<std::string>& argv, const psched::pmix::EnvList
   return pid;
 }
 
-// Registers `info` with the server and forks its ranks running `argv`, each with
-// the PMIx environment plus `extra`. Returns false (and reports) on failure.
-bool StartSession(Host& host, const psched::pmix::PmixSessionInfo& info,
-                  const std::vector<std::string>& argv, const psched::pmix::EnvList& extra) {
-  if (auto reg = host.server->RegisterSession(info); !reg) {
-    std::fprintf(stderr, "pmix-test-host: %s\n", reg.error().ToString().c_str());
-    return false;
-  }
-  for (uint32_t r = 0; r < info.ranks.size(); ++r) {
-    auto env = host.server->RankEnvironment(info.session_id, r);
-    if (!env) {
-      std::fprintf(stderr, "pmix-test-host: %s\n", env.error().ToString().c_str());
-      return false;
-    }
-    env->insert(env->end(), extra.begin(), extra.end());
-    // Lets one program play different roles in concurrent sessions.
-    env->emplace_back("PSCHED_TEST_SESSION", std::to_string(info.session_id));
-    Rank rk{info.session_id, r};
-    rk.pid = ForkRank(argv, *env);
-    host.ranks.push_back(rk);
-  }
-  return true;
+// Registers `info` with the server (asynchronously: the loop keeps running) and then
+// forks its ranks running `argv`, each with the PMIx environment plus `extra`.
+// `then(ok)` runs once the ranks are forked or the session failed (reported).
+void StartSession(Host& host, const psched::pmix::PmixSessionInfo& info,
+                  const std::vector<std::string>& argv, const psched::pmix::EnvList& extra,
+                  std::function<void(bool)> then) {
+  ++host.registering;
+  host.server->RegisterSession(
+      info, [&host, info, argv, extra, then = std::move(then)](psched::Result<void> reg) {
+        --host.registering;
+        if (!reg) {
+          std::fprintf(stderr, "pmix-test-host: session %ld: %s\n",
+                       static_cast<long>(info.session_id), reg.error().ToString().c_str());
+          host.any_failure = true;
+          return then(false);
+        }
+        for (uint32_t r = 0; r < info.ranks.size(); ++r) {
+          auto env = host.server->RankEnvironment(info.session_id, r);
+          if (!env) {
+            std::fprintf(stderr, "pmix-test-host: %s\n", env.error().ToString().c_str());
+            host.any_failure = true;
+            return then(false);
+          }
+          env->insert(env->end(), extra.begin(), extra.end());
+          // Lets one program play different roles in concurrent sessions.
+          env->emplace_back("PSCHED_TEST_SESSION", std::to_string(info.session_id));
+          Rank rk{info.session_id, r};
+          rk.pid = ForkRank(argv, *env);
+          host.ranks.push_back(rk);
+        }
+        then(true);
+      });
+}
+
+// Blocks PMIx's progress thread (inside a callback PMIx runs there) until `release_fd`
+// becomes readable: everything queued behind it, such as a registration, waits.
+void StallPmix(int release_fd) {
+  pmix_nspace_t ns;
+  PMIX_LOAD_NSPACE(ns, "pmix-test-host-stall");
+  auto* fd = new int(release_fd);
+  PMIx_server_deregister_nspace(
+      ns,
+      [](pmix_status_t, void* cbdata) {
+        int* f = static_cast<int*>(cbdata);
+        char c;
+        while (read(*f, &c, 1) < 0 && errno == EINTR) {
+        }
+        delete f;
+      },
+      fd);
 }
 
 size_t LiveRanks(const Host& host) {
@@ -184,8 +221,28 @@ size_t LiveRanks(const Host& host) {
   return n;
 }
 
-int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_connect,
-        const std::vector<std::string>& setenv_list, const std::vector<std::string>& argv) {
+struct Options {
+  int nranks = 2;
+  int nsessions = 1;
+  int universe = 0;
+  double timeout_s = 60;
+  int kill_on_connect = -1;
+  int register_timeout_ms = 10000;
+  int stall_session = 0;  // block PMIx's progress thread while registering this session
+  std::vector<std::string> setenv_list;
+};
+
+// Counts the loop's turns while PMIx is stalled: proof that registering does not block it.
+struct Heartbeat {
+  event* ev = nullptr;
+  int turns = 0;
+  static void OnTick(int, short, void* arg) { ++static_cast<Heartbeat*>(arg)->turns; }
+};
+
+int Run(const Options& o, const std::vector<std::string>& argv) {
+  const int nranks = o.nranks, nsessions = o.nsessions, universe = o.universe;
+  const double timeout_s = o.timeout_s;
+  const auto& setenv_list = o.setenv_list;
   char tmpl[] = "/tmp/psched-pmix-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
     std::fprintf(stderr, "pmix-test-host: mkdtemp: %s\n", strerror(errno));
@@ -197,7 +254,7 @@ int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_c
 
   Host host;
   host.base = event_base_new();
-  host.kill_on_connect = kill_on_connect;
+  host.kill_on_connect = o.kill_on_connect;
   psched::pmix::LocalHostServices::Hooks hooks;
   hooks.client_connected = [&](int64_t s, uint32_t r) {
     Rank* rk = host.Find(s, r);
@@ -260,19 +317,22 @@ int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_c
       auto eq = kv.find('=');
       if (eq != std::string::npos) extra.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     }
-    if (!StartSession(host, info, child_argv, extra)) {
-      done(psched::Fail(psched::ErrorCode::kInternal, "spawn: starting the children failed"));
-      return;
-    }
-    std::fprintf(stderr, "pmix-test-host: spawned %d child(ren) as session %ld\n", app.max_procs,
-                 static_cast<long>(info.session_id));
-    done(info.nspace);
+    StartSession(host, info, child_argv, extra, [info, n = app.max_procs, done](bool ok) {
+      if (!ok) {
+        done(psched::Fail(psched::ErrorCode::kInternal, "spawn: starting the children failed"));
+        return;
+      }
+      std::fprintf(stderr, "pmix-test-host: spawned %d child(ren) as session %ld\n", n,
+                   static_cast<long>(info.session_id));
+      done(info.nspace);
+    });
   };
   psched::pmix::LocalHostServices services(host.base, hooks);
 
   psched::pmix::PmixServerOptions opt;
   opt.tmpdir = tmpdir;
   opt.hostname = hostname;
+  opt.callback_timeout = std::chrono::milliseconds(o.register_timeout_ms);
   auto server = PmixServer::Init(opt, host.base, &services);
   if (!server) {
     std::fprintf(stderr, "pmix-test-host: %s\n", server.error().ToString().c_str());
@@ -286,17 +346,41 @@ int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_c
              static_cast<suseconds_t>((timeout_s - (time_t)timeout_s) * 1e6)};
   event_add(timer, &tv);
 
-  int rc = 0;
-  for (int s = 1; s <= nsessions && rc == 0; ++s) {
-    if (!StartSession(host, session_info(s, nranks), argv, user_env)) rc = 1;
-  }
-  if (rc != 0) {
-    for (auto& r : host.ranks) kill(r.pid, SIGKILL);
-  }
-  if (!host.ranks.empty()) {
-    OnSigchld(0, 0, &host);  // children that exited before the handler was armed
-    if (!host.AllExited()) event_base_dispatch(host.base);
-  }
+  // The command line's sessions start one after the other, each once the previous
+  // one's registration has been answered; everything else runs meanwhile.
+  int stall_pipe[2] = {-1, -1};
+  Heartbeat heartbeat;
+  std::function<void(int)> start_from = [&](int s) {
+    if (s > nsessions) {
+      host.starting = false;
+      if (host.Finished()) event_base_loopbreak(host.base);
+      return;
+    }
+    if (s == o.stall_session) {
+      if (pipe(stall_pipe) != 0) {
+        std::fprintf(stderr, "pmix-test-host: pipe: %s\n", strerror(errno));
+        host.any_failure = true;
+        return start_from(s + 1);
+      }
+      StallPmix(stall_pipe[0]);
+      heartbeat.ev = event_new(host.base, -1, EV_PERSIST, &Heartbeat::OnTick, &heartbeat);
+      timeval tick{0, 20000};
+      event_add(heartbeat.ev, &tick);
+    }
+    StartSession(host, session_info(s, nranks), argv, user_env, [&, s](bool) {
+      if (s == o.stall_session) {
+        std::fprintf(stderr, "pmix-test-host: loop turns while PMIx was stalled: %d\n",
+                     heartbeat.turns);
+        event_free(heartbeat.ev);
+        heartbeat.ev = nullptr;
+        (void)!write(stall_pipe[1], "x", 1);  // let PMIx's thread go on
+      }
+      start_from(s + 1);
+    });
+  };
+  start_from(1);
+  OnSigchld(0, 0, &host);  // children that exited before the handler was armed
+  if (!host.Finished()) event_base_dispatch(host.base);
   for (const auto& r : host.ranks) {
     std::fprintf(stderr, "pmix-test-host: session %ld rank %u: %s%s\n",
                  static_cast<long>(r.session), r.rank, Describe(r).c_str(),
@@ -310,9 +394,10 @@ int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_c
   event_free(timer);
   event_free(sigchld);
   server->reset();
+  for (int fd : stall_pipe)
+    if (fd >= 0) close(fd);
   event_base_free(host.base);
   std::filesystem::remove_all(tmpdir);
-  if (rc != 0) return rc;
   if (host.abort_status >= 0) return host.abort_status;
   if (host.timed_out) return 124;
   return host.any_failure ? 1 : 0;
@@ -322,19 +407,25 @@ int Run(int nranks, int nsessions, int universe, double timeout_s, int kill_on_c
 
 int main(int argc, char** argv) {
   CLI::App app{"Single-node PMIx server host for psched tests: runs N ranks of an MPI program"};
-  int nranks = 2, nsessions = 1, kill_on_connect = -1, universe = 0;
-  double timeout_s = 60;
-  std::vector<std::string> setenv_list, command;
-  app.add_option("-n,--ranks", nranks, "ranks per session")->check(CLI::Range(1, 256));
-  app.add_option("--sessions", nsessions, "concurrent sessions, each with its own namespace")
+  Options o;
+  std::vector<std::string> command;
+  app.add_option("-n,--ranks", o.nranks, "ranks per session")->check(CLI::Range(1, 256));
+  app.add_option("--sessions", o.nsessions, "concurrent sessions, each with its own namespace")
       ->check(CLI::Range(1, 16));
-  app.add_option("--universe", universe, "slots for the sessions and their spawned children")
+  app.add_option("--universe", o.universe, "slots for the sessions and their spawned children")
       ->check(CLI::Range(1, 4096));
-  app.add_option("--timeout", timeout_s, "seconds before every rank is killed")
+  app.add_option("--timeout", o.timeout_s, "seconds before every rank is killed")
       ->check(CLI::PositiveNumber);
-  app.add_option("--kill-on-connect", kill_on_connect,
+  app.add_option("--kill-on-connect", o.kill_on_connect,
                  "SIGKILL this rank when it connects (inside MPI_Init)");
-  app.add_option("--setenv", setenv_list, "NAME=VALUE added to every rank's environment")
+  app.add_option("--register-timeout", o.register_timeout_ms,
+                 "milliseconds PMIx has to answer a session's registration")
+      ->check(CLI::Range(1, 600000));
+  app.add_option("--stall-pmix-session", o.stall_session,
+                 "block PMIx's progress thread while this session (1..N) registers, until its "
+                 "registration has timed out")
+      ->check(CLI::Range(1, 16));
+  app.add_option("--setenv", o.setenv_list, "NAME=VALUE added to every rank's environment")
       ->check([](const std::string& s) {
         return s.find('=') == std::string::npos || s.front() == '='
                    ? "expected NAME=VALUE, got '" + s + "'"
@@ -352,11 +443,16 @@ int main(int argc, char** argv) {
                  command.front().c_str());
     return 2;
   }
-  if (universe == 0) universe = nranks * nsessions;
-  if (universe < nranks * nsessions) {
+  if (o.universe == 0) o.universe = o.nranks * o.nsessions;
+  if (o.universe < o.nranks * o.nsessions) {
     std::fprintf(stderr, "pmix-test-host: --universe %d is smaller than %d ranks x %d sessions\n",
-                 universe, nranks, nsessions);
+                 o.universe, o.nranks, o.nsessions);
     return 2;
   }
-  return Run(nranks, nsessions, universe, timeout_s, kill_on_connect, setenv_list, command);
+  if (o.stall_session > o.nsessions) {
+    std::fprintf(stderr, "pmix-test-host: --stall-pmix-session %d: there are only %d sessions\n",
+                 o.stall_session, o.nsessions);
+    return 2;
+  }
+  return Run(o, command);
 }
