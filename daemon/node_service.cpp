@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "daemon/freezer.hpp"
 #include "daemon/spawner.hpp"
 #include "daemon/topology.hpp"
 
@@ -201,7 +202,9 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   ss.with_stdin = spec.rank == 0;
   LocalRank r;
   r.rank = spec.rank;
-  auto spawned = SpawnRank(ss);
+  auto joined = freezer_ ? freezer_->JoinFd(s.id) : Result<int>(-1);
+  if (joined) ss.cgroup_procs_fd = *joined;
+  auto spawned = joined ? SpawnRank(ss) : Result<SpawnedRank>(std::unexpected(joined.error()));
   if (!spawned) {
     r.reaped = true;
     r.exit = {s.id,  spec.rank,
@@ -322,6 +325,7 @@ void NodeService::MaybeFinish(int64_t session) {
   proto::NodeDone done{session, node_, {}};
   for (const LocalRank& r : s->ranks) done.exits.push_back(r.exit);
   sessions_.erase(session);
+  if (freezer_) freezer_->Remove(session);
   if (hooks_) hooks_->SessionEnded(session);
   send_up_(proto::MsgType::kSessionNodeDone, proto::Json(done));
 }
@@ -341,16 +345,26 @@ void NodeService::Signal(int64_t session, int sig) {
   }
 }
 
-void NodeService::Suspend(int64_t session) {
-  if (LocalSession* s = Find(session)) {
-    s->suspended = true;
+Result<void> NodeService::Suspend(int64_t session) {
+  LocalSession* s = Find(session);
+  if (s == nullptr) return {};
+  s->suspended = true;
+  if (freezer_ == nullptr) {
     Signal(session, SIGSTOP);
+    return {};
   }
+  auto ok = freezer_->Freeze(session);
+  if (!ok) std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
+  return ok;
 }
 
 void NodeService::Resume(int64_t session) {
   if (LocalSession* s = Find(session)) {
     s->suspended = false;
+    if (freezer_)
+      if (auto ok = freezer_->Thaw(session); !ok)
+        std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
+    // Also after a thaw: a surpass grace's SIGTSTP may have stopped some ranks.
     Signal(session, SIGCONT);
   }
 }

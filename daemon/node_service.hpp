@@ -22,6 +22,8 @@
 
 namespace psched::daemon {
 
+class SessionFreezer;
+
 class NodeService {
  public:
   using SendUp = std::function<void(proto::MsgType, proto::Json)>;
@@ -30,9 +32,14 @@ class NodeService {
   ~NodeService();
 
   void SetHooks(LaunchHooks* hooks) { hooks_ = hooks; }
+  // With a freezer ([policy] suspend = "freezer"), each session's ranks join its cgroup
+  // here, Suspend freezes it (Frozen() confirms), Resume thaws it, and the cgroup goes
+  // when the session ends. Without one, Suspend is SIGSTOP.
+  void SetFreezer(SessionFreezer* freezer) { freezer_ = freezer; }
+  SessionFreezer* freezer() const { return freezer_; }
   void Spawn(const proto::SpawnOrder& order);
   void Signal(int64_t session, int sig);  // to every local process of the session
-  void Suspend(int64_t session);
+  Result<void> Suspend(int64_t session);
   void Resume(int64_t session);
   // (rank, pid) of the session's ranks on this node that have not exited (co-scheduling).
   std::vector<std::pair<int, pid_t>> LocalProcesses(int64_t session);
@@ -64,6 +71,7 @@ class NodeService {
   std::vector<int> real_pus_;
   SendUp send_up_;
   LaunchHooks* hooks_ = nullptr;
+  SessionFreezer* freezer_ = nullptr;
   event* sigchld_ = nullptr;
   std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;
   std::map<pid_t, std::pair<int64_t, int>> by_pid_;  // pid -> (session, index in ranks)
