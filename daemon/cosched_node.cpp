@@ -3,7 +3,9 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 
+#include "daemon/freezer.hpp"
 #include "daemon/repin.hpp"
 #include "daemon/suspend.hpp"
 #include "daemon/topology.hpp"
@@ -17,8 +19,13 @@ struct CoschedNode::Txn {
   size_t next = 0;
   std::vector<int> done;  // indices of ops carried out
   event* timer = nullptr;
+  bool graced = false;      // the current suspend's grace is over
+  bool suspending = false;  // the current suspend was asked; confirmation pending
+  std::chrono::steady_clock::time_point confirm_by;
+  event* poll = nullptr;  // the next look at the confirmation
   ~Txn() {
     if (timer) event_free(timer);
+    if (poll) event_free(poll);
   }
 };
 
@@ -47,11 +54,38 @@ void CoschedNode::OnOrder(const std::string& data) {
   Step(t);
 }
 
-Result<void> CoschedNode::Suspend(int64_t session) {
-  ranks_.Suspend(session);
+Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session) {
+  auto now = std::chrono::steady_clock::now();
+  if (!txn.suspending) {
+    if (auto ok = ranks_.Suspend(session); !ok) return Fail(ok.error());
+    txn.suspending = true;
+    txn.confirm_by = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(kConfirmTimeoutS));
+  }
+  // A short look here (the loop waits meanwhile), then a timer for the next look.
+  SessionFreezer* freezer = ranks_.freezer();
   std::vector<pid_t> pids;
   for (auto [rank, pid] : ranks_.LocalProcesses(session)) pids.push_back(pid);
-  return ConfirmStopped(pids);
+  pid_t running = 0;
+  auto done = LookFor(
+      [&]() -> Result<bool> {
+        return freezer ? freezer->Frozen(session) : AllStopped(pids, &running);
+      },
+      0.001);
+  if (done && !*done && now > txn.confirm_by) {
+    done = Fail(ErrorCode::kTimeout,
+                freezer ? "cgroup " + freezer->PathOf(session) + " did not report frozen"
+                        : "process " + std::to_string(running) + " did not stop (state " +
+                              std::string(1, ProcState(running)) + ")");
+  }
+  if (!done || *done) {
+    txn.suspending = false;
+    return done;
+  }
+  if (txn.poll == nullptr) txn.poll = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
+  timeval next{0, 1000};
+  evtimer_add(txn.poll, &next);
+  return false;
 }
 
 Result<void> CoschedNode::Repin(int64_t session, const proto::Json& ranks) {
@@ -82,8 +116,9 @@ void CoschedNode::Step(Txn& txn) {
     int64_t session = op.value("session", int64_t{0});
     double grace = op.value("grace_s", 0.0);
     Result<void> ok;
-    if (what == "suspend" && grace > 0 && txn.timer == nullptr) {
+    if (what == "suspend" && grace > 0 && !txn.graced) {
       // Surpass grace: SIGTSTP lets a program that handles it reach a safe point first.
+      txn.graced = true;
       ranks_.Signal(session, SIGTSTP);
       txn.timer = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
       timeval tv{static_cast<time_t>(grace),
@@ -95,9 +130,11 @@ void CoschedNode::Step(Txn& txn) {
       event_free(txn.timer);
       txn.timer = nullptr;
     }
-    if (what == "suspend")
-      ok = Suspend(session);
-    else if (what == "resume")
+    if (what == "suspend") {
+      auto confirmed = Suspend(txn, session);
+      if (confirmed && !*confirmed) return;  // the poll timer calls Step again
+      if (!confirmed) ok = Fail(confirmed.error().WithSession(session));
+    } else if (what == "resume")
       ranks_.Resume(session);
     else if (what == "repin")
       ok = Repin(session, op.value("ranks", proto::Json::array()));
@@ -106,13 +143,14 @@ void CoschedNode::Step(Txn& txn) {
     if (!ok) return Finish(txn, std::move(ok));
     txn.done.push_back(static_cast<int>(txn.next));
     ++txn.next;
+    txn.graced = false;
   }
   Finish(txn, {});
 }
 
 void CoschedNode::OnGrace(evutil_socket_t, short, void* arg) {
   auto* txn = static_cast<Txn*>(arg);
-  // Mark the grace as spent: Step finds the timer set and goes on with SIGSTOP.
+  // The grace is spent (or the next look at a suspend's confirmation is due).
   txn->owner->Step(*txn);
 }
 

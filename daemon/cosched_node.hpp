@@ -33,7 +33,8 @@ class CoschedNode {
  private:
   struct Txn;
   void Step(Txn& txn);
-  Result<void> Suspend(int64_t session);
+  // Asks once, then looks: true once confirmed, false while a look is scheduled.
+  Result<bool> Suspend(Txn& txn, int64_t session);
   Result<void> Repin(int64_t session, const proto::Json& ranks);
   void Finish(Txn& txn, Result<void> result);
   static void OnGrace(evutil_socket_t, short, void* arg);

@@ -65,6 +65,17 @@ Result<void> Daemon::Start() {
   node_service_ = std::make_unique<NodeService>(
       base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
+  // The admin asked for the freezer: a node that cannot freeze refuses to start (and
+  // says why) rather than suspend differently from the others.
+  if (options_.config.suspend == config::SuspendMethod::kFreezer) {
+    auto freezer = SessionFreezer::Create(options_.node);
+    if (!freezer)
+      return Fail(
+          freezer.error().Wrap("[policy] suspend = \"freezer\", but this node cannot "
+                               "freeze sessions"));
+    freezer_ = std::move(*freezer);
+    node_service_->SetFreezer(freezer_.get());
+  }
   cosched_ = std::make_unique<CoschedNode>(
       base_, options_.node, *node_service_, *real,
       [this](std::string reply) { SendToNode(0, "cosched.reply", std::move(reply)); });

@@ -15,6 +15,7 @@
 #include "config/config.hpp"
 #include "daemon/auth.hpp"
 #include "daemon/cosched_node.hpp"
+#include "daemon/freezer.hpp"
 #include "daemon/launch_hooks.hpp"
 #include "daemon/launcher_service.hpp"
 #include "daemon/leader_service.hpp"
@@ -87,6 +88,7 @@ class Daemon final : public TreeServices {
   int port_ = 0;
   bool stopped_ = false;
   std::unique_ptr<PeerLink> peers_;
+  std::unique_ptr<SessionFreezer> freezer_;  // [policy] suspend = "freezer"; outlives node_service_
   std::unique_ptr<NodeService> node_service_;
   std::unique_ptr<monitor::Monitor> monitor_;
   bool monitor_started_ = false;

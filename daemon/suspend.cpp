@@ -18,24 +18,35 @@ char ProcState(pid_t pid) {
   return line[close + 2];
 }
 
-Result<void> ConfirmStopped(const std::vector<pid_t>& pids, double timeout_s) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  size_t next = 0;  // processes before `next` are confirmed; stopping is not undone by itself
-  while (true) {
-    while (next < pids.size()) {
-      char st = ProcState(pids[next]);
-      if (st != 0 && st != 'T' && st != 't' && st != 'Z' && st != 'X') break;
-      ++next;
+bool AllStopped(const std::vector<pid_t>& pids, pid_t* running) {
+  for (pid_t pid : pids) {
+    char st = ProcState(pid);
+    if (st != 0 && st != 'T' && st != 't' && st != 'Z' && st != 'X') {
+      if (running) *running = pid;
+      return false;
     }
-    if (next == pids.size()) return {};
-    if (std::chrono::steady_clock::now() > deadline)
-      return Fail(ErrorCode::kTimeout, "process " + std::to_string(pids[next]) +
-                                           " did not stop (state " +
-                                           std::string(1, ProcState(pids[next])) + ")");
+  }
+  return true;
+}
+
+Result<bool> LookFor(const std::function<Result<bool>()>& look, double budget_s) {
+  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(budget_s);
+  while (true) {
+    Result<bool> done = look();
+    if (!done || *done) return done;
+    if (std::chrono::steady_clock::now() >= until) return false;
     // The kernel stops a process on its way back to user space: usually microseconds.
     timespec pause{0, 50000};
     nanosleep(&pause, nullptr);
   }
+}
+
+Result<void> ConfirmStopped(const std::vector<pid_t>& pids, double timeout_s) {
+  pid_t running = 0;
+  auto stopped = LookFor([&]() -> Result<bool> { return AllStopped(pids, &running); }, timeout_s);
+  if (*stopped) return {};
+  return Fail(ErrorCode::kTimeout, "process " + std::to_string(running) + " did not stop (state " +
+                                       std::string(1, ProcState(running)) + ")");
 }
 
 }  // namespace psched::daemon

@@ -1,19 +1,37 @@
 // Suspending a session's processes on this node for the co-scheduling policies
-// (surpass): SIGSTOP, then confirmation from /proc that every process is stopped
-// before the plan goes on, and SIGCONT to resume.
+// (surpass): SIGSTOP or the session's cgroup freezer (daemon/freezer.hpp), then
+// confirmation that every process is held before the plan goes on; SIGCONT / thaw
+// to resume.
+//
+// Confirmation is polled in small looks so the daemon's event loop is never held
+// for long: LookFor spins for a short budget (stopping takes microseconds, freezing
+// a few milliseconds), and the caller re-arms a timer for the next look.
 #pragma once
 
 #include <sys/types.h>
 
+#include <functional>
 #include <vector>
 
 #include "common/error.hpp"
 
 namespace psched::daemon {
 
-// Polls /proc/PID/stat until every process is stopped (state T or t), has exited
-// (Z, or gone) or `timeout_s` passes: an error names the first process still running.
-Result<void> ConfirmStopped(const std::vector<pid_t>& pids, double timeout_s = 5);
+// How long a node waits for its processes to stop (or its cgroup to freeze) before it
+// fails the suspend.
+inline constexpr double kConfirmTimeoutS = 5;
+
+// One look, no waiting: is every process stopped (state T or t), exited (Z) or gone?
+// When not, `*running` is the first one still running.
+bool AllStopped(const std::vector<pid_t>& pids, pid_t* running = nullptr);
+
+// Calls `look` until it says true or fails, for at most `budget_s`: false when the
+// budget ran out first.
+Result<bool> LookFor(const std::function<Result<bool>()>& look, double budget_s);
+
+// Polls until every process is stopped, has exited or `timeout_s` passes: an error
+// names the first process still running. Blocks: for tools and tests, not the daemon.
+Result<void> ConfirmStopped(const std::vector<pid_t>& pids, double timeout_s = kConfirmTimeoutS);
 
 // The state letter of /proc/PID/stat ('R', 'S', 'T', ...), 0 when the process is gone.
 char ProcState(pid_t pid);
