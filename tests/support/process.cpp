@@ -140,7 +140,8 @@ int Proc::Wait(double seconds) {
     }
     if (Clock::now() > end) return -1;
   }
-  while (out_fd_ >= 0 || err_fd_ >= 0) Pump(1000);
+  // The rest of its output; bounded too, since a daemon it left behind may hold the pipes.
+  while ((out_fd_ >= 0 || err_fd_ >= 0) && Clock::now() <= end) Pump(50);
   return status_;
 }
 

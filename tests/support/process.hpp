@@ -31,7 +31,8 @@ class Proc {
   // Reads output until `done(stdout)` holds or the deadline passes; returns whether it held.
   bool WaitStdout(const std::function<bool(const std::string&)>& done, double seconds = 30);
   bool WaitStderr(const std::function<bool(const std::string&)>& done, double seconds = 30);
-  // Reads everything until exit; returns the exit code (128+sig when signalled), -1 on timeout.
+  // Reads everything until exit; returns the exit code (128+sig when signalled), -1 on
+  // timeout. Output still arriving after the exit is read until the same deadline.
   int Wait(double seconds = 60);
   void Signal(int sig);
   const std::string& out() const { return out_; }

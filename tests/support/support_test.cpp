@@ -44,6 +44,15 @@ TEST(TestSupport, DeadlinePassedReturnsMinusOne) {
   EXPECT_EQ(p.Wait(0.2), -1);
 }  // the destructor kills and reaps it
 
+TEST(TestSupport, GrandchildHoldingThePipesDoesNotHangWait) {
+  // The shell exits at once; its background sleep keeps stdout open for a minute.
+  Proc p({"sh", "-c", "sleep 60 & echo $!"});
+  EXPECT_EQ(p.Wait(1), 0);
+  pid_t sleeper = std::atoi(p.out().c_str());
+  ASSERT_GT(sleeper, 0) << p.out();
+  kill(sleeper, SIGKILL);
+}
+
 TEST(TestSupport, StoppedChildIsInStateT) {
   Proc p({"sh", "-c", "echo ready; exec sleep 60"});
   ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s == "ready\n"; }));
