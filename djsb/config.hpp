@@ -25,8 +25,8 @@ struct AppConfig {
 };
 
 // When the analyses are submitted, as fractions of the simulation's alone execution time
-// counted from the simulation's submit. Either explicit (`at`) or drawn from `seed`
-// uniformly in [earliest, latest].
+// counted from the simulation's begin (its first computation, as psched-stream announces
+// it). Either explicit (`at`) or drawn from `seed` uniformly in [earliest, latest].
 struct ScheduleConfig {
   uint64_t seed = 1;
   double earliest = 0.1;

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "djsb/proc_sampler.hpp"
@@ -39,7 +40,7 @@ std::string Sanitize(std::string s) {
 struct Pending {
   std::string name;
   const AppConfig* app = nullptr;
-  double offset = 0;  // seconds after the run's start
+  double offset = 0;  // seconds after the anchor: the run's start, or the simulation's begin
   std::optional<LaunchedSession> launched;
 };
 
@@ -77,11 +78,28 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
   };
   const double start = WallClockNow();
   run.start = start;
+  // The analyses' offsets count from the simulation's begin as psched-stream announces it,
+  // not from its submit: the reference X_sim was measured earlier, and a launch slowed by
+  // a change of load since then would otherwise let an analysis arrive before the
+  // simulation computes at all.
+  std::optional<double> anchor;
+  if (!with_sim) anchor = start;
+  auto due_at = [&](const Pending& p) -> std::optional<double> {
+    if (p.name == "sim") return start;
+    if (!anchor) return std::nullopt;
+    return *anchor + p.offset;
+  };
   size_t next = 0;
   while (true) {
     const double now = WallClockNow();
+    if (!anchor && pending[0].launched) {
+      if (auto begin = AnnouncedBegin(*pending[0].launched, tags[0]))
+        anchor = *begin;
+      else if (PollExited(*pending[0].launched))
+        anchor = now;  // it failed before computing: its error is reported at the end
+    }
     // Submit every session whose time has come, in schedule order.
-    while (next < pending.size() && now - start >= pending[next].offset) {
+    while (next < pending.size() && due_at(pending[next]) && now >= *due_at(pending[next])) {
       Pending& p = pending[next];
       const AppConfig& app = *p.app;
       std::string command = tools_.stream + " --array-size " + std::to_string(app.array_size) +
@@ -109,7 +127,8 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
       p.launched = *launched;
       Progress(name + " #" + std::to_string(repeat + 1) + ": submitted " + p.name +
                (with_sim && p.name != "sim"
-                    ? " at +" + Fixed(now - start, 1) + "s (" +
+                    ? " at +" + Fixed(now - start, 1) + "s, " + Fixed(now - *anchor, 1) +
+                          " s after the simulation began (" +
                           Fixed(100 * p.offset / x_sim_alone, 0) + "% of the simulation alone)"
                     : "") +
                ": " + *cmd);
@@ -132,8 +151,9 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
                                            ": still running after session_timeout_s = " +
                                            Fixed(config_.session_timeout_s, 0) + " s; killed");
     }
-    double until_next =
-        next < pending.size() ? pending[next].offset - (WallClockNow() - start) : 1e9;
+    double until_next = 1e9;
+    if (next < pending.size())
+      if (auto due = due_at(pending[next])) until_next = *due - WallClockNow();
     SleepSeconds(std::min(config_.sample_interval_s, std::max(0.0, until_next)));
   }
 

@@ -40,7 +40,7 @@ class Orchestrator {
   };
 
   // One run: the simulation (if with_sim) and `fractions.size()` analyses submitted at
-  // fraction * x_sim_alone after the simulation's submit (immediately without a simulation).
+  // fraction * x_sim_alone after the simulation began computing (immediately without one).
   Result<ScenarioRun> RunOnce(const std::string& name, int repeat, const Launcher& launcher,
                               bool with_sim, const std::vector<double>& fractions,
                               double x_sim_alone);

@@ -7,10 +7,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "djsb/stream_protocol.hpp"
 
 extern char** environ;
 
@@ -81,6 +84,22 @@ void KillSession(LaunchedSession& session) {
   waitpid(session.pid, &status, 0);
   session.exited = true;
   session.exit_code = 128 + SIGKILL;
+}
+
+std::optional<double> AnnouncedBegin(const LaunchedSession& session, const std::string& tag) {
+  std::ifstream in(session.output_path);
+  const std::string prefix = std::string(kStreamBeginMarker) + " " + tag + " ";
+  std::string line;
+  while (std::getline(in, line)) {
+    // Launchers may prefix lines (labels): look for the marker anywhere in the line.
+    auto at = line.find(prefix);
+    if (at == std::string::npos) continue;
+    char* end = nullptr;
+    const char* value = line.c_str() + at + prefix.size();
+    double begin = std::strtod(value, &end);
+    if (end != value) return begin;
+  }
+  return std::nullopt;
 }
 
 Result<RunTimes> ReadStreamTimes(const LaunchedSession& session) {

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "djsb/stream_protocol.hpp"
+
 namespace psched::djsb {
 namespace {
 
@@ -83,6 +85,12 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
 
   MPI_Barrier(comm);
   const double begin = WallClock();
+  // Announced at once: the orchestrator submits the analyses counting from this moment,
+  // so a slower launch (load) cannot make them arrive before the simulation computes.
+  if (rank == 0) {
+    std::printf("%s %s %.6f\n", kStreamBeginMarker, opt.tag.c_str(), begin);
+    std::fflush(stdout);
+  }
 
   // Split N over the ranks; the first N % size ranks take one more element.
   const int64_t base = opt.array_size / size;

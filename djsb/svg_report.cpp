@@ -39,7 +39,9 @@ const char* FillOf(const std::string& state) {
   return "#999999";
 }
 
-std::string F(double v, int digits = 1) { return FormatFixed(v, digits); }
+std::string F(double v, int digits = 1) {
+  return FormatFixed(v, digits);
+}
 
 // A round tick step giving about `target` ticks over `span`.
 double TickStep(double span, int target) {
