@@ -31,6 +31,7 @@ class Simulation {
     empty_nodes_ = snapshot_.nodes;
     const int n = static_cast<int>(w_.jobs.size());
     records_.resize(n);
+    if (setup_.priority) submit_history_.resize(n);
     for (int j = 0; j < n; ++j) index_of_[w_.jobs[j].request.id] = j;
     size_t next_arrival = 0;
     double next_round = kNever;
@@ -108,6 +109,14 @@ class Simulation {
     if (!PlaceRanks(empty_nodes_, job.request)) return;
     queue_.push_back(j);
     requests_.push_back(job.request);
+    // PSP assigns a job's accuracy group g_j when it arrives ("for each newly arrived
+    // job, the priority is assigned according to the accuracy ... of the last ten
+    // completed jobs"); aging then grows it from that g_j. Keep the owner's history as
+    // it was at submission, so jobs finishing later do not move g_j.
+    if (setup_.priority) {
+      auto it = history_.find(job.user);
+      if (it != history_.end()) submit_history_[j] = it->second;
+    }
   }
 
   void Finish(int j) {
@@ -127,13 +136,9 @@ class Simulation {
   // The queue in priority order: FCFS keeps arrival order; a module reorders (stably).
   void OrderQueue() {
     if (!setup_.priority) return;
-    static const std::vector<OwnerJob> kNoHistory;
     priority_.resize(records_.size());
-    for (int j : queue_) {
-      auto it = history_.find(w_.jobs[j].user);
-      std::span<const OwnerJob> h = it == history_.end() ? kNoHistory : it->second;
-      priority_[j] = setup_.priority(w_.jobs[j].request, h, snapshot_.now);
-    }
+    for (int j : queue_)
+      priority_[j] = setup_.priority(w_.jobs[j].request, submit_history_[j], snapshot_.now);
     std::stable_sort(queue_.begin(), queue_.end(),
                      [&](int a, int b) { return priority_[a] > priority_[b]; });
     for (size_t k = 0; k < queue_.size(); ++k) {
@@ -207,6 +212,7 @@ class Simulation {
   std::vector<JobRecord> records_;
   std::unordered_map<sched::SessionId, int> index_of_;
   std::unordered_map<int, std::vector<OwnerJob>> history_;
+  std::vector<std::vector<OwnerJob>> submit_history_;  // per job: its owner's, at submission
   std::vector<double> priority_;
   std::vector<int> queue_;  // job indexes, priority order
   std::vector<int> started_;

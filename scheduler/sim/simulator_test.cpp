@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "scheduler/allocator_registry.hpp"
 #include "scheduler/sim/best_fit.hpp"
 #include "scheduler/sim/generators.hpp"
@@ -101,6 +104,41 @@ TEST(SimulatorTest, JobsThatCanNeverFitAreRejectedNotStuck) {
   EXPECT_FALSE(r->records[0].Ran());
   EXPECT_TRUE(r->records[1].Ran());
   EXPECT_EQ(r->summary.rejected, 1);
+}
+
+// PSP fixes a job's accuracy group when it arrives: priority modules see the owner's
+// finished jobs as they were at submission, not the ones that finished while it waited.
+TEST(SimulatorTest, PriorityModulesSeeTheOwnersHistoryAtSubmission) {
+  Workload w;
+  w.machine = Machine{1, 1, 0};
+  for (int k = 0; k < 3; ++k) {
+    SimJob j;
+    j.request.id = k + 1;
+    j.request.ranks = 1;
+    j.request.submit_time = k == 2 ? 150 : 10.0 * k;  // 1 at 0, 2 at 10, 3 at 150
+    j.request.estimate_s = 400;
+    j.runtime_s = 100;
+    j.user = 7;
+    j.request.owner = OwnerName(7);
+    w.jobs.push_back(j);
+  }
+  auto spec = ParseSchedulerSpec("fcfs/psp");
+  ASSERT_TRUE(spec);
+  auto parts = BuildScheduler(*spec, {}, {});
+  ASSERT_TRUE(parts);
+  std::map<sched::SessionId, std::set<size_t>> seen;  // job -> history sizes it was shown
+  (*parts)->setup.priority = [&](const sched::SessionRequest& r, std::span<const OwnerJob> h,
+                                 double) {
+    seen[r.id].insert(h.size());
+    return 1.0;
+  };
+  auto r = Simulate(w, (*parts)->setup);
+  ASSERT_TRUE(r) << r.error().ToString();
+  // Job 2 waits until job 1 ends at 100 (the owner then has one finished job); it still
+  // sees the empty history of its submission. Job 3 arrives after that end.
+  EXPECT_EQ(seen[2], (std::set<size_t>{0}));
+  EXPECT_EQ(seen[3], (std::set<size_t>{1}));
+  EXPECT_EQ(r->records[1].start, 100);
 }
 
 TEST(SimulatorTest, BadSetupsAreErrors) {

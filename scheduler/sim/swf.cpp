@@ -124,7 +124,7 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
     return a.request.submit_time < b.request.submit_time;
   });
   for (SimJob& job : jobs) {
-    if (job.request.ranks > m.TotalCores()) {
+    if (job.request.ranks > m.TotalCores() || job.request.ranks < options.min_cores) {
       ++w.skipped;
       continue;
     }

@@ -29,6 +29,9 @@ struct SwfOptions {
   int cores_per_node = 0;  // >0: override
   int gpus_per_node = 0;
   int max_jobs = 0;  // >0: keep only the first max_jobs jobs
+  // >0: skip (and count) jobs with fewer cores; the PSP paper kept "only jobs that use
+  // more than one core" (min_cores = 2).
+  int min_cores = 0;
 };
 
 // `source` names the text in error messages (the file name).

@@ -51,6 +51,18 @@ TEST(SwfTest, OptionsOverrideMachineAndLimitJobs) {
   EXPECT_EQ(w->jobs.size(), 1u);
 }
 
+// The PSP paper's instances keep only parallel jobs: min_cores drops (and counts) the rest.
+TEST(SwfTest, MinCoresSkipsSmallerJobs) {
+  SwfOptions o;
+  o.min_cores = 3;
+  Result<Workload> w = ParseSwf(kTrace, "t.swf", o);
+  ASSERT_TRUE(w);
+  ASSERT_EQ(w->jobs.size(), 1u);
+  EXPECT_EQ(w->jobs[0].request.id, 1);  // 4 cores; job 2 (2 cores) is skipped
+  EXPECT_EQ(w->skipped, 3);
+  EXPECT_EQ(w->jobs[0].request.submit_time, 0);  // the clock starts at the first kept job
+}
+
 TEST(SwfTest, NoHeaderMeansProcsAsNodes) {
   Result<Workload> w =
       ParseSwf("; MaxProcs: 3\n1 0 0 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "x");

@@ -33,7 +33,7 @@ struct Options {
   bool esp = false, esp_modified = false, esp_double_z = false;
   std::string machine = "S";
   int nodes = -1, cores_per_node = -1, gpus_per_node = 0;
-  int max_jobs = 0, concat = 1;
+  int max_jobs = 0, concat = 1, min_cores = 0;
   bool perfect_estimates = false;
   int seeds = 1;
   uint64_t first_seed = 1;
@@ -127,6 +127,7 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
     so.cores_per_node = std::max(0, o.cores_per_node);
     so.gpus_per_node = o.gpus_per_node;
     so.max_jobs = o.max_jobs;
+    so.min_cores = o.min_cores;
     Result<Workload> w = ReadSwfFile(o.swf, so);
     if (!w) return Fail(w.error());
     w->name = std::filesystem::path(o.swf).filename().string();
@@ -344,6 +345,8 @@ int main(int argc, char** argv) {
   app.add_option("--cores-per-node", o.cores_per_node, "SWF: override cores per node");
   app.add_option("--gpus-per-node", o.gpus_per_node, "SWF: GPUs per node");
   app.add_option("--max-jobs", o.max_jobs, "SWF: keep only the first N jobs");
+  app.add_option("--min-cores", o.min_cores,
+                 "SWF: skip jobs with fewer cores (PSP paper: 2, only parallel jobs)");
   app.add_option("--concat", o.concat, "SWF: the trace N times end to end (benchmarks)");
   app.add_flag("--perfect-estimates", o.perfect_estimates, "SWF: estimates = runtimes");
   app.add_option("--seeds", o.seeds, "generators: seeds first-seed .. first-seed+N-1");
