@@ -1,5 +1,6 @@
-// Human-readable `psched-ctl status`: nodes with a slot map (one character per
-// slot: '.' free, '1'..'9' use count, '+' more), then the sessions.
+// Human-readable `psched-ctl status`: nodes with what their monitors measured (load,
+// memory, mean link latency and bandwidth) and a slot map (one character per slot:
+// '.' free, '1'..'9' use count, '+' more), then the sessions.
 #pragma once
 
 #include <string>
