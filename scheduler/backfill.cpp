@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <unordered_set>
 
 namespace psched::sched {
 
@@ -50,6 +51,35 @@ struct Running {
   double end;
   const Placement* placement;
 };
+
+// What a NodeSelector may look at in a request (see NodeSelector): requests of one shape
+// fit or not alike on the same nodes.
+struct Shape {
+  int ranks, threads_per_rank, nodes, ppn, gpus_per_node;
+  bool spread, contiguous;
+  double priority;
+  explicit Shape(const SessionRequest& r)
+      : ranks(r.ranks),
+        threads_per_rank(r.threads_per_rank),
+        nodes(r.nodes),
+        ppn(r.ppn),
+        gpus_per_node(r.gpus_per_node),
+        spread(r.spread),
+        contiguous(r.contiguous),
+        priority(r.priority) {}
+  bool operator==(const Shape&) const = default;
+};
+struct ShapeHash {
+  size_t operator()(const Shape& s) const {
+    size_t h = std::hash<double>()(s.priority);
+    for (long v : {long{s.ranks}, long{s.threads_per_rank}, long{s.nodes}, long{s.ppn},
+                   long{s.gpus_per_node}, long{s.spread}, long{s.contiguous}})
+      h = h * 1000003 ^ std::hash<long>()(v);
+    return h;
+  }
+};
+// Shapes that found no room on the nodes as they are; forgotten whenever a start changes them.
+using NoRoom = std::unordered_set<Shape, ShapeHash>;
 
 }  // namespace
 
@@ -138,23 +168,37 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
       Count(s.work, *index, *running[k].placement, +1);
   };
 
+  // A long queue holds many requests of the same shape: once one found no room, the
+  // others of its shape are not looked at again until a start changes the nodes.
+  NoRoom no_room_now, no_room_beside_head;
   for (size_t k = i + 1; k < queue.size() && free > 0; ++k) {
     const SessionRequest& req = queue[k];
     if (req.SlotsNeeded() > free) continue;
+    const Shape shape(req);
+    if (no_room_now.contains(shape)) continue;
     std::optional<Placement> p = select(view, req);
-    if (!p) continue;  // does not fit now, reservation or not
+    if (!p) {
+      no_room_now.insert(shape);
+      continue;  // does not fit now, reservation or not
+    }
     if (!reserved) reserve();
     if (!out.reservation) break;  // the head's start is unknown: nothing may overtake it
     const bool ends_in_time = req.estimate_s > 0 && std::isfinite(reservation.start) &&
                               snapshot.now + req.estimate_s <= reservation.start;
     if (!ends_in_time) {
       // It would still run at the shadow time: it may only use what the head does not need.
+      if (no_room_beside_head.contains(shape)) continue;
       Count(s.work, *index, reservation.placement, +1);
       p = select(s.work, req);
       Count(s.work, *index, reservation.placement, -1);
-      if (!p) continue;
+      if (!p) {
+        no_room_beside_head.insert(shape);
+        continue;
+      }
     }
     own();
+    no_room_now.clear();
+    no_room_beside_head.clear();
     Count(s.work, *index, *p, +1);
     free -= req.SlotsNeeded();
     out.starts.push_back(Assignment{req.id, std::move(*p)});

@@ -32,7 +32,9 @@ namespace psched::sched {
 enum class Backfill { kNone, kEasy };
 
 // Where a session would go on the free slots (uses == 0) and GPUs of these nodes now,
-// or nullopt. Must never place on a used slot.
+// or nullopt. Must never place on a used slot, and must answer from the nodes and the
+// request's ranks, threads_per_rank, nodes, ppn, gpus_per_node, spread, contiguous and
+// priority only: ScheduleQueue does not ask twice for requests alike on unchanged nodes.
 using NodeSelector =
     std::function<std::optional<Placement>(std::span<const Node>, const SessionRequest&)>;
 

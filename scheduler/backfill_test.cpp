@@ -157,6 +157,24 @@ TEST(ScheduleQueueTest, SessionsStartedInTheRoundCountInTheReservation) {
   EXPECT_EQ(Started(d), std::vector<SessionId>{2});  // 4 would take a reserved node
 }
 
+TEST(ScheduleQueueTest, ARequestShapeWithoutRoomIsNotAskedAgainUntilAStart) {
+  // Nodes 2-4 free; the head needs all 5 at 100. 3 (2 nodes, long) fits now but not off
+  // the head's nodes; 4, of the same shape, is not asked again; 5 (short) starts; then
+  // 6, of the same shape as 3, is asked again: the nodes changed.
+  Snapshot s = Machine(5);
+  RunOn(s, Request(1, 2, 100), {0, 1});
+  int asked_for_two = 0;
+  auto counting = [&](std::span<const Node> nodes, const SessionRequest& r) {
+    if (r.ranks == 2) ++asked_for_two;
+    return PlaceRanks(nodes, r);
+  };
+  std::vector<SessionRequest> queue = {Request(2, 5, 10), Request(3, 2, 1000), Request(4, 2, 1000),
+                                       Request(5, 1, 1), Request(6, 2, 1000)};
+  QueueDecision d = ScheduleQueue(s, queue, Backfill::kEasy, counting);
+  EXPECT_EQ(Started(d), std::vector<SessionId>{5});
+  EXPECT_EQ(asked_for_two, 4);  // 3: now and beside the head; 6: the same; 4: never
+}
+
 TEST(ScheduleQueueTest, AllocatorSelectorPlacesLikeTheAllocator) {
   Snapshot s;
   for (int i = 0; i < 2; ++i) s.nodes.push_back(Node::Make(i, "n", NodeTopology::Uniform(1, 4, 1)));

@@ -5,7 +5,8 @@
 
 namespace psched::sched {
 
-NodeTopology NodeTopology::Uniform(int packages, int cores_per_package, int pus_per_core, int gpus) {
+NodeTopology NodeTopology::Uniform(int packages, int cores_per_package, int pus_per_core,
+                                   int gpus) {
   NodeTopology t;
   t.gpus = gpus;
   for (int p = 0; p < packages; ++p)
@@ -35,7 +36,29 @@ Node Node::Make(NodeId id, std::string hostname, NodeTopology topology) {
   return n;
 }
 
-int Node::FreePus() const { return static_cast<int>(std::count(uses.begin(), uses.end(), 0)); }
+const Node* FindNode(std::span<const Node> nodes, NodeId id) {
+  if (!nodes.empty()) {
+    const int64_t k = static_cast<int64_t>(id) - nodes.front().id;
+    if (k >= 0 && k < static_cast<int64_t>(nodes.size()) && nodes[k].id == id) return &nodes[k];
+  }
+  for (const Node& n : nodes)
+    if (n.id == id) return &n;
+  return nullptr;
+}
+
+Node* FindNode(std::vector<Node>& nodes, NodeId id) {
+  return const_cast<Node*>(FindNode(std::span<const Node>(nodes), id));
+}
+
+bool IdsFollowIndexes(std::span<const Node> nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].id != nodes.front().id + static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+int Node::FreePus() const {
+  return static_cast<int>(std::count(uses.begin(), uses.end(), 0));
+}
 
 std::vector<NodeId> Placement::Nodes() const {
   std::vector<NodeId> ids;
@@ -47,11 +70,16 @@ std::vector<NodeId> Placement::Nodes() const {
 
 const char* SessionStateName(SessionState state) {
   switch (state) {
-    case SessionState::kQueued: return "queued";
-    case SessionState::kRunning: return "running";
-    case SessionState::kSuspended: return "suspended";
-    case SessionState::kSidestepped: return "sidestepped";
-    case SessionState::kOverbooked: return "overbooked";
+    case SessionState::kQueued:
+      return "queued";
+    case SessionState::kRunning:
+      return "running";
+    case SessionState::kSuspended:
+      return "suspended";
+    case SessionState::kSidestepped:
+      return "sidestepped";
+    case SessionState::kOverbooked:
+      return "overbooked";
   }
   return "unknown";
 }
@@ -80,23 +108,18 @@ int Snapshot::TotalPus() const {
 
 namespace {
 
-Node* FindNode(Snapshot& snapshot, NodeId id) {
-  for (Node& n : snapshot.nodes)
-    if (n.id == id) return &n;
-  return nullptr;
-}
-
 // Adds `delta` to the use count of every slot the placement occupies, and to GPUs held.
 void CountUses(Snapshot& snapshot, const Placement& placement, int delta) {
   for (const RankSlots& r : placement.ranks) {
-    Node* node = FindNode(snapshot, r.node);
+    Node* node = FindNode(snapshot.nodes, r.node);
     if (node == nullptr) continue;
     for (int pu : r.pus)
       if (pu >= 0 && pu < static_cast<int>(node->uses.size())) node->uses[pu] += delta;
   }
   if (placement.gpus_per_node > 0)
     for (NodeId id : placement.Nodes())
-      if (Node* node = FindNode(snapshot, id)) node->gpus_used += delta * placement.gpus_per_node;
+      if (Node* node = FindNode(snapshot.nodes, id))
+        node->gpus_used += delta * placement.gpus_per_node;
 }
 
 bool Holds(const Session& s) {
@@ -121,7 +144,7 @@ struct Applier {
     Session& s = FindOrAdd(snapshot, a.session, request);
     bool shared = false;
     for (const RankSlots& r : a.placement.ranks)
-      if (Node* node = FindNode(snapshot, r.node))
+      if (Node* node = FindNode(snapshot.nodes, r.node))
         for (int pu : r.pus) shared = shared || node->uses[pu] > 0;
     s.placement = a.placement;
     s.original = a.placement;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <variant>
 #include <vector>
@@ -40,8 +41,8 @@ struct NodeTopology {
 // All optional in spirit: zero means "not measured" and allocators must cope.
 struct NodeMetrics {
   double cpu_load_1m = 0, cpu_load_5m = 0, cpu_load_15m = 0;  // run-queue load averages
-  double cpu_utilisation = 0;   // 0..1, busy fraction of all PUs
-  double bandwidth_mbps = 0;    // node's network bandwidth
+  double cpu_utilisation = 0;                                 // 0..1, busy fraction of all PUs
+  double bandwidth_mbps = 0;                                  // node's network bandwidth
   double used_memory_mb = 0;
   double total_memory_mb = 0;
   double clock_mhz = 0;
@@ -67,6 +68,13 @@ struct Node {
   int FreeGpus() const { return topology.gpus - gpus_used; }
 };
 
+// The node with this id: O(1) when ids follow the indexes from the first node's id on
+// (0..n-1, or a subspan of such nodes: the usual layout), else a scan. nullptr if none.
+const Node* FindNode(std::span<const Node> nodes, NodeId id);
+Node* FindNode(std::vector<Node>& nodes, NodeId id);
+// Whether every node's id is the first node's id plus its index (FindNode is then O(1)).
+bool IdsFollowIndexes(std::span<const Node> nodes);
+
 // What a user asked for with psched-exec (or a simulated job).
 struct SessionRequest {
   SessionId id = kNoSession;
@@ -77,13 +85,13 @@ struct SessionRequest {
   int nodes = 0;             // -N: exactly this many nodes; 0 = as many as needed
   int ppn = 0;               // --ppn: ranks per node; 0 = as many as fit
   int gpus_per_node = 0;
-  bool spread = false;       // spread ranks over as many nodes as possible
-  bool contiguous = false;   // wants a contiguous block of nodes (auction/sim workloads)
-  double estimate_s = 0;     // --time, 0 = unknown
-  double submit_time = 0;    // seconds, in the caller's clock
-  std::string policy;        // empty: the configured default
-  std::string allocator;     // empty: the configured default
-  double priority = 0;       // set by the priority module; higher goes first
+  bool spread = false;      // spread ranks over as many nodes as possible
+  bool contiguous = false;  // wants a contiguous block of nodes (auction/sim workloads)
+  double estimate_s = 0;    // --time, 0 = unknown
+  double submit_time = 0;   // seconds, in the caller's clock
+  std::string policy;       // empty: the configured default
+  std::string allocator;    // empty: the configured default
+  double priority = 0;      // set by the priority module; higher goes first
 
   int SlotsNeeded() const { return ranks * threads_per_rank; }
 };
@@ -97,8 +105,8 @@ struct RankSlots {
 };
 
 struct Placement {
-  std::vector<RankSlots> ranks;  // indexed by rank
-  int gpus_per_node = 0;         // GPUs held on every node the placement uses
+  std::vector<RankSlots> ranks;       // indexed by rank
+  int gpus_per_node = 0;              // GPUs held on every node the placement uses
   std::vector<NodeId> Nodes() const;  // distinct nodes, ascending
   bool operator==(const Placement&) const = default;
 };
@@ -109,10 +117,10 @@ const char* SessionStateName(SessionState state);
 struct Session {
   SessionRequest request;
   SessionState state = SessionState::kQueued;
-  Placement placement;          // where its ranks are pinned now (uses are counted here)
-  Placement original;           // pinning at start, restored after a sidestep
-  bool floating = false;        // overbook/float: bound to all of its nodes' slots
-  bool exclusive = false;       // sidestep: its slots are reserved for it until it ends
+  Placement placement;                  // where its ranks are pinned now (uses are counted here)
+  Placement original;                   // pinning at start, restored after a sidestep
+  bool floating = false;                // overbook/float: bound to all of its nodes' slots
+  bool exclusive = false;               // sidestep: its slots are reserved for it until it ends
   SessionId displaced_by = kNoSession;  // who suspended or sidestepped it
   double start_time = -1;
 };
@@ -179,7 +187,8 @@ struct Plan {
 // (a new arrival spawned or enqueued by this plan).
 void ApplyPlan(Snapshot& snapshot, const Plan& plan, const SessionRequest* request = nullptr);
 
-// Removes an ended session and releases its slots (does not resume anyone: that is a policy's call).
+// Removes an ended session and releases its slots (does not resume anyone: that is a policy's
+// call).
 void RemoveSession(Snapshot& snapshot, SessionId id);
 
 }  // namespace psched::sched

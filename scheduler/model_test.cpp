@@ -29,6 +29,22 @@ TEST(Topology, UniformIsInLogicalOrder) {
   EXPECT_EQ(t.pus[6].package, 1);
 }
 
+TEST(FindNode, ByIndexBySubspanAndByScan) {
+  std::vector<Node> nodes;
+  for (int i = 0; i < 5; ++i) nodes.push_back(Node::Make(i, "n", NodeTopology::Uniform(1, 1, 1)));
+  EXPECT_EQ(FindNode(nodes, 3), &nodes[3]);
+  EXPECT_EQ(FindNode(nodes, 5), nullptr);
+  EXPECT_EQ(FindNode(nodes, -1), nullptr);
+  std::span<const Node> tail = std::span<const Node>(nodes).subspan(2);
+  EXPECT_TRUE(IdsFollowIndexes(tail));
+  EXPECT_EQ(FindNode(tail, 3), &nodes[3]);
+  EXPECT_EQ(FindNode(tail, 1), nullptr);
+  std::swap(nodes[1], nodes[4]);
+  EXPECT_FALSE(IdsFollowIndexes(nodes));
+  EXPECT_EQ(FindNode(nodes, 4)->id, 4);
+  EXPECT_EQ(FindNode(nodes, 1), &nodes[4]);
+}
+
 TEST(ApplyPlan, SpawnCountsUsesAndEndReleasesThem) {
   Snapshot s = TwoNodes();
   SessionRequest r = Req(1, 6);

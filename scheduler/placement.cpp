@@ -2,24 +2,36 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 namespace psched::sched {
 
 namespace {
 
 // A node as this placement sees it: the use counts it started with plus the
-// slots it has already handed to earlier ranks of the same request.
+// slots it has already handed to earlier ranks of the same request. The counts are
+// copied only once a rank lands here: most nodes a placement looks at stay untouched.
 struct NodeWork {
   const Node* node;
-  std::vector<int> uses;
+  std::vector<int> own;  // empty until the first rank lands here
   int ranks_placed = 0;
+
+  int Use(int pu) const { return own.empty() ? node->uses[pu] : own[pu]; }
+  void Take(int pu) {
+    if (own.empty()) own = node->uses;
+    ++own[pu];
+  }
 };
 
-bool Usable(const NodeWork& w, int pu, int max_uses) { return w.uses[pu] <= max_uses; }
+bool Usable(const NodeWork& w, int pu, int max_uses) {
+  return w.Use(pu) <= max_uses;
+}
 
 // The T least-used usable PUs of the first group (core, then package, then node)
 // that has T of them, in logical order: a rank's threads stay neighbours.
-std::optional<std::vector<int>> TakeSlots(NodeWork& w, int threads, int max_uses) {
+// `usable` is scratch memory (no state).
+std::optional<std::vector<int>> TakeSlots(NodeWork& w, int threads, int max_uses,
+                                          std::vector<int>& usable) {
   const auto& pus = w.node->topology.pus;
   const int n = static_cast<int>(pus.size());
   auto try_groups = [&](auto group_of) -> std::optional<std::vector<int>> {
@@ -27,16 +39,22 @@ std::optional<std::vector<int>> TakeSlots(NodeWork& w, int threads, int max_uses
     while (begin < n) {
       int end = begin;
       while (end < n && group_of(pus[end]) == group_of(pus[begin])) ++end;
-      std::vector<int> usable;
+      usable.clear();
       for (int pu = begin; pu < end; ++pu)
         if (Usable(w, pu, max_uses)) usable.push_back(pu);
       if (static_cast<int>(usable.size()) >= threads) {
-        std::stable_sort(usable.begin(), usable.end(),
-                         [&](int a, int b) { return w.uses[a] < w.uses[b]; });
-        usable.resize(threads);
-        std::sort(usable.begin(), usable.end());
-        for (int pu : usable) ++w.uses[pu];
-        return usable;
+        // Least used first, logical order among equals (a stable insertion sort: groups
+        // are small, and free-slot placements are already in order).
+        for (size_t i = 1; i < usable.size(); ++i) {
+          const int pu = usable[i];
+          size_t j = i;
+          for (; j > 0 && w.Use(usable[j - 1]) > w.Use(pu); --j) usable[j] = usable[j - 1];
+          usable[j] = pu;
+        }
+        std::vector<int> taken(usable.begin(), usable.begin() + threads);
+        std::sort(taken.begin(), taken.end());
+        for (int pu : taken) w.Take(pu);
+        return taken;
       }
       begin = end;
     }
@@ -48,15 +66,23 @@ std::optional<std::vector<int>> TakeSlots(NodeWork& w, int threads, int max_uses
 }
 
 // How many more ranks of `threads` slots fit on this node at `max_uses`.
-int RankCapacity(const NodeWork& w, int threads, int max_uses) {
+int RankCapacity(const NodeWork& w, int threads, int max_uses, std::vector<int>& scratch) {
+  if (threads == 1) {
+    // Each rank takes one least-used usable slot: a slot used u times takes max_uses + 1 - u.
+    int count = 0;
+    for (int pu = 0; pu < w.node->topology.NumPus(); ++pu)
+      if (w.Use(pu) <= max_uses) count += max_uses + 1 - w.Use(pu);
+    return count;
+  }
   NodeWork copy = w;
   int count = 0;
-  while (TakeSlots(copy, threads, max_uses)) ++count;
+  while (TakeSlots(copy, threads, max_uses, scratch)) ++count;
   return count;
 }
 
-bool PlaceOne(NodeWork& w, int rank, int threads, int max_uses, Placement& out) {
-  auto slots = TakeSlots(w, threads, max_uses);
+bool PlaceOne(NodeWork& w, int rank, int threads, int max_uses, Placement& out,
+              std::vector<int>& scratch) {
+  auto slots = TakeSlots(w, threads, max_uses, scratch);
   if (!slots) return false;
   out.ranks.push_back(RankSlots{rank, w.node->id, std::move(*slots)});
   ++w.ranks_placed;
@@ -72,6 +98,7 @@ std::vector<int> EvenQuotas(int ranks, int nodes) {
 
 std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const SessionRequest& req,
                                       int max_uses) {
+  std::vector<int> scratch;
   Placement out;
   out.gpus_per_node = req.gpus_per_node;
   const int threads = std::max(1, req.threads_per_rank);
@@ -83,8 +110,8 @@ std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const Session
     for (NodeWork& w : work) {
       if (k == quotas.size() || rank == req.ranks) break;
       int want = std::min(quotas[k], req.ranks - rank);
-      if (RankCapacity(w, threads, max_uses) < want) continue;
-      for (int i = 0; i < want; ++i) PlaceOne(w, rank++, threads, max_uses, out);
+      if (RankCapacity(w, threads, max_uses, scratch) < want) continue;
+      for (int i = 0; i < want; ++i) PlaceOne(w, rank++, threads, max_uses, out, scratch);
       ++k;
     }
     if (rank < req.ranks || k < static_cast<size_t>(std::min<int>(req.nodes, req.ranks)))
@@ -93,7 +120,7 @@ std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const Session
   }
   for (NodeWork& w : work) {
     while (rank < req.ranks && (req.ppn == 0 || w.ranks_placed < req.ppn) &&
-           PlaceOne(w, rank, threads, max_uses, out))
+           PlaceOne(w, rank, threads, max_uses, out, scratch))
       ++rank;
     if (rank == req.ranks) return out;
   }
@@ -102,13 +129,15 @@ std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const Session
 
 std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionRequest& req,
                                      int max_uses) {
+  std::vector<int> scratch;
   Placement out;
   out.gpus_per_node = req.gpus_per_node;
   const int threads = std::max(1, req.threads_per_rank);
   if (req.nodes > 0) {
     // -N with spread: the N nodes with the most room.
     std::stable_sort(work.begin(), work.end(), [&](const NodeWork& a, const NodeWork& b) {
-      return RankCapacity(a, threads, max_uses) > RankCapacity(b, threads, max_uses);
+      return RankCapacity(a, threads, max_uses, scratch) >
+             RankCapacity(b, threads, max_uses, scratch);
     });
     if (static_cast<int>(work.size()) > req.nodes) work.resize(req.nodes);
   }
@@ -119,7 +148,7 @@ std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionR
     for (NodeWork& w : work) {
       if (rank == req.ranks) break;
       if (req.ppn > 0 && w.ranks_placed >= req.ppn) continue;
-      if (PlaceOne(w, rank, threads, max_uses, out)) {
+      if (PlaceOne(w, rank, threads, max_uses, out, scratch)) {
         ++rank;
         progress = true;
       }
@@ -145,14 +174,24 @@ std::optional<Placement> PlaceRanks(std::span<const Node> nodes, const SessionRe
   if (request.ranks <= 0) return std::nullopt;
   std::vector<NodeWork> work;
   auto consider = [&](const Node& n) {
-    if (n.FreeGpus() >= request.gpus_per_node) work.push_back(NodeWork{&n, n.uses, 0});
+    if (n.FreeGpus() >= request.gpus_per_node) work.push_back(NodeWork{&n, {}, 0});
   };
   if (options.candidate_nodes.empty()) {
+    work.reserve(nodes.size());
     for (const Node& n : nodes) consider(n);
   } else {
-    for (NodeId id : options.candidate_nodes)
-      for (const Node& n : nodes)
-        if (n.id == id) consider(n);
+    work.reserve(options.candidate_nodes.size());
+    if (IdsFollowIndexes(nodes)) {
+      for (NodeId id : options.candidate_nodes)
+        if (const Node* n = FindNode(nodes, id)) consider(*n);
+    } else {
+      // Any other order: one hash of the ids rather than a scan per candidate.
+      std::unordered_map<NodeId, const Node*> by_id;
+      by_id.reserve(nodes.size());
+      for (const Node& n : nodes) by_id.emplace(n.id, &n);
+      for (NodeId id : options.candidate_nodes)
+        if (auto it = by_id.find(id); it != by_id.end()) consider(*it->second);
+    }
   }
   return options.layout == Layout::kSpread ? PlaceSpread(work, request, options.max_uses)
                                            : PlaceCompact(work, request, options.max_uses);

@@ -8,8 +8,8 @@ namespace {
 std::vector<Node> Nodes(int count, int packages, int cores, int pus, int gpus = 0) {
   std::vector<Node> nodes;
   for (int i = 0; i < count; ++i)
-    nodes.push_back(Node::Make(i, "n" + std::to_string(i),
-                               NodeTopology::Uniform(packages, cores, pus, gpus)));
+    nodes.push_back(
+        Node::Make(i, "n" + std::to_string(i), NodeTopology::Uniform(packages, cores, pus, gpus)));
   return nodes;
 }
 
@@ -111,7 +111,50 @@ TEST(Placement, LeastUsedOverbooksOnlyWhenFull) {
   EXPECT_TRUE(over->overbooked);
 }
 
-TEST(Placement, ZeroRanksIsRejected) { EXPECT_FALSE(PlaceRanks(Nodes(1, 1, 4, 1), Request(0))); }
+TEST(Placement, CandidateNodesInTheirOrderWhateverTheIds) {
+  // Ids in index order (the O(1) lookup), a subspan of them, and shuffled ids (the hash).
+  auto nodes = Nodes(6, 1, 2, 1);
+  PlaceOptions only{Layout::kCompact, 0, {4, 1}};
+  auto p = PlaceRanks(nodes, Request(4), only);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->ranks[0].node, 4);
+  EXPECT_EQ(p->ranks[2].node, 1);
+  p = PlaceRanks(std::span<const Node>(nodes).subspan(2, 3), Request(4),
+                 PlaceOptions{Layout::kCompact, 0, {4, 1, 3}});
+  ASSERT_TRUE(p);  // node 1 is not in the subspan
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{3, 4}));
+  EXPECT_EQ(p->ranks[0].node, 4);
+  std::swap(nodes[0], nodes[5]);
+  std::swap(nodes[1], nodes[3]);
+  p = PlaceRanks(nodes, Request(6), PlaceOptions{Layout::kCompact, 0, {5, 0, 3, 9}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->ranks[0].node, 5);
+  EXPECT_EQ(p->ranks[2].node, 0);
+  EXPECT_EQ(p->ranks[4].node, 3);
+  EXPECT_FALSE(PlaceRanks(nodes, Request(7), PlaceOptions{Layout::kCompact, 0, {5, 0, 3, 9}}));
+}
+
+TEST(Placement, ExactNodeCountOnUsedSlotsCountsEachSlotsRemainingLevels) {
+  // -N 2 x 3 ranks at use level 1 on 2-slot nodes: node 0 has both slots used once
+  // (room for 2 more), node 1 one used (3), node 2 none (4): nodes 1 and 2 take them.
+  auto nodes = Nodes(3, 1, 2, 1);
+  nodes[0].uses = {1, 1};
+  nodes[1].uses = {1, 0};
+  SessionRequest r = Request(6);
+  r.nodes = 2;
+  auto p = PlaceRanks(nodes, r, PlaceOptions{Layout::kCompact, 1, {}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{1, 2}));
+  // One core per slot: the first core with a usable slot goes first, as in every layout.
+  EXPECT_EQ(p->ranks[0].pus, std::vector<int>{0});
+  EXPECT_EQ(p->ranks[1].pus, std::vector<int>{1});
+  EXPECT_EQ(p->ranks[2].pus, std::vector<int>{1});
+  EXPECT_EQ(p->ranks[5].pus, std::vector<int>{1});
+}
+
+TEST(Placement, ZeroRanksIsRejected) {
+  EXPECT_FALSE(PlaceRanks(Nodes(1, 1, 4, 1), Request(0)));
+}
 
 }  // namespace
 }  // namespace psched::sched
