@@ -197,6 +197,37 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
   EXPECT_EQ(alloc->Stop(), 0);
 }
 
+// Killing a frozen session works (a v1-frozen task cannot even die until thawed) and
+// removes its cgroups; the surpasser runs on.
+TEST_F(CoschedFreezerTest, AFrozenSessionCanBeKilled) {
+  ConfFile conf("[policy]\nsuspend = \"freezer\"\n");
+  auto alloc = Start(conf);
+  ASSERT_TRUE(alloc->ok());
+  auto env = alloc->Env();
+  Proc sim({Bin("psched-exec"), "-n", std::to_string(kNodes * kPus), Bin("cosched_threads"), "1"},
+           env);
+  auto sim_ranks = WaitRanks(*alloc, 1, kNodes * kPus);
+  ASSERT_FALSE(sim_ranks.empty());
+  Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "4", Bin("cosched_threads"), "1"},
+                env);
+  auto analysis_ranks = WaitRanks(*alloc, 2, 4);
+  std::set<std::string> dirs;
+  for (const Rank& r : sim_ranks) dirs.insert(CgroupOf(r.pid).dir);
+  for (const std::string& dir : dirs) {
+    SessionCgroup cg{CgroupOf(sim_ranks[0].pid).version, dir};
+    ASSERT_TRUE(Eventually([&] { return Frozen(cg); })) << dir;
+  }
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, env).code, 0);
+  EXPECT_EQ(sim.Wait(), 128 + SIGKILL) << sim.err();
+  for (const Rank& r : sim_ranks)
+    EXPECT_TRUE(Eventually([&] { return ProcessGone(r.pid); })) << "pid " << r.pid;
+  for (const std::string& dir : dirs)
+    EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(dir); })) << dir;
+  for (const Rank& r : analysis_ranks) EXPECT_EQ(ProcessState(r.pid), 'S') << "pid " << r.pid;
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "2"}, env).code, 0);
+  EXPECT_EQ(analysis.Wait(), 128 + SIGKILL) << analysis.err();
+}
+
 // A session still running when the allocation ends: its cgroups go with the daemons.
 TEST_F(CoschedFreezerTest, CgroupsOfRunningSessionsGoWithTheDaemons) {
   ConfFile conf("[policy]\nsuspend = \"freezer\"\n");
