@@ -1,0 +1,147 @@
+// The node side of suspend orders with real processes on a real event loop: the
+// reply comes once every process is stopped (SIGSTOP) or the session's cgroup is
+// frozen (freezer), and waiting for that confirmation never holds the loop.
+#include "daemon/cosched_node.hpp"
+
+#include <event2/event.h>
+#include <gtest/gtest.h>
+#include <time.h>
+
+#include <chrono>
+#include <functional>
+
+#include "daemon/freezer.hpp"
+#include "daemon/node_service.hpp"
+#include "daemon/suspend.hpp"
+
+namespace psched::daemon {
+namespace {
+
+class CoschedNodeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    base_ = event_base_new();
+    ranks_ = std::make_unique<NodeService>(base_, 0, std::vector<int>{0},
+                                           [](proto::MsgType, proto::Json) {});
+    node_ = std::make_unique<CoschedNode>(
+        base_, 0, *ranks_, std::vector<int>{0},
+        [this](std::string reply) { replies_.push_back(proto::Json::parse(reply)); });
+  }
+  void TearDown() override {
+    node_.reset();
+    ranks_.reset();  // kills the ranks
+    freezer_.reset();
+    event_base_free(base_);
+  }
+  void Spawn(int64_t session, int n, std::vector<std::string> argv) {
+    proto::SpawnOrder order;
+    order.session = session;
+    order.argv = std::move(argv);
+    order.env = {"PATH=/usr/bin:/bin"};
+    order.size = n;
+    for (int r = 0; r < n; ++r) order.ranks.push_back({r, 0, r, {}});
+    ranks_->Spawn(order);
+    // The spawn may wait for the event loop (launch hooks answer there).
+    ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(session).size() == size_t(n); }, 20));
+  }
+  void Order(const std::string& op, int64_t session) {
+    proto::Json order{{"txn", ++txn_}, {"ops", {{{"op", op}, {"session", session}}}}};
+    node_->OnOrder(order.dump());
+  }
+  // Runs the event loop until `done` or `seconds` pass.
+  bool Loop(const std::function<bool()>& done, double seconds) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!done() && std::chrono::steady_clock::now() < until) {
+      event_base_loop(base_, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+      timespec pause{0, 200'000};
+      nanosleep(&pause, nullptr);
+    }
+    return done();
+  }
+  proto::Json NextReply() {
+    size_t want = ++seen_;
+    EXPECT_TRUE(Loop([&] { return replies_.size() >= want; }, 30)) << "no reply";
+    return replies_.size() >= want ? replies_[want - 1] : proto::Json::object();
+  }
+  std::vector<pid_t> Pids(int64_t session) {
+    std::vector<pid_t> pids;
+    for (auto [rank, pid] : ranks_->LocalProcesses(session)) pids.push_back(pid);
+    return pids;
+  }
+
+  event_base* base_ = nullptr;
+  std::unique_ptr<SessionFreezer> freezer_;  // outlives ranks_ (declared first: freed last)
+  std::unique_ptr<NodeService> ranks_;
+  std::unique_ptr<CoschedNode> node_;
+  std::vector<proto::Json> replies_;
+  size_t seen_ = 0;
+  int64_t txn_ = 0;
+};
+
+TEST_F(CoschedNodeTest, SignalSuspendRepliesOnceEveryProcessIsStopped) {
+  Spawn(1, 3, {"sh", "-c", "while :; do :; done"});
+  Order("suspend", 1);
+  proto::Json reply = NextReply();
+  EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  for (pid_t pid : Pids(1)) EXPECT_EQ(ProcState(pid), 'T') << "pid " << pid;
+  Order("resume", 1);
+  EXPECT_TRUE(NextReply().value("ok", false));
+  for (pid_t pid : Pids(1))
+    EXPECT_TRUE(Loop([&] { return ProcState(pid) == 'R'; }, 20)) << "pid " << pid;
+}
+
+TEST_F(CoschedNodeTest, FreezerSuspendRepliesOnceTheCgroupIsFrozen) {
+  auto freezer = SessionFreezer::Create(0);
+  if (!freezer) GTEST_SKIP() << "no writable cgroup freezer here: " << freezer.error().ToString();
+  freezer_ = std::move(*freezer);
+  ranks_->SetFreezer(freezer_.get());
+  Spawn(2, 3, {"sh", "-c", "while :; do :; done"});
+  Order("suspend", 2);
+  proto::Json reply = NextReply();
+  EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  auto frozen = freezer_->Frozen(2);
+  ASSERT_TRUE(frozen);
+  EXPECT_TRUE(*frozen) << "replied before " << freezer_->PathOf(2) << " was frozen";
+  EXPECT_EQ(freezer_->Processes(2).size(), 3u);
+  Order("resume", 2);
+  EXPECT_TRUE(NextReply().value("ok", false));
+  EXPECT_TRUE(Loop([&] { return !*freezer_->Frozen(2); }, 20));
+  for (pid_t pid : Pids(2))
+    EXPECT_TRUE(Loop([&] { return ProcState(pid) == 'R'; }, 20)) << "pid " << pid;
+}
+
+// A rank that cannot stop (held by a v1 freezer: state D, SIGSTOP stays pending): the
+// node fails the suspend after its time limit, naming the process, and the event loop
+// runs the whole time (a timer keeps ticking).
+TEST_F(CoschedNodeTest, ConfirmationNeverHoldsTheEventLoop) {
+  auto where = FindFreezerPlace(0, CgroupVersion::kV1);
+  if (!where) GTEST_SKIP() << "needs a writable v1 freezer: " << where.error().ToString();
+  freezer_ = SessionFreezer::CreateIn(0, *where);  // not given to ranks_: it suspends by signal
+  Spawn(3, 1, {"sleep", "60"});
+  pid_t pid = Pids(3).front();
+  auto fd = freezer_->JoinFd(3);
+  ASSERT_TRUE(fd);
+  std::string text = std::to_string(pid);
+  ASSERT_EQ(write(*fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ASSERT_TRUE(freezer_->Freeze(3));
+  ASSERT_TRUE(Loop([&] { return *freezer_->Frozen(3); }, 20));
+
+  int ticks = 0;
+  event* tick = event_new(
+      base_, -1, EV_PERSIST, [](evutil_socket_t, short, void* n) { ++*static_cast<int*>(n); },
+      &ticks);
+  timeval every{0, 50'000};
+  event_add(tick, &every);
+  Order("suspend", 3);
+  proto::Json reply = NextReply();
+  event_free(tick);
+  EXPECT_FALSE(reply.value("ok", true)) << reply.dump();
+  EXPECT_NE(reply.value("error", "").find("process " + text + " did not stop (state D)"),
+            std::string::npos)
+      << reply.dump();
+  // kConfirmTimeoutS of waiting at 20 ticks a second; a loop held by the wait sees ~none.
+  EXPECT_GT(ticks, 20) << "the event loop was held while confirming";
+}
+
+}  // namespace
+}  // namespace psched::daemon
