@@ -29,17 +29,25 @@ class NodeIndex {
   std::vector<int> index_;
 };
 
-// Adds `delta` uses to the slots and GPUs of `p` on `nodes` (a scratch copy).
-void Count(std::vector<Node>& nodes, const NodeIndex& index, const Placement& p, int delta) {
+// Adds `delta` uses to the slots and GPUs of `p` on `nodes` (a scratch copy). Returns how
+// many more slots are free (uses == 0) than before.
+int Count(std::vector<Node>& nodes, const NodeIndex& index, const Placement& p, int delta) {
+  int freed = 0;
   int last = -1;
   for (const RankSlots& r : p.ranks) {
     int i = index(r.node);
     if (i < 0) continue;
-    for (int pu : r.pus) nodes[i].uses[pu] += delta;
+    for (int pu : r.pus) {
+      int& uses = nodes[i].uses[pu];
+      freed -= uses == 0;
+      uses += delta;
+      freed += uses == 0;
+    }
     // Ranks of one node are adjacent in a placement; GPUs are held once per node.
     if (i != last && p.gpus_per_node > 0) nodes[i].gpus_used += delta * p.gpus_per_node;
     last = i;
   }
+  return freed;
 }
 
 bool Holds(const Session& s) {
@@ -151,11 +159,15 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
     std::stable_sort(running.begin(), running.end(),
                      [](const Running& a, const Running& b) { return a.end < b.end; });
     size_t released = 0;
+    int shadow_free = 0;
+    for (const Node& n : s.work) shadow_free += n.FreePus();
     for (; released < running.size(); ++released) {
-      Count(s.work, *index, *running[released].placement, -1);
+      shadow_free += Count(s.work, *index, *running[released].placement, -1);
       // Sessions ending at the same time free their slots together.
       if (released + 1 < running.size() && running[released + 1].end == running[released].end)
         continue;
+      // The head needs that many free slots, wherever it goes: no need to ask before.
+      if (head.SlotsNeeded() > shadow_free) continue;
       if (std::optional<Placement> p = select(s.work, head)) {
         reservation.start = running[released].end;
         reservation.placement = std::move(*p);
@@ -176,6 +188,11 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
     if (req.SlotsNeeded() > free) continue;
     const Shape shape(req);
     if (no_room_now.contains(shape)) continue;
+    auto ends_in_time = [&] {
+      return req.estimate_s > 0 && std::isfinite(reservation.start) &&
+             snapshot.now + req.estimate_s <= reservation.start;
+    };
+    if (out.reservation && !ends_in_time() && no_room_beside_head.contains(shape)) continue;
     std::optional<Placement> p = select(view, req);
     if (!p) {
       no_room_now.insert(shape);
@@ -183,9 +200,7 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
     }
     if (!reserved) reserve();
     if (!out.reservation) break;  // the head's start is unknown: nothing may overtake it
-    const bool ends_in_time = req.estimate_s > 0 && std::isfinite(reservation.start) &&
-                              snapshot.now + req.estimate_s <= reservation.start;
-    if (!ends_in_time) {
+    if (!ends_in_time()) {
       // It would still run at the shadow time: it may only use what the head does not need.
       if (no_room_beside_head.contains(shape)) continue;
       Count(s.work, *index, reservation.placement, +1);

@@ -172,7 +172,7 @@ TEST(ScheduleQueueTest, ARequestShapeWithoutRoomIsNotAskedAgainUntilAStart) {
                                        Request(5, 1, 1), Request(6, 2, 1000)};
   QueueDecision d = ScheduleQueue(s, queue, Backfill::kEasy, counting);
   EXPECT_EQ(Started(d), std::vector<SessionId>{5});
-  EXPECT_EQ(asked_for_two, 4);  // 3: now and beside the head; 6: the same; 4: never
+  EXPECT_EQ(asked_for_two, 4);  // 3: now and beside the head; 6: the same; 4: not at all
 }
 
 TEST(ScheduleQueueTest, AllocatorSelectorPlacesLikeTheAllocator) {
