@@ -121,6 +121,9 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
   if (o.cores_per_node == 0 || o.cores_per_node < -1)
     return Fail(ErrorCode::kInvalidArgument,
                 "--cores-per-node must be > 0, got " + std::to_string(o.cores_per_node));
+  if (o.min_cores < 0)
+    return Fail(ErrorCode::kInvalidArgument,
+                "--min-cores must be >= 0, got " + std::to_string(o.min_cores));
   if (!o.swf.empty()) {
     SwfOptions so;
     so.nodes = std::max(0, o.nodes);
