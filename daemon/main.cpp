@@ -13,6 +13,7 @@
 
 #include "config/load.hpp"
 #include "daemon/daemon.hpp"
+#include "daemon/run_dir.hpp"
 #include "pmix/daemon_host.hpp"
 
 namespace {
@@ -133,6 +134,8 @@ int main(int argc, char** argv) {
   event_base_dispatch(base);
   daemon->reset();
   if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir);
+  // A clean end leaves no run directory behind; after a crash the next starter sweeps it.
+  if (!opt.rundir.empty()) (void)psched::daemon::RemoveRunDir(opt.rundir);
   event_free(term);
   event_free(intr);
   event_base_free(base);

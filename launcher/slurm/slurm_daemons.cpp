@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -19,6 +20,7 @@
 
 #include "daemon/auth.hpp"
 #include "daemon/launcher_service.hpp"
+#include "daemon/run_dir.hpp"
 #include "daemon/tree.hpp"
 #include "launcher/slurm/daemon_plan.hpp"
 
@@ -306,6 +308,25 @@ std::string SlurmRunDir(const SlurmAllocation& allocation) {
   return "/tmp/psched-" + std::to_string(geteuid()) + "-slurm-" + allocation.job_id;
 }
 
+int SweepEndedJobRunDirs(const std::string& parent, const std::string& current_job,
+                         const std::function<bool(const std::string& job)>& job_active) {
+  const std::string prefix = "psched-" + std::to_string(geteuid()) + "-slurm-";
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename();
+    if (!name.starts_with(prefix)) continue;
+    const std::string job = name.substr(prefix.size());
+    if (job.empty() || job == current_job ||
+        job.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    if (SocketAnswers(daemon::LauncherService::SocketPath(entry.path())) || job_active(job))
+      continue;
+    if (daemon::RemoveRunDir(entry.path()) && !std::filesystem::exists(entry.path())) ++removed;
+  }
+  return removed;
+}
+
 Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
                                        const SlurmDaemonOptions& options) {
   if (options.pschedd.empty()) {
@@ -329,6 +350,14 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
     Error e = Error::FromErrno("flock", "locking '" + lock_path + "'");
     close(lock);
     return Fail(e);
+  }
+  if (!SocketAnswers(socket)) {
+    // A job's first daemons: the time to clear what ended jobs left behind. squeue names
+    // a job only while it is pending, running or completing.
+    SweepEndedJobRunDirs("/tmp", allocation.job_id, [](const std::string& job) {
+      auto listed = Capture({"squeue", "-h", "-j", job, "-o", "%T"});
+      return listed && listed->find_first_not_of(" \n") != std::string::npos;
+    });
   }
   Result<void> started =
       SocketAnswers(socket) ? Result<void>() : StartDaemons(allocation, options, rundir);

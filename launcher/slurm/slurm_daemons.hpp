@@ -19,6 +19,7 @@
 //   else         -> not in Slurm: the embedded default
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -41,6 +42,13 @@ struct SlurmDaemonOptions {
 // The run directory of this allocation's leader on this host:
 // /tmp/psched-<uid>-slurm-<job id>. Its launcher socket is pschedd.sock inside.
 std::string SlurmRunDir(const SlurmAllocation& allocation);
+
+// Removes the run directories psched-<uid>-slurm-<job> in `parent` of this user's other
+// jobs whose daemons are gone: nothing answers on the socket, no launcher holds the start
+// lock, and `job_active(job)` is false (Slurm killed the daemons at the job's end, before
+// they could clean up). Returns how many went. Called whenever a job starts its daemons.
+int SweepEndedJobRunDirs(const std::string& parent, const std::string& current_job,
+                         const std::function<bool(const std::string& job)>& job_active);
 
 // Returns SlurmRunDir(allocation) once the allocation's daemons answer there: reuses
 // running daemons, otherwise starts them (one starter at a time: a lock file in the run

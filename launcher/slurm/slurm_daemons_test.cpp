@@ -1,8 +1,13 @@
 #include "launcher/slurm/slurm_daemons.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 namespace psched::slurm {
 namespace {
@@ -66,6 +71,51 @@ TEST(EnsureSlurmDaemons, RefusesBadOptionsBeforeStartingAnything) {
   auto bad_fanout = EnsureSlurmDaemons(alloc, {.pschedd = "pschedd", .fanout = 0});
   ASSERT_FALSE(bad_fanout.has_value());
   EXPECT_EQ(bad_fanout.error().code(), ErrorCode::kInvalidArgument);
+}
+
+// Run directories left by ended jobs go; those of live jobs, of jobs whose launcher is
+// starting daemons right now, and files psched did not make stay.
+TEST(SweepEndedJobRunDirs, RemovesOnlyTheDirectoriesOfEndedJobs) {
+  char tmpl[] = "/tmp/psched-sweep-test-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string parent = tmpl;
+  const std::string prefix = parent + "/psched-" + std::to_string(geteuid()) + "-slurm-";
+  auto make = [&](const std::string& job, std::vector<std::string> files) {
+    std::filesystem::create_directory(prefix + job);
+    for (const auto& f : files) std::ofstream(prefix + job + "/" + f) << "x";
+  };
+  make("7", {"start.lock", "srun-level-0.out", "srun-level-0.err", "pschedd.sock"});  // ended
+  make("8", {"start.lock"});                                                          // running
+  make("9", {"start.lock", "srun-level-0.out", "notes.txt"});  // ended, a file not ours
+  make("10", {"start.lock"});                                  // ended, but a launcher starts
+  make("11", {});                                              // the current job
+  std::filesystem::create_directory(parent + "/psched-" + std::to_string(geteuid()) + "-x");
+  int held = open((prefix + "10/start.lock").c_str(), O_RDWR);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(flock(held, LOCK_EX), 0);
+  std::vector<std::string> asked;
+  int removed = SweepEndedJobRunDirs(parent, "11", [&](const std::string& job) {
+    asked.push_back(job);
+    return job == "8";
+  });
+  close(held);
+  EXPECT_EQ(removed, 1);
+  EXPECT_FALSE(std::filesystem::exists(prefix + "7"));
+  EXPECT_TRUE(std::filesystem::exists(prefix + "8/start.lock"));
+  EXPECT_TRUE(std::filesystem::exists(prefix + "9/notes.txt"));
+  EXPECT_FALSE(std::filesystem::exists(prefix + "9/srun-level-0.out"));
+  EXPECT_TRUE(std::filesystem::exists(prefix + "10/start.lock"));
+  EXPECT_TRUE(std::filesystem::exists(prefix + "11"));
+  EXPECT_TRUE(std::filesystem::exists(parent + "/psched-" + std::to_string(geteuid()) + "-x"));
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<std::string>{"10", "7", "8", "9"}));
+  std::filesystem::remove_all(parent);
+}
+
+TEST(SweepEndedJobRunDirs, MissingParentRemovesNothing) {
+  EXPECT_EQ(
+      SweepEndedJobRunDirs("/nonexistent/psched", "1", [](const std::string&) { return false; }),
+      0);
 }
 
 }  // namespace
