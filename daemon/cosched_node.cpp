@@ -51,7 +51,9 @@ void CoschedNode::OnOrder(const std::string& data) {
   txn->ops = order["ops"];
   Txn& t = *txn;
   waiting_.push_back(std::move(txn));
-  Step(t);
+  // One at a time, in the order received: a rollback must not overtake the order it
+  // undoes while that one waits out a surpass grace (or this daemon was stopped).
+  if (waiting_.size() == 1) Step(t);
 }
 
 Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session) {
@@ -160,6 +162,7 @@ void CoschedNode::Finish(Txn& txn, Result<void> result) {
   if (!result) reply["error"] = result.error().WithNode(node_).ToString();
   std::erase_if(waiting_, [&](const auto& t) { return t.get() == &txn; });  // frees txn
   reply_(reply.dump());
+  if (!waiting_.empty()) Step(*waiting_.front());
 }
 
 }  // namespace psched::daemon

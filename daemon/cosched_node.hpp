@@ -45,7 +45,7 @@ class CoschedNode {
   std::vector<int> real_pus_;
   Reply reply_;
   hwloc_topology_t topology_ = nullptr;        // loaded at the first re-pin
-  std::vector<std::unique_ptr<Txn>> waiting_;  // transactions in a surpass grace period
+  std::vector<std::unique_ptr<Txn>> waiting_;  // orders in arrival order; the first runs
 };
 
 }  // namespace psched::daemon

@@ -527,6 +527,7 @@ void LeaderService::NodeDone(const proto::NodeDone& done) {
 
 void LeaderService::Finish(int64_t id) {
   if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
+  if (!sessions_.contains(id)) return;  // ended meanwhile (a failed arrival, a drop)
   LiveSession& s = sessions_.at(id);
   if (auto c = s.launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kSessionEnded,
@@ -558,11 +559,13 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
     peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
   std::vector<int64_t> done;
   for (auto& [id, s] : sessions_) {
+    bool hit = false;  // queued sessions and arrivals in flight have no nodes yet
     for (int n : lost.nodes) {
       if (!s.pending.erase(n)) continue;
+      hit = true;
       Fail(s, 1, "lost " + NodeName(n) + " (its daemon is gone: " + lost.cause + ")");
     }
-    if (s.pending.empty()) done.push_back(id);
+    if (hit && s.pending.empty()) done.push_back(id);
   }
   for (int64_t id : done) Finish(id);
   for (auto& [key, part] : collectives_) {

@@ -1,0 +1,326 @@
+// A co-scheduling plan is a transaction across nodes (daemon/plan_executor.hpp):
+// these tests make one fail on one node for a real reason while it runs on the
+// others (a daemon killed, a daemon stopped, a rank SIGSTOP cannot stop) and check
+// for real that the other nodes are rolled back (process states from /proc,
+// pinning unchanged), that the launcher is told which node and which step failed,
+// that the daemons keep serving, and that a failed end-of-session plan is retried
+// by the periodic round without stranding the queue.
+//
+// Emulated allocation: 4 nodes x 4 PUs, compact placement (a session of 8 ranks
+// fills two nodes, the lowest free first).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/integration/harness.hpp"
+
+namespace psched::testing {
+namespace {
+
+using Json = nlohmann::json;
+constexpr int kNodes = 4;
+
+struct RankProc {
+  pid_t pid = 0;
+  int rank = 0, node = 0;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+int EnvInt(const std::string& env, const std::string& name) {
+  auto at = env.find(std::string(1, '\0') + name + "=");
+  if (at == std::string::npos) return -1;
+  return std::atoi(env.c_str() + at + name.size() + 2);
+}
+
+pid_t ParentOf(pid_t pid) {
+  std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
+  auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 2));
+  char state;
+  pid_t ppid = 0;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+class CoschedRollbackTest : public ::testing::Test {
+ protected:
+  void StartAlloc(const std::string& toml = "") {
+    if (!toml.empty()) {
+      conf_ = std::filesystem::temp_directory_path() /
+              ("psched-rollback-" + std::to_string(getpid()) + ".toml");
+      std::ofstream(conf_) << toml;
+      setenv("PSCHED_CONF", conf_.c_str(), 1);
+    }
+    alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:1 core:4 pu:1");
+    unsetenv("PSCHED_CONF");
+    ASSERT_TRUE(alloc_->ok());
+  }
+  void TearDown() override {
+    // A daemon the test stopped must not hold up the allocation's shutdown.
+    for (pid_t pid : stopped_) kill(pid, SIGCONT);
+    alloc_.reset();
+    if (!conf_.empty()) std::filesystem::remove(conf_);
+  }
+  void StopDaemon(int node) {
+    pid_t pid = alloc_->DaemonPid(node);
+    ASSERT_GT(pid, 0);
+    stopped_.push_back(pid);
+    ASSERT_EQ(kill(pid, SIGSTOP), 0);
+    ASSERT_TRUE(Eventually([&] { return ProcessState(pid) == 'T'; }));
+  }
+  void ContinueDaemon(int node) { kill(alloc_->DaemonPid(node), SIGCONT); }
+
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) {
+    args.insert(args.begin(), Bin("psched-exec"));
+    return std::make_unique<Proc>(args, alloc_->Env());
+  }
+  Json Status() {
+    Json j;
+    Eventually([&] {
+      auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, alloc_->Env());
+      j = Json::parse(r.out, nullptr, false);
+      return r.code == 0 && !j.is_discarded();
+    });
+    return j.is_discarded() ? Json::object() : j;
+  }
+  Json Session(int id) {
+    for (const auto& s : Status().value("sessions", Json::array()))
+      if (s.value("id", 0) == id) return s;
+    return Json::object();
+  }
+  bool SessionIs(int id, const std::string& detail) {
+    return Session(id).value("state_detail", "") == detail;
+  }
+  // The rank processes of session `id` (named `comm`) in this allocation, by rank.
+  // A rank's own children carry its environment too: the rank is the topmost one.
+  std::map<int, RankProc> Ranks(int id, const std::string& comm) {
+    std::map<int, RankProc> out;
+    std::map<pid_t, int> rank_of;
+    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+      std::string name = e.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (Slurp(e.path() / "comm") != comm + "\n") continue;
+      std::string env = std::string(1, '\0') + Slurp(e.path() / "environ");
+      if (env.find(alloc_->dir()) == std::string::npos) continue;
+      if (EnvInt(env, "PSCHED_SESSION") != id) continue;
+      pid_t pid = std::stoi(name);
+      rank_of[pid] = EnvInt(env, "PSCHED_RANK");
+      RankProc r{pid, rank_of[pid], EnvInt(env, "PSCHED_NODE")};
+      auto it = out.find(r.rank);
+      if (it == out.end() || ParentOf(it->second.pid) == pid) out[r.rank] = r;
+    }
+    return out;
+  }
+  // Waits until session `id` has `count` ranks named `comm`; returns them.
+  std::map<int, RankProc> WaitRanks(int id, const std::string& comm, int count) {
+    std::map<int, RankProc> ranks;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          ranks = Ranks(id, comm);
+          return static_cast<int>(ranks.size()) == count;
+        },
+        60))
+        << "session " << id << ": " << ranks.size() << " of " << count << " " << comm;
+    return ranks;
+  }
+  // Every rank (on `nodes`, or all) reaches `state`.
+  void ExpectStates(const std::map<int, RankProc>& ranks, char state, std::vector<int> nodes = {}) {
+    for (const auto& [rank, r] : ranks) {
+      if (!nodes.empty() && std::find(nodes.begin(), nodes.end(), r.node) == nodes.end()) continue;
+      EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == state; }, 30))
+          << "rank " << rank << " (pid " << r.pid << ", node " << r.node << ") is '"
+          << ProcessState(r.pid) << "', not '" << state << "'";
+    }
+  }
+  std::map<int, std::string> Pinning(const std::map<int, RankProc>& ranks) {
+    std::map<int, std::string> cpus;
+    for (const auto& [rank, r] : ranks) cpus[rank] = CpusAllowed(r.pid);
+    return cpus;
+  }
+  void Kill(int id) { RunCmd({Bin("psched-ctl"), "kill", std::to_string(id)}, alloc_->Env()); }
+
+  // Sessions 1 (8 ranks on nodes 0 and 1) and 2 (8 ranks on nodes 2 and 3), sleeping.
+  void StartTwo() {
+    a_ = Exec({"-n", "8", "sleep", "1000"});
+    a_ranks_ = WaitRanks(1, "sleep", 8);
+    b_ = Exec({"-n", "8", "sleep", "1000"});
+    b_ranks_ = WaitRanks(2, "sleep", 8);
+    ASSERT_EQ(Session(1).value("nodes", Json::array()), Json::array({0, 1}));
+    ASSERT_EQ(Session(2).value("nodes", Json::array()), Json::array({2, 3}));
+  }
+
+  std::filesystem::path conf_;
+  std::unique_ptr<EmulatedAlloc> alloc_;
+  std::vector<pid_t> stopped_;
+  std::unique_ptr<Proc> a_, b_;
+  std::map<int, RankProc> a_ranks_, b_ranks_;
+};
+
+TEST_F(CoschedRollbackTest, DaemonKilledDuringASurpassRollsBackTheOtherNodes) {
+  StartAlloc();
+  StartTwo();
+  auto pinned = Pinning(a_ranks_);
+  // Node 3 cannot answer: the plan (suspend sessions 2 and 1, start 3 on all 16
+  // slots) is done on nodes 0-2 and waits for node 3, whose daemon is then killed.
+  StopDaemon(3);
+  auto surpass = Exec({"--policy", "surpass", "-n", "16", "sleep", "1000"});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(1, "suspended by 3"); })) << Status().dump();
+  ExpectStates(a_ranks_, 'T');
+  ExpectStates(b_ranks_, 'T', {2});
+  ASSERT_EQ(kill(alloc_->DaemonPid(3), SIGKILL), 0);
+
+  EXPECT_NE(surpass->Wait(), 0);
+  EXPECT_NE(surpass->err().find("session 3 could not start"), std::string::npos) << surpass->err();
+  EXPECT_NE(surpass->err().find("node 3 was lost"), std::string::npos) << surpass->err();
+  EXPECT_NE(surpass->err().find("suspend session 2"), std::string::npos) << surpass->err();
+  EXPECT_NE(surpass->err().find("rolled back on nodes 0, 1, 2"), std::string::npos)
+      << surpass->err();
+  // Session 1 had nothing on node 3: it runs on, resumed, pinned as before.
+  ExpectStates(a_ranks_, 'S');
+  EXPECT_EQ(Pinning(a_ranks_), pinned);
+  EXPECT_TRUE(Eventually([&] { return SessionIs(1, "running"); })) << Status().dump();
+  // Session 2 lost a node: it fails, its launcher says why, none of its ranks is left.
+  EXPECT_NE(b_->Wait(), 0);
+  EXPECT_NE(b_->err().find("lost node 3"), std::string::npos) << b_->err();
+  for (const auto& [rank, r] : b_ranks_)
+    EXPECT_TRUE(Eventually([&] { return ProcessGone(r.pid); })) << "rank " << rank;
+
+  // The daemons keep serving: a later session runs on the free node.
+  auto later = RunCmd({Bin("psched-exec"), "-n", "4", "echo", "later"}, alloc_->Env());
+  EXPECT_EQ(later.code, 0) << later.err;
+  EXPECT_EQ(std::count(later.out.begin(), later.out.end(), '\n'), 4) << later.out;
+  Kill(1);
+  EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+}
+
+TEST_F(CoschedRollbackTest, StoppedDaemonTimesOutTheRollbackAndServesAfterwards) {
+  StartAlloc();
+  StartTwo();
+  auto pinned = Pinning(a_ranks_);
+  StopDaemon(3);
+  auto surpass = Exec({"--policy", "surpass", "-n", "16", "sleep", "1000"});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(1, "suspended by 3"); })) << Status().dump();
+  ExpectStates(a_ranks_, 'T');
+  // No reply from node 3: the executor's timeout ends the wait, nothing hangs.
+  EXPECT_NE(surpass->Wait(120), 0);
+  const std::string& err = surpass->err();
+  EXPECT_NE(err.find("session 3 could not start"), std::string::npos) << err;
+  EXPECT_NE(err.find("node 3 did not answer"), std::string::npos) << err;
+  EXPECT_NE(err.find("suspend session 2"), std::string::npos) << err;
+  EXPECT_NE(err.find("rolled back on nodes 0, 1, 2"), std::string::npos) << err;
+  ExpectStates(a_ranks_, 'S');
+  ExpectStates(b_ranks_, 'S', {2});
+  EXPECT_EQ(Pinning(a_ranks_), pinned);
+  EXPECT_TRUE(SessionIs(1, "running")) << Status().dump();
+  EXPECT_TRUE(SessionIs(2, "running")) << Status().dump();
+  // The sessions that were to be suspended hear about it.
+  EXPECT_TRUE(a_->WaitStderr([](const std::string& e) {
+    return e.find("session 1 was to be suspended") != std::string::npos;
+  })) << a_->err();
+
+  // Node 3 wakes up: it carries out the stale suspend and then its undo, in order;
+  // the next surpass works on every node and its end resumes everyone.
+  ContinueDaemon(3);
+  auto again = Exec({"--policy", "surpass", "-n", "16", "true"});
+  EXPECT_EQ(again->Wait(120), 0) << again->err();
+  ExpectStates(a_ranks_, 'S');
+  ExpectStates(b_ranks_, 'S');
+  EXPECT_EQ(Pinning(a_ranks_), pinned);
+  Kill(1);
+  Kill(2);
+  EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+  EXPECT_EQ(b_->Wait(), 128 + SIGKILL);
+}
+
+TEST_F(CoschedRollbackTest, RankThatCannotStopFailsTheSuspendStepEverywhere) {
+  StartAlloc();
+  // Rank 9 (node 2) waits in uninterruptible sleep: SIGSTOP never takes, the node's
+  // suspend step fails; the ranks it did stop there and on every other node resume.
+  auto sim = Exec({"-n", "16", "sh", "-c",
+                   "if [ \"$PSCHED_RANK\" = 9 ]; then exec " + Bin("cosched_stuck") +
+                       "; else exec sleep 1000; fi"});
+  auto sleepers = WaitRanks(1, "sleep", 15);
+  auto stuck = WaitRanks(1, "cosched_stuck", 1);
+  ASSERT_EQ(stuck.count(9), 1u);
+  ASSERT_EQ(stuck[9].node, 2);
+  ASSERT_TRUE(Eventually([&] { return ProcessState(stuck[9].pid) == 'D'; }));
+  auto pinned = Pinning(sleepers);
+
+  auto surpass = Exec({"--policy", "surpass", "-n", "4", "true"});
+  EXPECT_NE(surpass->Wait(120), 0);
+  const std::string& err = surpass->err();
+  EXPECT_NE(err.find("session 2 could not start"), std::string::npos) << err;
+  EXPECT_NE(err.find("node 2 failed step 'suspend session 1'"), std::string::npos) << err;
+  EXPECT_NE(err.find("did not stop (state D)"), std::string::npos) << err;
+  EXPECT_NE(err.find("rolled back on nodes 0, 1, 2, 3"), std::string::npos) << err;
+  ExpectStates(sleepers, 'S');  // node 2's too: the failed step was undone there as well
+  EXPECT_EQ(Pinning(sleepers), pinned);
+  EXPECT_TRUE(SessionIs(1, "running")) << Status().dump();
+
+  // The daemons keep serving.
+  Kill(1);
+  EXPECT_EQ(sim->Wait(), 128 + SIGKILL);
+  auto later = RunCmd({Bin("psched-exec"), "-n", "16", "true"}, alloc_->Env());
+  EXPECT_EQ(later.code, 0) << later.err;
+}
+
+TEST_F(CoschedRollbackTest, FailedEndPlanIsRetriedByTheRoundAndDoesNotStrandTheQueue) {
+  StartAlloc("[allocator]\nround_interval_s = 1\n");
+  StartTwo();
+  GoFile go;
+  // Session 3 suspends session 2 (the most recent) and takes its slots on node 2.
+  auto surpass = Exec({"--policy", "surpass", "-n", "4", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(2, "suspended by 3"); })) << Status().dump();
+  ASSERT_EQ(Session(3).value("nodes", Json::array()), Json::array({2}));
+  ExpectStates(b_ranks_, 'T');
+  // Session 4 waits: node 3's slots are kept for session 2.
+  auto queued = Exec({"--policy", "wait", "-n", "4", "sleep", "1000"});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(4, "queued at position 1"); })) << Status().dump();
+
+  // Session 3 ends while node 3's daemon is stopped: the end plan (resume session 2
+  // on nodes 2 and 3) times out and is rolled back; session 2 hears why.
+  StopDaemon(3);
+  go.Go();
+  EXPECT_EQ(surpass->Wait(), 0) << surpass->err();
+  EXPECT_TRUE(b_->WaitStderr(
+      [](const std::string& e) {
+        return e.find("session 2 could not be resumed") != std::string::npos &&
+               e.find("node 3 did not answer") != std::string::npos;
+      },
+      90))
+      << b_->err();
+  ExpectStates(b_ranks_, 'T', {2});
+  // Session 1 ends: its slots are free, and session 4 starts there although session
+  // 2's resume still fails on node 3 (it is no part of session 4's start).
+  Kill(1);
+  EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+  auto q_ranks = WaitRanks(4, "sleep", 4);
+  for (const auto& [rank, r] : q_ranks) EXPECT_LT(r.node, 2) << "rank " << rank;
+  EXPECT_EQ(ProcessState(alloc_->DaemonPid(3)), 'T') << "node 3 must still be stopped";
+
+  // Node 3 wakes up: a later round resumes session 2 on both nodes, no event needed.
+  ContinueDaemon(3);
+  EXPECT_TRUE(Eventually([&] { return SessionIs(2, "running"); }, 90)) << Status().dump();
+  ExpectStates(b_ranks_, 'S');
+  Kill(2);
+  Kill(4);
+  EXPECT_EQ(b_->Wait(), 128 + SIGKILL);
+  EXPECT_EQ(queued->Wait(), 128 + SIGKILL);
+}
+
+}  // namespace
+}  // namespace psched::testing

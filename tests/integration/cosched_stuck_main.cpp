@@ -1,0 +1,17 @@
+// A rank that SIGSTOP cannot stop, for the rollback tests: it vforks a child that
+// never execs nor exits, so it waits in uninterruptible sleep (state D) as a rank
+// stuck in I/O on a hung file system would. A pending SIGSTOP never takes effect;
+// SIGKILL still ends it (the vfork wait is killable), and the child dies with it.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+int main() {
+  pid_t child = vfork();
+  if (child == 0) {
+    // Only system calls here: the child borrows the parent's memory until it ends.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    for (;;) pause();
+  }
+  return child < 0 ? 1 : 0;
+}
