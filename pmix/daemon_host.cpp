@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+
+#include "pmix/stale_dirs.hpp"
 
 namespace psched::pmix {
 namespace {
@@ -89,6 +92,15 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
   options.node_index = tree.node();
   auto server = PmixServer::Init(std::move(options), base, host.get());
   if (!server) return Fail(server.error().WithNode(tree.node()));
+  // Directories of daemons SIGKILLed earlier (same user, owner provably dead).
+  const std::string own_dir = (*server)->options().tmpdir;
+  SweepReport swept = RemoveStaleDirs(std::filesystem::path(own_dir).parent_path().string(),
+                                      kDaemonDirPrefix, own_dir);
+  if (!swept.removed.empty()) {
+    std::fprintf(stderr, "pschedd[%d]: removed %zu PMIx director%s of dead daemons (%s%s)\n",
+                 tree.node(), swept.removed.size(), swept.removed.size() == 1 ? "y" : "ies",
+                 swept.removed.front().c_str(), swept.removed.size() > 1 ? ", ..." : "");
+  }
   host->server_ = std::move(*server);
   if (host->leader())
     host->names_ = std::make_unique<LocalHostServices>(base, LocalHostServices::Hooks{});

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "pmix/stale_dirs.hpp"
 #include "pmix/upcalls.hpp"
 
 extern char** environ;
@@ -136,6 +137,8 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
   for (const auto& dir : {opt.tmpdir, opt.tmpdir + "/pmix", opt.tmpdir + "/vader"}) {
     if (auto r = MakeDir(dir); !r) return Fail(r.error().Wrap("PMIx server init"));
   }
+  // Tells a later daemon whether this directory's owner still lives (stale_dirs.hpp).
+  if (auto r = WriteOwner(opt.tmpdir); !r) return Fail(r.error().Wrap("PMIx server init"));
   auto queue = UpcallQueue::Create(base);
   if (!queue) return Fail(queue.error());
   server->queue_ = std::move(*queue);

@@ -2,69 +2,33 @@
 // every pschedd serves PMIx, cross-node fences go through the daemon tree, the
 // leader keeps the name service, MPI_Abort and early exits fail the session.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <signal.h>
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "tests/support/allocation.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/proc_fs.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/text.hpp"
+
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using psched::testing::RunResult;
 
 // Runs `script` with sh inside `psched-alloc <alloc_args>`, with the build's bin
 // directory first on PATH (psched-exec and the MPI programs live there).
-Outcome InAllocation(const std::vector<std::string>& alloc_args, const std::string& script) {
-  char out_path[] = "/tmp/pmix-daemon-out-XXXXXX";
-  char err_path[] = "/tmp/pmix-daemon-err-XXXXXX";
-  int out_fd = mkstemp(out_path);
-  int err_fd = mkstemp(err_path);
-  std::vector<std::string> args = {std::string(PSCHED_BIN_DIR) + "/psched-alloc"};
+RunResult InAllocation(const std::vector<std::string>& alloc_args, const std::string& script) {
+  std::vector<std::string> args = {psched::testing::Bin("psched-alloc")};
   args.insert(args.end(), alloc_args.begin(), alloc_args.end());
   args.insert(args.end(), {"--", "/bin/sh", "-c", script});
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    std::string path = std::string(PSCHED_BIN_DIR) + ":" + (getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", path.c_str(), 1);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out_fd);
-  close(err_fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Outcome o;
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.out = Slurp(out_path);
-  o.err = Slurp(err_path);
-  unlink(out_path);
-  unlink(err_path);
-  return o;
+  return psched::testing::RunCmd(args, {psched::testing::PathWithBin()}, "", 240);
 }
 
 int Count(const std::string& hay, const std::string& needle) {
-  int n = 0;
-  for (size_t pos = hay.find(needle); pos != std::string::npos; pos = hay.find(needle, pos + 1))
-    ++n;
-  return n;
+  return psched::testing::CountOccurrences(hay, needle);
 }
 
 const std::vector<std::string> kOneNode = {"-N", "1", "--topology", "pack:1 core:4 pu:1"};
@@ -73,7 +37,7 @@ const std::vector<std::string> kFourNodes = {"-N", "4", "--topology", "pack:1 co
 
 TEST(PmixDaemon, HelloAllreduceOneNode) {
   auto o = InAllocation(kOneNode, "psched-exec -n 2 mpi_hello_allreduce");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(Count(o.out, "of 2: allreduce 1 node_size 2 ok"), 2) << o.out << o.err;
 }
 
@@ -81,7 +45,7 @@ TEST(PmixDaemon, HelloAllreduceOneNode) {
 TEST(PmixDaemon, SharedMemoryOnlyOneNode) {
   auto o =
       InAllocation(kOneNode, "psched-exec -n 4 -x OMPI_MCA_btl=self,vader mpi_hello_allreduce");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 4 ok"), 4) << o.out << o.err;
 }
 
@@ -89,7 +53,7 @@ TEST(PmixDaemon, SharedMemoryOnlyOneNode) {
 // the daemon tree; each rank must see itself alone on its node.
 TEST(PmixDaemon, HelloAllreduceAcrossFourNodes) {
   auto o = InAllocation(kFourNodes, "psched-exec -n 4 --ppn 1 mpi_hello_allreduce 1");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 1 ok"), 4) << o.out << o.err;
 }
 
@@ -99,7 +63,7 @@ TEST(PmixDaemon, AlltoallAcrossNodes) {
   auto o = InAllocation(kFourNodes,
                         "psched-exec -n 8 --ppn 2 mpi_alltoall && "
                         "psched-exec -n 8 --ppn 2 mpi_hello_allreduce 2");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("alltoall over 8 ranks: ok"), std::string::npos) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "of 8: allreduce 28 node_size 2 ok"), 8) << o.out << o.err;
 }
@@ -111,14 +75,14 @@ TEST(PmixDaemon, RemoteDirectModex) {
   auto o = InAllocation(kFourNodes,
                         "psched-exec -n 8 --ppn 2 -x OMPI_MCA_pmix_base_async_modex=1 "
                         "-x OMPI_MCA_pmix_base_collect_data=0 mpi_alltoall");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("alltoall over 8 ranks: ok"), std::string::npos) << o.out << o.err;
 }
 
 TEST(PmixDaemon, SixtyFourRanksOverFourNodes) {
   auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:16 pu:1"},
                         "psched-exec -n 64 mpi_alltoall");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("alltoall over 64 ranks: ok"), std::string::npos) << o.out << o.err;
 }
 
@@ -126,7 +90,7 @@ TEST(PmixDaemon, SixtyFourRanksOverFourNodes) {
 // reason and exits with the abort code.
 TEST(PmixDaemon, AbortKillsSessionEverywhere) {
   auto o = InAllocation(kTwoNodes, "psched-exec -n 4 --ppn 2 mpi_abort");
-  EXPECT_EQ(o.exit_code, 7) << o.err;
+  EXPECT_EQ(o.code, 7) << o.err;
   EXPECT_NE(o.err.find("rank 1 on node 0 (node0) called MPI_Abort with status 7"),
             std::string::npos)
       << o.err;
@@ -139,7 +103,7 @@ TEST(PmixDaemon, RankExitingBeforeFinalizeFailsSessionDaemonsKeepServing) {
   auto o = InAllocation(kTwoNodes,
                         "psched-exec -n 4 --ppn 2 mpi_exit_early; echo first=$?; "
                         "psched-exec -n 4 --ppn 2 mpi_hello_allreduce 2");
-  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("first=1"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.err.find("rank 1 on node 0 (node0) exited before MPI_Finalize"), std::string::npos)
       << o.err;
@@ -225,7 +189,7 @@ TEST(PmixDaemon, JobControlOfSessionOnOtherNode) {
 // The children's lines reach the parent's psched-exec, labelled "[spawned C:R]".
 TEST(PmixDaemon, SpawnOnOneNodeExchangesThroughIntercomm) {
   auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_exchange 2");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: child 0 answered 84"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find(":0] child rank 0 of 2: got 42 from parent"), std::string::npos) << o.out;
@@ -237,7 +201,7 @@ TEST(PmixDaemon, SpawnOnOneNodeExchangesThroughIntercomm) {
 TEST(PmixDaemon, SpawnAcrossTwoNodes) {
   auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},
                         "psched-exec -n 2 --ppn 1 mpi_spawn_exchange 2");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: child 0 answered 84"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "from parent"), 2) << o.out;
@@ -247,7 +211,7 @@ TEST(PmixDaemon, SpawnAcrossTwoNodes) {
 TEST(PmixDaemon, SpawnAcrossFourNodes) {
   auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:1 pu:1"},
                         "psched-exec -n 1 mpi_spawn_exchange 3");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   for (int i = 0; i < 3; ++i)
     EXPECT_NE(o.out.find("parent: child " + std::to_string(i) + " answered " +
                          std::to_string(2 * (42 + i))),
@@ -260,7 +224,7 @@ TEST(PmixDaemon, SpawnAcrossFourNodes) {
 // spawn fails with an MPI error and its launcher says why.
 TEST(PmixDaemon, SpawnLargerThanAllocationFailsBackToParent) {
   auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_exchange 8");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.err.find("refused: session needs 8 slots"), std::string::npos) << o.err;
 }
@@ -270,7 +234,7 @@ TEST(PmixDaemon, SpawnLargerThanAllocationFailsBackToParent) {
 TEST(PmixDaemon, SpawnThatCanNeverFitBesideItsParentIsRefused) {
   auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
                         "psched-exec -n 1 mpi_spawn_exchange 2");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.err.find("at most 1 of the allocation's 2 can be free while session 1"),
             std::string::npos)
@@ -290,7 +254,7 @@ TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
       "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
       "for i in $(seq 1200); do grep -q 'queued' $d/parent && break; sleep 0.1; done; "
       "touch $d/go; wait $f; echo filler=$?; wait $p; echo parent=$?; cat $d/parent; rm -r $d");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent=0"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("(MPI_Comm_spawn from session 2 rank 0) queued"), std::string::npos)
@@ -310,7 +274,7 @@ TEST(PmixDaemon, SpawnThatWouldSuspendItsParentIsRefused) {
       "  sleep 0.1; done; "
       "psched-exec --policy surpass -n 1 mpi_spawn_exchange 2; echo parent=$?; "
       "touch $d/go; wait $f; echo filler=$?; rm -r $d");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent=0"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
@@ -336,7 +300,7 @@ TEST(PmixDaemon, KillingParentLauncherKillsSpawnedChildren) {
       "  for p in $pids; do grep -qs spawn_exchange /proc/$p/cmdline && left=1; done; "
       "  [ $left = 0 ] && break; sleep 0.1; done; "
       "echo left=$left; rm -r $d");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "alive-before"), 2) << o.out << o.err;
   EXPECT_NE(o.out.find("left=0"), std::string::npos) << o.out << o.err;
 }
@@ -350,12 +314,87 @@ TEST(PmixDaemon, FailingChildIsReportedToParentLauncher) {
       "for i in $(seq 1200); do grep -q 'from session 1 rank 0) failed' $d/out && break; "
       "  sleep 0.1; done; "
       "kill -9 $l; wait $l; cat $d/out; rm -r $d");
-  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("(MPI_Comm_spawn from session 1 rank 0) failed: rank 0 on node 0"),
             std::string::npos)
       << o.out << o.err;
   EXPECT_NE(o.out.find("exited with status 3"), std::string::npos) << o.out;
+}
+
+// MPI_Comm_spawn_multiple of two commands (2 + 1 processes): one children session,
+// one MPI_COMM_WORLD of 3 in the order of the commands, each child running its own
+// command line, all connected back to the parent.
+TEST(PmixDaemon, SpawnMultipleTwoCommands) {
+  auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_multiple");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: 3 children"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("child 0 is rank 0 of 3 running command A (allreduce 3)"), std::string::npos)
+      << o.out << o.err;
+  EXPECT_NE(o.out.find("child 1 is rank 1 of 3 running command A (allreduce 3)"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("child 2 is rank 2 of 3 running command B (allreduce 3)"), std::string::npos)
+      << o.out;
+}
+
+// Across nodes, with more children than one node holds: one slot per node.
+TEST(PmixDaemon, SpawnMultipleAcrossFourNodes) {
+  auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:1 pu:1"},
+                        "psched-exec -n 1 mpi_spawn_multiple");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("child 2 is rank 2 of 3 running command B (allreduce 3)"), std::string::npos)
+      << o.out << o.err;
+}
+
+// Not enough free slots for all the commands together: refused as a whole, the
+// parent's MPI_Comm_spawn_multiple returns an error and its launcher says why.
+TEST(PmixDaemon, SpawnMultipleLargerThanAllocationFailsBackToParent) {
+  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+                        "psched-exec -n 1 mpi_spawn_multiple");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn_multiple failed"), std::string::npos)
+      << o.out << o.err;
+  EXPECT_NE(o.err.find("MPI_Comm_spawn of 3 process(es) from session 1 refused"), std::string::npos)
+      << o.err;
+}
+
+// The PMIx directory of the daemon a rank reports (PMIX_SERVER_TMPDIR), or "".
+std::string PmixDirOf(const psched::testing::EmulatedAlloc& alloc) {
+  auto env = alloc.Env();
+  env.push_back(psched::testing::PathWithBin());
+  auto r = psched::testing::RunShell("psched-exec -n 1 sh -c 'echo \"tmpdir=$PMIX_SERVER_TMPDIR\"'",
+                                     env, 120);
+  for (const auto& line : psched::testing::Lines(r.out)) {
+    if (line.starts_with("tmpdir=") && line.ends_with("/pmix"))
+      return line.substr(7, line.size() - 7 - 5);
+  }
+  return "";
+}
+
+// A SIGKILLed daemon leaves its PMIx directory behind; the next daemon to start
+// removes it, and leaves alone the directory of a daemon that is still running.
+TEST(PmixDaemon, DirectoryOfKilledDaemonIsRemovedByNextDaemon) {
+  namespace fs = std::filesystem;
+  std::string dead_dir;
+  {
+    psched::testing::EmulatedAlloc doomed(1, "pack:1 core:2 pu:1");
+    ASSERT_TRUE(doomed.ok());
+    dead_dir = PmixDirOf(doomed);
+    ASSERT_FALSE(dead_dir.empty());
+    pid_t daemon = doomed.DaemonPid(0);
+    ASSERT_GT(daemon, 0);
+    kill(daemon, SIGKILL);
+    ASSERT_TRUE(psched::testing::Eventually([&] { return psched::testing::ProcessGone(daemon); }));
+  }
+  ASSERT_TRUE(fs::exists(dead_dir + "/owner")) << dead_dir;
+  psched::testing::EmulatedAlloc live(1, "pack:1 core:2 pu:1");
+  ASSERT_TRUE(live.ok());
+  std::string live_dir = PmixDirOf(live);
+  ASSERT_FALSE(live_dir.empty());
+  auto o = InAllocation(kOneNode, "true");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_FALSE(fs::exists(dead_dir)) << dead_dir;
+  EXPECT_TRUE(fs::exists(live_dir + "/owner")) << live_dir;
 }
 
 }  // namespace

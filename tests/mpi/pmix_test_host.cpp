@@ -391,6 +391,7 @@ int Run(const Options& o, const std::vector<std::string>& argv) {
   for (int64_t s = 1; s < next_session; ++s) host.server->DeregisterSession(s);
   std::fprintf(stderr, "pmix-test-host: node ranks after deregistration: %zu\n",
                host.server->node_ranks_in_use().size());
+  std::fprintf(stderr, "pmix-test-host: namespaces quarantined: %zu\n", host.server->quarantined());
   event_free(timer);
   event_free(sigchld);
   server->reset();
