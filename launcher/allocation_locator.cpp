@@ -97,14 +97,23 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
     if (!fd) return Fail(fd.error().Wrap("PSCHED_ALLOCATION=" + std::string(alloc)));
     return fd;
   }
-  auto slurm = slurm::FindSlurmLeader(slurm::CurrentEnvironment(), start_embedded,
-                                      {.pschedd = SelfDir() + "/pschedd"});
+  const slurm::Environment env = slurm::CurrentEnvironment();
+  const slurm::SlurmDaemonOptions daemons{.pschedd = SelfDir() + "/pschedd"};
+  // Warm daemons answer the first connect; only when none does, start them (or wait for
+  // the starter). FindSlurmLeader's own check would cost the daemon one more connection.
+  auto slurm = slurm::FindSlurmLeader(env, /*start=*/false, daemons);
   if (!slurm) return Fail(slurm.error());
   if (*slurm) {
     where->path = (*slurm)->socket;
     where->kind = "slurm";
+    if (auto fd = ConnectUnix(where->path)) return fd;
+    if (start_embedded) {
+      slurm = slurm::FindSlurmLeader(env, /*start=*/true, daemons);
+      if (!slurm) return Fail(slurm.error());
+      where->path = (**slurm).socket;
+    }
     auto fd = ConnectUnix(where->path);
-    if (!fd) return Fail(fd.error().Wrap("Slurm job " + (*slurm)->job_id));
+    if (!fd) return Fail(fd.error().Wrap("Slurm job " + (**slurm).job_id));
     return fd;
   }
   std::string rundir = EmbeddedRunDir();

@@ -7,8 +7,10 @@
 #   /bin/true, 1 rank:  psched-exec -n 1 (warm daemons)  vs  srun --overlap -N1 -n1
 #                       vs  mpirun -n 1 (as inside salloc: Slurm RAS, orted through srun)
 #                       vs  mpirun -n 1 --mca plm isolated --mca ras ^slurm (local, fastest)
-#                       and, to read psched-exec's figure: `psched-exec --help` (its own
-#                       start-up: loader, libraries) and a bare fork+exec of /bin/true
+#                       and, to read psched-exec's figure: psched-exec's start-up alone
+#                       (PSCHED_ALLOCATION at a socket that does not exist: start-up, option
+#                       parsing, the failed connect; not --help, which throws an exception
+#                       and unwinds) and a bare fork+exec of /bin/true
 #   MPI hello, 2 ranks: psched-exec -n 2  vs  mpirun -n 2 (both ways)  vs  srun --mpi=pmix -n 2
 #
 # Repetitions are interleaved (one of each row per round) so that load drifting on the
@@ -26,6 +28,7 @@
 #   -N, --nodes N       nodes to ask salloc for (default 1: Slurm's mpi/pmix is single-node)
 #   --mpi-hello PATH    the MPI hello program (default BUILD_DIR/bin/mpi_hello, else
 #                       BUILD_DIR/bin/mpi_hello_allreduce from tests/mpi)
+#   --no-mpi            skip the MPI hello rows (the /bin/true target only)
 #   --keep-slurm        leave the test Slurm running if this script started it
 #   --check             exit 1 when a target is missed (default: report only)
 #   -h, --help          this text
@@ -49,6 +52,7 @@ nodes=1
 mpi_hello=""
 keep_slurm=0
 check=0
+no_mpi=0
 build=""
 while (($#)); do
   case "$1" in
@@ -61,6 +65,7 @@ while (($#)); do
     -N | --nodes) nodes=${2:?"$1 needs a value"}; shift 2 ;;
     --mpi-hello) mpi_hello=${2:?"$1 needs a value"}; shift 2 ;;
     --keep-slurm) keep_slurm=1; shift ;;
+    --no-mpi) no_mpi=1; shift ;;
     --check) check=1; shift ;;
     --) shift; break ;;
     -*) die "unknown option '$1' (see --help)" ;;
@@ -101,6 +106,7 @@ if [[ -z "${SLURM_JOB_ID:-}" ]]; then
   fi
   args=(-r "$reps" -m "$mpi_reps" -N "$nodes" --mpi-hello "$mpi_hello")
   ((check)) && args+=(--check)
+  ((no_mpi)) && args+=(--no-mpi)
   rc=0
   salloc --quiet -N "$nodes" -- "$0" "${args[@]}" "$build" || rc=$?
   if ((started && !keep_slurm)); then
@@ -117,7 +123,12 @@ trap 'rm -rf "$work"' EXIT
 
 # The rows. Functions, not strings: calling them costs no extra fork.
 row_psched_true() { "$psched_exec" -n 1 /bin/true; }
-row_psched_startup() { "$psched_exec" --help; }
+# Exit status 1 is the expected "cannot connect"; anything else is a failure.
+row_psched_startup() {
+  local rc=0
+  PSCHED_ALLOCATION="$work/no-daemon" "$psched_exec" -n 1 /bin/true || rc=$?
+  ((rc == 1))
+}
 row_fork_exec_true() { /bin/true; }
 row_srun_true() { srun --overlap -N1 -n1 /bin/true; }
 row_mpirun_true() { mpirun -n 1 /bin/true; }
@@ -129,7 +140,7 @@ row_srun_hello() { srun --overlap --mpi=pmix -N1 -n2 "$mpi_hello"; }
 
 declare -A label=(
   [psched_true]="psched-exec -n 1 /bin/true (warm)"
-  [psched_startup]="  psched-exec --help (its start-up alone)"
+  [psched_startup]="  psched-exec start-up alone (no daemon)"
   [fork_exec_true]="  /bin/true (fork+exec alone)"
   [srun_true]="srun --overlap -n1 /bin/true"
   [mpirun_true]="mpirun -n 1 /bin/true (in salloc)"
@@ -213,8 +224,10 @@ if [[ ! -x "$mpi_hello" ]]; then
   done
 fi
 
+loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "psched launch benchmark: job $SLURM_JOB_ID on ${SLURM_JOB_NODELIST:-?} ($(hostname -s)," \
   "$(nproc) CPUs), build $build"
+echo "load average at start: $(loadavg) (figures taken under load are not comparable)"
 echo
 echo "== 1 rank of /bin/true, $reps interleaved rounds =="
 measure "$reps" psched_true srun_true mpirun_true mpirun_local_true psched_startup fork_exec_true
@@ -229,11 +242,22 @@ if [[ -n "${median[psched_true]:-}" ]]; then
   done
   verdict "$(less_than "$p" 10000 && echo 1 || echo 0)" \
     "  target psched-exec median <= 10 ms ($(timing_ms "$p") ms)"
+  summary="psched-exec -n 1 /bin/true median $(timing_ms "$p") ms"
+  for row in srun_true mpirun_true; do
+    [[ -n "${median[$row]:-}" ]] &&
+      summary+="; ${label[$row]%% *} $(timing_ms "${median[$row]}") ms = $(timing_ratio "${median[$row]}" "$p")x"
+  done
 fi
 
+if ((no_mpi)); then
+  for row in psched_hello mpirun_hello mpirun_local_hello srun_hello; do
+    skipped[$row]="--no-mpi"
+  done
+fi
 echo
 echo "== 2-rank MPI hello on one node, $mpi_reps interleaved rounds =="
-measure "$mpi_reps" psched_hello mpirun_hello mpirun_local_hello srun_hello
+((no_mpi)) && echo "  skipped (--no-mpi)"
+((no_mpi)) || measure "$mpi_reps" psched_hello mpirun_hello mpirun_local_hello srun_hello
 if [[ -n "${median[psched_hello]:-}" ]]; then
   best="" best_row=""
   for row in mpirun_hello mpirun_local_hello srun_hello; do
@@ -249,6 +273,10 @@ if [[ -n "${median[psched_hello]:-}" ]]; then
   fi
 fi
 
+echo
+echo "== summary =="
+echo "  ${summary:-psched-exec -n 1 /bin/true: not measured}"
+echo "  load average at end: $(loadavg)"
 if ((check && missed)); then
   exit 1
 fi
