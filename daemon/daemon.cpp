@@ -55,13 +55,16 @@ Result<void> Daemon::Start() {
   h.deliver = [this](proto::Frame&& f) { Deliver(std::move(f)); };
   h.child_lost = [this](int child, std::vector<int> lost, const std::string& why) {
     if (stopped_) return;
-    peers_->SendUp(proto::MsgType::kNodeLost,
-                   proto::Json(proto::NodeLost{lost, "connection to node " + std::to_string(child) +
-                                                         " closed (" + why + ")"}));
+    std::string cause = "connection to node " + std::to_string(child) + " closed (" + why + ")";
+    collectives_->NodesLost(lost, cause);  // the rest of the tree hears it from the leader
+    peers_->SendUp(proto::MsgType::kNodeLost, proto::Json(proto::NodeLost{lost, cause}));
   };
   h.parent_lost = [this](const std::string& why) { Stop("parent daemon gone: " + why); };
   h.parent_ready = [this] { Join(); };
   peers_ = std::make_unique<PeerLink>(base_, options_.node, tree, secret_, std::move(h));
+  collectives_ = std::make_unique<TreeCollectives>(
+      options_.node, tree,
+      [this](int neighbour, const std::string& wire) { peers_->SendToNeighbour(neighbour, wire); });
   node_service_ = std::make_unique<NodeService>(
       base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
@@ -164,8 +167,13 @@ void Daemon::Deliver(proto::Frame&& frame) {
       return;
     case MsgType::kDaemonShutdown:
       return Stop("allocation shut down");
+    case MsgType::kCollContribute:
     case MsgType::kCollResult:
-      return CollectiveResult(frame);
+      return collectives_->OnFrame(frame);
+    case MsgType::kCollAbort:
+      if (auto abort = proto::Decode<proto::CollAbort>(frame))
+        collectives_->NodesLost(abort->nodes, abort->cause);
+      return;
     case MsgType::kMonitorPeers:
       if (auto peers = proto::Decode<proto::MonitorPeers>(frame)) monitor_->SetPeers(*peers);
       return;
@@ -224,23 +232,7 @@ void Daemon::Stop(const std::string& why) {
 
 void Daemon::Collective(int64_t session, const std::string& id, std::string blob,
                         std::vector<int> participants, CollectiveDone done) {
-  collectives_[{session, id}] = std::move(done);
-  proto::CollContribute part{
-      session, id, std::move(participants), {options_.node}, {std::move(blob)}};
-  peers_->SendUp(proto::MsgType::kCollContribute, proto::Json(part));
-}
-
-void Daemon::CollectiveResult(const proto::Frame& frame) {
-  auto result = proto::Decode<proto::CollResult>(frame);
-  if (!result) return;
-  auto it = collectives_.find({result->session, result->id});
-  if (it == collectives_.end()) return;
-  CollectiveDone done = std::move(it->second);
-  collectives_.erase(it);
-  if (auto e = frame.body.find("error"); e != frame.body.end() && e->is_string())
-    return done(psched::Fail(ErrorCode::kNotFound,
-                             "collective " + result->id + ": " + e->get<std::string>()));
-  done(std::move(result->data));
+  collectives_->Contribute(session, id, std::move(blob), std::move(participants), std::move(done));
 }
 
 void Daemon::SendToNode(int node, const std::string& service, std::string data) {

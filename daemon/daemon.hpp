@@ -22,6 +22,7 @@
 #include "daemon/monitor/monitor.hpp"
 #include "daemon/node_service.hpp"
 #include "daemon/peer_link.hpp"
+#include "daemon/tree_collective.hpp"
 
 namespace psched::daemon {
 
@@ -77,7 +78,6 @@ class Daemon final : public TreeServices {
   Result<void> Start();
   void Deliver(proto::Frame&& frame);
   void DeliverNodeOrder(const proto::Frame& frame);
-  void CollectiveResult(const proto::Frame& frame);
   void Join();
   void Stop(const std::string& why);
 
@@ -97,7 +97,7 @@ class Daemon final : public TreeServices {
   std::unique_ptr<LeaderService> leader_;
   std::unique_ptr<LauncherService> launchers_;
   std::unique_ptr<LaunchHooks> hooks_;
-  std::map<std::pair<int64_t, std::string>, CollectiveDone> collectives_;
+  std::unique_ptr<TreeCollectives> collectives_;
   std::map<std::string, ServiceHandler> services_;
 };
 

@@ -480,9 +480,6 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
     case proto::MsgType::kNodeLost:
       if (auto l = proto::Decode<proto::NodeLost>(frame)) NodesLost(*l);
       return;
-    case proto::MsgType::kCollContribute:
-      if (auto p = proto::Decode<proto::CollContribute>(frame)) Collect(*p);
-      return;
     case proto::MsgType::kMonitorReport:
       if (auto r = proto::Decode<proto::MonitorReport>(frame)) {
         metrics_.Update(*r);
@@ -568,44 +565,9 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
     if (hit && s.pending.empty()) done.push_back(id);
   }
   for (int64_t id : done) Finish(id);
-  for (auto& [key, part] : collectives_) {
-    std::vector<int> alive;
-    for (int p : part.participants)
-      if (!lost_.contains(p)) alive.push_back(p);
-    if (alive.size() != part.participants.size())
-      peers_.Send(alive, proto::MsgType::kCollResult,
-                  proto::Json{{"session", part.session},
-                              {"id", part.id},
-                              {"participants", part.participants},
-                              {"error", "a participant node was lost"}});
-  }
-  std::erase_if(collectives_, [&](const auto& kv) {
-    return std::any_of(kv.second.participants.begin(), kv.second.participants.end(),
-                       [&](int p) { return lost_.contains(p); });
-  });
-}
-
-void LeaderService::Collect(const proto::CollContribute& part) {
-  auto key = std::make_pair(part.session, part.id);
-  proto::CollContribute& acc = collectives_[key];
-  if (acc.participants.empty()) {
-    acc.session = part.session;
-    acc.id = part.id;
-    acc.participants = part.participants;
-  }
-  for (size_t i = 0; i < part.nodes.size() && i < part.blobs.size(); ++i) {
-    acc.nodes.push_back(part.nodes[i]);
-    acc.blobs.push_back(part.blobs[i]);
-  }
-  if (acc.nodes.size() < acc.participants.size()) return;
-  std::vector<std::pair<int, std::string>> ordered;
-  for (size_t i = 0; i < acc.nodes.size(); ++i) ordered.emplace_back(acc.nodes[i], acc.blobs[i]);
-  std::sort(ordered.begin(), ordered.end());
-  proto::CollResult result{acc.session, acc.id, acc.participants, ""};
-  for (auto& [n, blob] : ordered) result.data += blob;
-  std::vector<int> to = acc.participants;
-  collectives_.erase(key);
-  peers_.Send(to, proto::MsgType::kCollResult, proto::Json(result));
+  // Collectives waiting for a lost participant fail on every node (tree_collective.hpp).
+  peers_.Send({}, proto::MsgType::kCollAbort,
+              proto::Json(proto::CollAbort{lost.nodes, lost.cause}));
 }
 
 proto::Json LeaderService::Status() const {

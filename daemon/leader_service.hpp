@@ -115,7 +115,6 @@ class LeaderService {
                   std::chrono::steady_clock::duration took, bool ok);
   // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
   void RunDeferred();
-  void Collect(const proto::CollContribute& part);
   // spawn_service.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
@@ -144,7 +143,6 @@ class LeaderService {
   std::map<int, std::string> lost_;  // node -> cause
   std::map<int64_t, LiveSession> sessions_;
   int64_t next_session_ = 1;
-  std::map<std::pair<int64_t, std::string>, proto::CollContribute> collectives_;
 };
 
 }  // namespace psched::daemon

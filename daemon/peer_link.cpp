@@ -150,6 +150,13 @@ void PeerLink::Send(const std::vector<int>& to, proto::MsgType type, proto::Json
 }
 
 void PeerLink::Route(proto::Frame&& frame, int from) {
+  // Collective frames are for the neighbour they were sent to: it combines or
+  // passes them on itself (tree_collective.hpp).
+  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult) {
+    local_.push_back(std::move(frame));
+    event_active(local_ev_, 0, 0);
+    return;
+  }
   std::vector<int> to;
   auto it = frame.body.find("to");
   if (it != frame.body.end() && it->is_array())
@@ -182,7 +189,17 @@ void PeerLink::Forward(int hop, const proto::Frame& frame) {
     conn = parent_;
   else if (auto it = children_.find(hop); it != children_.end())
     conn = it->second;
-  if (conn && conn->authenticated) conn->Send(frame.type, frame.body);
+  if (conn && conn->authenticated)
+    conn->Send(proto::EncodeFrame(frame.type, frame.body, frame.raw));
+}
+
+void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {
+  std::shared_ptr<Connection> conn;
+  if (neighbour == tree_.Parent(node_))
+    conn = parent_;
+  else if (auto it = children_.find(neighbour); it != children_.end())
+    conn = it->second;
+  if (conn && conn->authenticated) conn->Send(wire);
 }
 
 void PeerLink::OnLocal(evutil_socket_t, short, void* arg) {

@@ -1,7 +1,7 @@
 // TCP links of the daemon tree: one authenticated connection to the parent, one
 // per child, and routing of every peer frame by its "to" list (empty: broadcast
-// down the whole subtree). Frames for this node are queued and delivered from the
-// event loop, never re-entrantly from inside Send().
+// down the whole subtree); collective frames go hop by hop (SendToNeighbour). Frames for this node
+// are queued and delivered from the event loop, never re-entrantly from inside Send().
 #pragma once
 
 #include <event2/event.h>
@@ -40,6 +40,9 @@ class PeerLink {
   // Routes a frame to `to` (empty: everyone below this node).
   void Send(const std::vector<int>& to, proto::MsgType type, proto::Json body);
   void SendUp(proto::MsgType type, proto::Json body) { Send({0}, type, std::move(body)); }
+  // An encoded hop-by-hop frame (coll.*: the receiving neighbour handles it itself) to
+  // this node's parent or one of its children; dropped when that link is gone.
+  void SendToNeighbour(int neighbour, const std::string& wire);
 
   int node() const { return node_; }
   event_base* base() const { return base_; }  // for services' timers

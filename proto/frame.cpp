@@ -31,7 +31,7 @@ constexpr std::array kNames = {
     "ctl.kill",        "ctl.shutdown",        "daemon.shutdown",
     "coll.contribute", "coll.result",         "peer.send",
     "ctl.suspend",     "ctl.resume",          "session.ack",
-    "monitor.report",  "monitor.peers",
+    "monitor.report",  "monitor.peers",       "coll.abort",
 };
 static_assert(kNames.size() == static_cast<size_t>(MsgType::kLast));
 
@@ -43,15 +43,23 @@ const char* MsgTypeName(MsgType type) {
   return kNames[index - 1];
 }
 
-std::string EncodeFrame(MsgType type, const Json& body) {
-  std::vector<uint8_t> payload = Json::to_msgpack(body);
+bool CarriesRaw(MsgType type) {
+  return type == MsgType::kCollContribute || type == MsgType::kCollResult;
+}
+
+std::string EncodeFrame(MsgType type, const Json& body, std::string_view raw) {
+  std::vector<uint8_t> map = Json::to_msgpack(body);
+  bool with_raw = CarriesRaw(type);
+  size_t length = map.size() + (with_raw ? 4 + raw.size() : 0);
   std::string out;
-  out.reserve(kHeaderSize + payload.size());
+  out.reserve(kHeaderSize + length);
   PutU32(out, kMagic);
   PutU16(out, kVersion);
   PutU16(out, static_cast<uint16_t>(type));
-  PutU32(out, static_cast<uint32_t>(payload.size()));
-  out.append(payload.begin(), payload.end());
+  PutU32(out, static_cast<uint32_t>(length));
+  if (with_raw) PutU32(out, static_cast<uint32_t>(map.size()));
+  out.append(map.begin(), map.end());
+  if (with_raw) out.append(raw);
   return out;
 }
 
@@ -84,6 +92,16 @@ Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t*
   if (!header) return Fail(header.error());
   if (bytes.size() < kHeaderSize + header->length) return std::optional<Frame>{};
   auto payload = bytes.subspan(kHeaderSize, header->length);
+  std::string raw;
+  if (CarriesRaw(header->type)) {
+    uint32_t map_length = payload.size() < 4 ? 0 : GetU32(payload.data());
+    if (payload.size() < 4 || map_length > payload.size() - 4)
+      return Fail(ErrorCode::kProtocol,
+                  std::string("bad map length in ") + MsgTypeName(header->type) + " frame");
+    auto tail = payload.subspan(4 + map_length);
+    raw.assign(reinterpret_cast<const char*>(tail.data()), tail.size());
+    payload = payload.subspan(4, map_length);
+  }
   // allow_exceptions=false: malformed MessagePack yields a discarded value instead of a throw.
   Json body = Json::from_msgpack(payload.begin(), payload.end(), true, false);
   if (body.is_discarded())
@@ -93,7 +111,7 @@ Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t*
     return Fail(ErrorCode::kProtocol,
                 std::string(MsgTypeName(header->type)) + " payload is not a map");
   *consumed = kHeaderSize + header->length;
-  return std::optional<Frame>{Frame{header->type, std::move(body)}};
+  return std::optional<Frame>{Frame{header->type, std::move(body), std::move(raw)}};
 }
 
 }  // namespace psched::proto

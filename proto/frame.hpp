@@ -4,6 +4,11 @@
 // big-endian) followed by a MessagePack payload. The header is checked before the
 // payload is read, so a wrong magic, an unknown version or an oversized length is
 // refused without buffering anything; decoding never throws.
+//
+// Collective frames (CarriesRaw) carry opaque bytes (PMIx fence blobs) beside the map:
+// their payload is a 4-byte map length, the MessagePack map, then the raw bytes. The
+// bytes are copied, never parsed: MessagePack decoding walks strings byte by byte,
+// which at every hop of a fence over 64 daemons cost more than the fence itself.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -52,15 +58,16 @@ enum class MsgType : uint16_t {
   kCtlKill,            // ctl -> leader: {session}
   kCtlShutdown,        // ctl -> leader
   kDaemonShutdown,     // leader -> nodes
-  kCollContribute,     // node -> parent: {session, id, blob by node}
-  kCollResult,         // leader -> nodes: {session, id, blob}
+  kCollContribute,     // node -> parent: CollContribute + raw blobs of a subtree
+  kCollResult,         // down the tree: CollResult + raw result
   kPeerSend,           // any node -> node: {to, from, service, data}
   kCtlSuspend,         // ctl -> leader: {session}
   kCtlResume,          // ctl -> leader: {session}
   kSessionAck,         // leader -> launcher: {what} (suspend/resume done)
   kMonitorReport,      // node -> leader: MonitorReport (load, memory, measured links)
   kMonitorPeers,       // leader -> nodes: MonitorPeers (where each node's link probe listens)
-  kLast = kMonitorPeers,
+  kCollAbort,          // leader -> all: CollAbort (participants lost: fail their collectives)
+  kLast = kCollAbort,
 };
 
 const char* MsgTypeName(MsgType type);
@@ -75,10 +82,14 @@ struct Header {
 struct Frame {
   MsgType type = MsgType::kError;
   Json body;
+  std::string raw;  // only for CarriesRaw(type)
 };
 
-// Serialises header + MessagePack body.
-std::string EncodeFrame(MsgType type, const Json& body);
+// Types whose frames carry raw bytes after the map.
+bool CarriesRaw(MsgType type);
+
+// Serialises header + MessagePack body (+ `raw` for CarriesRaw types; ignored otherwise).
+std::string EncodeFrame(MsgType type, const Json& body, std::string_view raw = {});
 
 // Parses and validates a header (magic, version, known type, bounded length).
 Result<Header> ParseHeader(std::span<const uint8_t> bytes);

@@ -182,23 +182,29 @@ struct NodeLost {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeLost, nodes, cause)
 
-// Tree collective: each node contributes a blob; everyone gets all blobs in node order.
-struct CollContribute {
+// Tree collective (daemon/tree_collective.hpp): each node contributes a blob, every
+// participant gets all blobs in node order. Blobs travel as the frame's raw bytes.
+struct CollContribute {  // a subtree's contributions, to the parent
   int64_t session = 0;
   std::string id;
-  std::vector<int> participants;   // nodes expected to contribute
-  std::vector<int> nodes;          // contributors gathered in this message
-  std::vector<std::string> blobs;  // parallel to nodes
+  std::vector<int> participants;  // nodes expected to contribute
+  std::vector<int> nodes;         // contributors gathered in this message
+  std::vector<uint32_t> sizes;    // their blob sizes: raw = blobs in `nodes` order
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollContribute, session, id, participants, nodes,
-                                                blobs)
-struct CollResult {
+                                                sizes)
+struct CollResult {  // down the branches holding participants: raw = the blobs in node order
   int64_t session = 0;
   std::string id;
   std::vector<int> participants;
-  std::string data;  // concatenation of the blobs in node order
+  std::string error;  // set: the collective failed (raw is empty)
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollResult, session, id, participants, data)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollResult, session, id, participants, error)
+struct CollAbort {  // nodes lost: every collective with one of them as participant fails
+  std::vector<int> nodes;
+  std::string cause;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollAbort, nodes, cause)
 
 struct PeerSend {
   int to = 0;

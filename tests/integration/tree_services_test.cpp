@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "daemon/daemon.hpp"
 
@@ -21,10 +22,11 @@ class TreeServicesTest : public ::testing::Test {
     ASSERT_TRUE(secret);
     // Fan-out 2 over 6 nodes: two levels below the leader, so messages are relayed.
     int ready = 0;
-    for (int node = 0; node < kNodes; ++node) {
+    const int nodes = NodeCount();
+    for (int node = 0; node < nodes; ++node) {
       DaemonOptions o;
       o.node = node;
-      o.nodes = kNodes;
+      o.nodes = nodes;
       o.fanout = 2;
       o.rundir = rundir_ + "/run";
       o.topology = "core:2";
@@ -34,8 +36,9 @@ class TreeServicesTest : public ::testing::Test {
       ASSERT_TRUE(d) << d.error().ToString();
       daemons_.push_back(std::move(*d));
     }
-    ASSERT_TRUE(RunUntil([&] { return ready == kNodes; }));
+    ASSERT_TRUE(RunUntil([&] { return ready == nodes; }));
   }
+  virtual int NodeCount() const { return kNodes; }
   void TearDown() override {
     daemons_.clear();
     event_base_free(base_);
@@ -87,6 +90,81 @@ TEST_F(TreeServicesTest, PointToPointReachesTheNamedNodesService) {
   std::sort(got.begin(), got.end());  // different path lengths: any arrival order
   EXPECT_EQ(got[0], (std::pair<int, std::string>{0, "from leader"}));
   EXPECT_EQ(got[1], (std::pair<int, std::string>{3, std::string("req\0uest", 8)}));
+}
+
+// Fan-out 2 over 16 nodes: four levels, so contributions are combined at every level.
+class DeepTreeServicesTest : public TreeServicesTest {
+ protected:
+  int NodeCount() const override { return kDeepNodes; }
+  static constexpr int kDeepNodes = 16;
+};
+
+TEST_F(DeepTreeServicesTest, FenceWithDataReturnsEveryNodesDataExactlyOnce) {
+  // Each node's blob names it and is binary: a blob counted twice, lost or cut shows.
+  auto blob = [](int node) {
+    std::string b = "[" + std::to_string(node) + ":";
+    b += std::string(static_cast<size_t>(100 + node), static_cast<char>(node));
+    return b + "]";
+  };
+  std::vector<int> everyone(kDeepNodes);
+  for (int n = 0; n < kDeepNodes; ++n) everyone[n] = n;
+  std::map<int, Result<std::string>> results;
+  for (int round = 0; round < 2; ++round) {
+    results.clear();
+    for (int node = kDeepNodes - 1; node >= 0; --node)
+      daemons_[node]->tree().Collective(
+          11, "fence#" + std::to_string(round), blob(node), everyone,
+          [&results, node](Result<std::string> all) { results.emplace(node, std::move(all)); });
+    ASSERT_TRUE(RunUntil([&] { return results.size() == size_t{kDeepNodes}; }));
+    std::string expected;
+    for (int n = 0; n < kDeepNodes; ++n) expected += blob(n);
+    for (auto& [node, all] : results) {
+      ASSERT_TRUE(all) << "node " << node << ": " << all.error().ToString();
+      EXPECT_EQ(*all, expected) << "node " << node;
+      for (int n = 0; n < kDeepNodes; ++n) {
+        std::string tag = "[" + std::to_string(n) + ":";
+        size_t first = all->find(tag);
+        EXPECT_NE(first, std::string::npos) << "node " << node << " lacks node " << n;
+        EXPECT_EQ(all->find(tag, first + 1), std::string::npos)
+            << "node " << node << " has node " << n << "'s data twice";
+      }
+    }
+  }
+}
+
+TEST_F(DeepTreeServicesTest, LosingAParticipantFailsTheCollectiveOnEveryOtherNode) {
+  std::vector<int> everyone(kDeepNodes);
+  for (int n = 0; n < kDeepNodes; ++n) everyone[n] = n;
+  std::map<int, Result<std::string>> results;
+  // Node 13 (a leaf under 6 -> 2 -> 0) never contributes: its daemon goes away.
+  for (int node = 0; node < kDeepNodes; ++node)
+    if (node != 13)
+      daemons_[node]->tree().Collective(
+          12, "fence#0", "x", everyone,
+          [&results, node](Result<std::string> all) { results.emplace(node, std::move(all)); });
+  daemons_[13].reset();
+  ASSERT_TRUE(RunUntil([&] { return results.size() == size_t{kDeepNodes - 1}; }));
+  for (auto& [node, all] : results) {
+    ASSERT_FALSE(all) << "node " << node << " finished without node 13";
+    EXPECT_NE(all.error().ToString().find("participant node was lost"), std::string::npos)
+        << all.error().ToString();
+  }
+  // A collective started afterwards with the lost node fails at once, with the reason.
+  std::optional<Result<std::string>> later;
+  daemons_[1]->tree().Collective(12, "fence#1", "x", everyone,
+                                 [&later](Result<std::string> all) { later = std::move(all); });
+  ASSERT_TRUE(RunUntil([&] { return later.has_value(); }));
+  ASSERT_FALSE(*later);
+  EXPECT_NE(later->error().ToString().find("node 13 was lost"), std::string::npos)
+      << later->error().ToString();
+  // The survivors still run collectives among themselves.
+  std::map<int, std::string> ok;
+  for (int node : {1, 2, 14})
+    daemons_[node]->tree().Collective(
+        12, "fence#2", std::to_string(node), {1, 2, 14},
+        [&ok, node](Result<std::string> all) { ok[node] = all ? *all : all.error().ToString(); });
+  ASSERT_TRUE(RunUntil([&] { return ok.size() == 3; }));
+  for (auto& [node, all] : ok) EXPECT_EQ(all, "1214") << "node " << node;
 }
 
 }  // namespace
