@@ -217,11 +217,13 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   if (s.pgid == 0) s.pgid = spawned->pid;
   r.pid = spawned->pid;
   if (spawned->in_fd >= 0) {
-    s.stdin_sink = std::make_unique<StdinSink>();
+    // Input that arrived while the session was starting waits in the sink: it goes out now.
+    if (!s.stdin_sink) s.stdin_sink = std::make_unique<StdinSink>();
     s.stdin_sink->fd = spawned->in_fd;
     evutil_make_socket_nonblocking(spawned->in_fd);
     s.stdin_sink->ev =
         event_new(base_, spawned->in_fd, EV_WRITE, &StdinSink::OnWritable, s.stdin_sink.get());
+    s.stdin_sink->Flush();
   }
   auto make_stream = [&](int fd, int which) {
     auto st = std::make_unique<Stream>();
@@ -379,7 +381,11 @@ std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) 
 
 void NodeService::Stdin(const proto::StdinData& data) {
   LocalSession* s = Find(data.session);
-  if (s == nullptr || !s->stdin_sink || s->stdin_sink->fd < 0) return;
+  if (s == nullptr) return;
+  // The launcher sends input once the session has started, which can be before rank 0
+  // exists here (the launch hook answers later): keep it for rank 0 (bounded below).
+  if (s->starting && !s->stdin_sink) s->stdin_sink = std::make_unique<StdinSink>();
+  if (!s->stdin_sink || (s->stdin_sink->fd < 0 && !s->starting)) return;
   StdinSink& sink = *s->stdin_sink;
   if (sink.pending.size() + data.data.size() > StdinSink::kMaxPending) {
     if (!sink.warned)
