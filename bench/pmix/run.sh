@@ -5,16 +5,18 @@
 #  2. 2-rank MPI hello on one node, interleaved runs: inside `salloc -N 1` when a Slurm
 #     answers (psched-exec vs srun --mpi=pmix vs mpirun), else in an emulated
 #     allocation (psched-exec vs mpirun).
-# Load on the machine shows in the figures: uptime is printed with them.
+# Load on the machine shows in the figures: the load average is printed with them.
+# FANOUT=k sets the daemon tree's fan-out (default 8, pschedd's default).
 set -eu
 bin=$(cd "${1:?usage: run.sh BUILD_DIR [ROUNDS]}/bin" && pwd)
 rounds=${2:-50}
 PATH=$bin:$PATH
 export PATH OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 uptime
+fanout=${FANOUT:-8}
 for n in 4 16 64; do
-  echo "== $n emulated nodes, 1 rank each"
-  psched-alloc -N "$n" --topology "pack:1 core:1 pu:1" -- \
+  echo "== $n emulated nodes, 1 rank each, tree fan-out $fanout (load $(cut -d' ' -f1-3 /proc/loadavg))"
+  psched-alloc -N "$n" --fanout "$fanout" --topology "pack:1 core:1 pu:1" -- \
     psched-exec -n "$n" --ppn 1 pmix_fence_bench "$rounds" 1024
 done
 
@@ -46,3 +48,4 @@ for tool in psched srun mpirun; do
   printf '%s: median %s ms\n' "$tool" "$(grep "^$tool " "$out" | cut -d' ' -f2 | median)"
 done
 rm -f "$out"
+uptime
