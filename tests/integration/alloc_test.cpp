@@ -9,7 +9,12 @@
 #include <fstream>
 #include <set>
 
-#include "tests/integration/harness.hpp"
+#include "tests/support/allocation.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/proc_fs.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 namespace psched::testing {
 namespace {

@@ -16,7 +16,10 @@
 
 #include "daemon/repin.hpp"
 #include "daemon/topology.hpp"
-#include "tests/integration/harness.hpp"
+#include "tests/support/allocation.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/proc_fs.hpp"
+#include "tests/support/process.hpp"
 
 namespace psched::testing {
 namespace {
@@ -31,11 +34,6 @@ struct RankProc {
   int session = 0, rank = 0, node = 0;
   std::string env;  // the whole environment, NUL-separated
 };
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 int EnvInt(const std::string& env, const std::string& name) {
   auto at = env.find(std::string(1, '\0') + name + "=");
@@ -59,24 +57,6 @@ std::vector<RankProc> Ranks(const std::string& comm, const std::string& alloc_di
     if (r.session > 0) out.push_back(r);
   }
   return out;
-}
-
-std::vector<pid_t> Threads(pid_t pid) {
-  std::vector<pid_t> tids;
-  std::error_code ec;
-  for (const auto& e :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec))
-    tids.push_back(std::stoi(e.path().filename()));
-  return tids;
-}
-
-std::string ThreadCpus(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.starts_with("Cpus_allowed_list:"))
-      return line.substr(line.find_first_not_of(" \t", 18));
-  return "";
 }
 
 class CoschedTest : public ::testing::Test {
@@ -162,7 +142,7 @@ class CoschedTest : public ::testing::Test {
         for (int p = 0; p < kPus; ++p) pus.push_back(p);
       }
       for (pid_t tid : Threads(it->second.pid))
-        EXPECT_EQ(ThreadCpus(it->second.pid, tid), Expected(pus))
+        EXPECT_EQ(ThreadCpusAllowed(it->second.pid, tid), Expected(pus))
             << "session " << id << " rank " << rank << " thread " << tid;
     }
   }
@@ -491,14 +471,14 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   ASSERT_TRUE(threads_of_session(1, 2));
   std::vector<RankProc> sim_ranks = ranks;
   for (const RankProc& r : sim_ranks)
-    for (pid_t tid : Threads(r.pid)) EXPECT_EQ(ThreadCpus(r.pid, tid), "0-1");
+    for (pid_t tid : Threads(r.pid)) EXPECT_EQ(ThreadCpusAllowed(r.pid, tid), "0-1");
   Proc side({Bin("psched-exec"), "--policy", "sidestep", "-n", "1", "-c", "3",
              Bin("cosched_threads"), "3"},
             alloc.Env());
   ASSERT_TRUE(threads_of_session(2, 1));
   for (const RankProc& r : sim_ranks)
     for (pid_t tid : Threads(r.pid)) {
-      std::string cpus = ThreadCpus(r.pid, tid);
+      std::string cpus = ThreadCpusAllowed(r.pid, tid);
       EXPECT_TRUE(cpus == "0" || cpus == "1")
           << "rank " << r.rank << " thread " << tid << ": " << cpus << " (not moved to one slot)";
     }
@@ -506,8 +486,9 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   EXPECT_EQ(side.Wait(), 128 + SIGKILL);
   for (const RankProc& r : sim_ranks)
     for (pid_t tid : Threads(r.pid))
-      EXPECT_TRUE(Eventually([&] { return ThreadCpus(r.pid, tid) == "0-1"; }))
-          << "rank " << r.rank << " thread " << tid << " not restored: " << ThreadCpus(r.pid, tid);
+      EXPECT_TRUE(Eventually([&] { return ThreadCpusAllowed(r.pid, tid) == "0-1"; }))
+          << "rank " << r.rank << " thread " << tid
+          << " not restored: " << ThreadCpusAllowed(r.pid, tid);
   ASSERT_EQ(ctl({"kill", "1"}).code, 0);
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }

@@ -7,7 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "tests/integration/harness.hpp"
+#include "tests/support/allocation.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/proc_fs.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 namespace psched::testing {
 namespace {
@@ -179,10 +184,8 @@ TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
 }
 
 TEST(CtlWithoutDaemon, SaysThereIsNone) {
-  char tmpl[] = "/tmp/psched-none-XXXXXX";
-  std::string empty = mkdtemp(tmpl);
-  auto r = RunCmd({Bin("psched-ctl"), "status"}, {"XDG_RUNTIME_DIR=" + empty});
-  rmdir(empty.c_str());
+  TempDir empty("psched-none");
+  auto r = RunCmd({Bin("psched-ctl"), "status"}, {"XDG_RUNTIME_DIR=" + empty.path()});
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.err.find("no psched daemon"), std::string::npos) << r.err;
 }

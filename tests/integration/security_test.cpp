@@ -13,7 +13,10 @@
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
 #include "proto/messages.hpp"
-#include "tests/integration/harness.hpp"
+#include "tests/support/allocation.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/text.hpp"
 
 namespace psched::testing {
 namespace {
@@ -111,29 +114,24 @@ TEST(Security, AnotherUidIsRefusedOnTheLauncherSocket) {
 class PeerAuth : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/psched-auth-it-XXXXXX";
-    dir_ = mkdtemp(tmpl);
     auto secret = daemon::Secret::Generate();
-    ASSERT_TRUE(secret->WriteFile(dir_ + "/secret"));
+    ASSERT_TRUE(secret->WriteFile(dir_ / "secret"));
     auto other = daemon::Secret::Generate();
-    ASSERT_TRUE(other->WriteFile(dir_ + "/wrong"));
+    ASSERT_TRUE(other->WriteFile(dir_ / "wrong"));
     wrong_ = std::move(*other);
     leader_ = std::make_unique<Proc>(std::vector<std::string>{
-        Bin("pschedd"), "--node", "0", "--nodes", "2", "--rundir", dir_ + "/run", "--secret-file",
-        dir_ + "/secret", "--topology", "core:2", "--ready-fd", "1"});
+        Bin("pschedd"), "--node", "0", "--nodes", "2", "--rundir", dir_ / "run", "--secret-file",
+        dir_ / "secret", "--topology", "core:2", "--ready-fd", "1"});
     ASSERT_TRUE(leader_->WaitStdout([](const std::string& s) { return s.find('\n') != s.npos; }));
     port_ = std::stoi(leader_->out().substr(5));
   }
-  void TearDown() override {
-    leader_.reset();
-    RunCmd({"rm", "-rf", dir_});
-  }
+  void TearDown() override { leader_.reset(); }
   Proc Child(const std::string& secret_file) {
     return Proc({Bin("pschedd"), "--node", "1", "--nodes", "2", "--parent",
-                 "127.0.0.1:" + std::to_string(port_), "--secret-file", dir_ + "/" + secret_file,
+                 "127.0.0.1:" + std::to_string(port_), "--secret-file", dir_ / secret_file,
                  "--topology", "core:2"});
   }
-  std::string dir_;
+  TempDir dir_{"psched-auth-it"};
   std::unique_ptr<Proc> leader_;
   int port_ = 0;
   std::optional<daemon::Secret> wrong_;
@@ -165,7 +163,7 @@ TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
   Proc good = Child("secret");
   EXPECT_TRUE(leader_->WaitStdout([](const std::string& s) { return s.find("ready") != s.npos; }));
   auto r = RunCmd({Bin("psched-exec"), "-n", "4", "sh", "-c", "echo $PSCHED_NODE"},
-                  {"PSCHED_ALLOCATION=" + dir_ + "/run"});
+                  {"PSCHED_ALLOCATION=" + (dir_ / "run")});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(CountLines(r.out, "1"), 2);
 }
