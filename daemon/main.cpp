@@ -133,7 +133,8 @@ int main(int argc, char** argv) {
   event_add(intr, nullptr);
   event_base_dispatch(base);
   daemon->reset();
-  if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir);
+  std::error_code ignored;  // PMIx's thread may still delete its own files meanwhile
+  if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir, ignored);
   // A clean end leaves no run directory behind; after a crash the next starter sweeps it.
   if (!opt.rundir.empty()) (void)psched::daemon::RemoveRunDir(opt.rundir);
   event_free(term);

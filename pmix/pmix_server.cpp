@@ -195,6 +195,20 @@ PmixServer::~PmixServer() {
     reg->timer = nullptr;
   }
   registering_.clear();
+  if (initialized_ && quarantined_ > 0) {
+    // PMIx_server_finalize destroys every namespace, the quarantined ones too, and
+    // then blocks on the memory the double-released rank record corrupted (seen:
+    // pmix_rte_finalize waiting on a mutex forever). This process is going away:
+    // stop the upcalls, leave PMIx's thread alone and leak the queue, so a Post
+    // still running on that thread writes to live memory.
+    Upcalls::Release(this);
+    static_cast<void>(queue_.release());
+    std::fprintf(stderr,
+                 "psched pmix: node %d: PMIx not finalized: %zu namespace(s) quarantined "
+                 "after a client died in its handshake\n",
+                 options_.node_index, quarantined_);
+    return;
+  }
   if (initialized_) {
     // Joins PMIx's progress thread: no upcall can run after this.
     PMIx_server_finalize();

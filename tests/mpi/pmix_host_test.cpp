@@ -133,6 +133,26 @@ TEST(PmixHost, TimeoutKillsHungRanks) {
   EXPECT_NE(o.err.find("node ranks after deregistration: 0"), std::string::npos) << o.err;
 }
 
+// Every rank of session 1 dies (LD_PRELOAD shim) right after sending its connection
+// request. When PMIx's handshake writes then fail (usually: "UNREACHABLE ...
+// ptl_base_connection_hdlr.c"), libpmix 4.2.2 has double-released the rank's record
+// and the namespace must be quarantined; either way session 2 runs and the host ends
+// instead of hanging in PMIx (purge or finalize over the freed record).
+TEST(PmixHost, ClientDyingInsideHandshakeIsQuarantinedAndHostEnds) {
+  auto o =
+      RunHost({"-n", "2", "--sessions", "2", "--setenv", "LD_PRELOAD=" + Bin("die_in_handshake.so"),
+               "--setenv", "PSCHED_DIE_IN_HANDSHAKE_SESSION=1", "--", Bin("mpi_hello_allreduce")});
+  EXPECT_EQ(o.code, 1) << o.err;
+  if (o.err.find("ptl_base_connection_hdlr.c") != std::string::npos) {
+    EXPECT_NE(o.err.find("namespaces quarantined: 1"), std::string::npos) << o.err;
+  }
+  EXPECT_NE(o.err.find("session 1 rank 0: killed by signal"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("session 2 rank 0: exited with code 0 (finalized)"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("session 2 rank 1: exited with code 0 (finalized)"), std::string::npos)
+      << o.err;
+}
+
 // Registration is asynchronous: with PMIx's progress thread blocked while session 2
 // registers, the host's loop keeps turning, session 2 alone fails once the
 // registration timeout passes, and sessions 1 and 3 run to the end.
