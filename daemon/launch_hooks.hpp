@@ -48,6 +48,9 @@ class LaunchHooks {
   }
   // Extra "NAME=value" entries for one local rank's environment.
   virtual Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) = 0;
+  // "NAME=value" entries for every rank that apply only when the rank's environment
+  // (the launcher's) does not set NAME: tuning the user may override.
+  virtual std::vector<std::string> EnvironmentDefaults() const { return {}; }
   // One local rank was reaped (code: exit status or 128+signal). A hook may know
   // that even a 0 is a failure (an MPI rank that left without MPI_Finalize).
   virtual void RankExited(int64_t /*session*/, int /*rank*/, int /*code*/) {}

@@ -15,6 +15,7 @@
 #include "daemon/daemon.hpp"
 #include "daemon/run_dir.hpp"
 #include "pmix/daemon_host.hpp"
+#include "pmix/fabric.hpp"
 
 namespace {
 
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
     popt.hostname = opt.hostname.empty() ? real_host : opt.hostname;
     // Emulated nodes share this host: Open MPI's TCP must use loopback.
     popt.loopback_tcp = popt.hostname != real_host;
+    popt.skip_fabric_probe = !psched::pmix::NodeHasFabric();
     psched::pmix::DaemonActions actions;
     actions.fail_session = [d = daemon->get()](int64_t s, int rank, int code, std::string why) {
       d->ReportRankFailure(s, rank, code, std::move(why));

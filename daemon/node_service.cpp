@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <cstring>
@@ -172,6 +173,12 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   if (order.env.empty())
     for (char** e = environ; *e != nullptr; ++e) set(*e);
   for (const auto& e : order.env) set(e);
+  if (hooks_)
+    for (const auto& e : hooks_->EnvironmentDefaults()) {
+      std::string name = e.substr(0, e.find('='));
+      if (std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; }))
+        set(e);
+    }
   set("PSCHED_RANK=" + std::to_string(spec.rank));
   set("PSCHED_SIZE=" + std::to_string(order.size));
   set("PSCHED_LOCAL_RANK=" + std::to_string(spec.local_rank));

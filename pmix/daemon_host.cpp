@@ -234,6 +234,12 @@ Result<std::vector<std::string>> DaemonPmixHost::RankEnvironment(int64_t session
   return out;
 }
 
+std::vector<std::string> DaemonPmixHost::EnvironmentDefaults() const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : server_->EnvDefaults()) out.push_back(k + "=" + v);
+  return out;
+}
+
 void DaemonPmixHost::SessionEnded(int64_t session) {
   auto it = nspaces_.find(session);
   if (it == nspaces_.end()) return;

@@ -54,6 +54,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   Result<void> SessionStarting(const daemon::SessionLaunchInfo& info) override;
   void SessionStartingAsync(const daemon::SessionLaunchInfo& info, StartDone done) override;
   Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
+  std::vector<std::string> EnvironmentDefaults() const override;
   void RankExited(int64_t session, int rank, int code) override;
   void SessionEnded(int64_t session) override;
 

@@ -493,6 +493,12 @@ Result<EnvList> PmixServer::RankEnvironment(int64_t session, uint32_t rank) {
   return out;
 }
 
+EnvList PmixServer::EnvDefaults() const {
+  EnvList out;
+  if (options_.skip_fabric_probe) out.emplace_back("OMPI_MCA_pml", "ob1");
+  return out;
+}
+
 void PmixServer::RankConnected(int64_t session, uint32_t rank) {
   if (auto it = sessions_.find(session); it != sessions_.end()) it->second.connected.insert(rank);
 }

@@ -39,6 +39,10 @@ struct PmixServerOptions {
   int node_index = 0;    // this node's index in the allocation
   // Emulated nodes on one host: Open MPI's TCP BTL must use loopback (it skips 127/8).
   bool loopback_tcp = false;
+  // No fabric on this node (NodeHasFabric): suggest OMPI_MCA_pml=ob1 so Open MPI
+  // does not spend most of MPI_Init probing MTLs and UCX it cannot use. A user's
+  // own OMPI_MCA_pml wins (it is a default, see EnvDefaults).
+  bool skip_fabric_probe = false;
   // Bound on the wait for PMIx to answer a session's registration.
   std::chrono::milliseconds callback_timeout{10000};
 };
@@ -73,6 +77,8 @@ class PmixServer {
   // Variables to add to the environment of a local rank of a registered session:
   // PMIx_server_setup_fork's plus the SLURM_* / OMPI_MCA_* ones Open MPI 4.1 needs.
   Result<EnvList> RankEnvironment(int64_t session, uint32_t rank);
+  // Entries for every rank that the user's own environment overrides.
+  EnvList EnvDefaults() const;
 
   // A local rank completed PMIx's connection handshake (the client_connected upcall).
   void RankConnected(int64_t session, uint32_t rank);

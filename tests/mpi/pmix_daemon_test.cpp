@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pmix/fabric.hpp"
 #include "tests/support/allocation.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
@@ -47,6 +48,22 @@ TEST(PmixDaemon, SharedMemoryOnlyOneNode) {
       InAllocation(kOneNode, "psched-exec -n 4 -x OMPI_MCA_btl=self,vader mpi_hello_allreduce");
   EXPECT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 4 ok"), 4) << o.out << o.err;
+}
+
+// No fabric on this node: ranks get OMPI_MCA_pml=ob1 (Open MPI skips probing MTLs and
+// UCX), still run correctly, and a user's own choice of PML wins over the default.
+TEST(PmixDaemon, FabricFreeNodeSuggestsOb1AndTheUserOverrides) {
+  if (psched::pmix::NodeHasFabric()) GTEST_SKIP() << "this node has an RDMA/Slingshot device";
+  auto o = InAllocation(kOneNode,
+                        "psched-exec -n 1 sh -c 'echo pml=$OMPI_MCA_pml' && "
+                        "OMPI_MCA_pml=cm psched-exec -n 1 sh -c 'echo pml=$OMPI_MCA_pml' && "
+                        "psched-exec -n 2 -x OMPI_MCA_pml_base_verbose=10 mpi_hello_allreduce");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(Count(o.out, "pml=ob1\n"), 1) << o.out;
+  EXPECT_EQ(Count(o.out, "pml=cm\n"), 1) << o.out;
+  EXPECT_EQ(Count(o.out, "of 2: allreduce 1 node_size 2 ok"), 2) << o.out << o.err;
+  // Open MPI saw the restriction: cm (the MTL path) was never opened.
+  EXPECT_EQ(Count(o.out + o.err, "found loaded component cm"), 0) << o.err;
 }
 
 // One rank per emulated node: every byte crosses TCP over loopback, every fence
