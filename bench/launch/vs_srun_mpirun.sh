@@ -137,6 +137,9 @@ row_psched_hello() { "$psched_exec" -n 2 "$mpi_hello"; }
 row_mpirun_hello() { mpirun -n 2 "$mpi_hello"; }
 row_mpirun_local_hello() { mpirun --mca plm isolated --mca ras ^slurm -n 2 "$mpi_hello"; }
 row_srun_hello() { srun --overlap --mpi=pmix -N1 -n2 "$mpi_hello"; }
+# For reference, not a target: psched-exec skips Open MPI's MTL/UCX probe on nodes
+# without a fabric (OMPI_MCA_pml=ob1); this is mpirun told the same by hand.
+row_mpirun_ob1_hello() { mpirun --mca plm isolated --mca ras ^slurm --mca pml ob1 -n 2 "$mpi_hello"; }
 
 declare -A label=(
   [psched_true]="psched-exec -n 1 /bin/true (warm)"
@@ -149,6 +152,7 @@ declare -A label=(
   [mpirun_hello]="mpirun -n 2 mpi_hello (in salloc)"
   [mpirun_local_hello]="mpirun -n 2 mpi_hello (local)"
   [srun_hello]="srun --mpi=pmix -n2 mpi_hello"
+  [mpirun_ob1_hello]="mpirun --mca pml ob1 -n 2 (local)"
 )
 declare -A median skipped
 
@@ -219,7 +223,7 @@ if [[ ! -x "$psched_exec" ]]; then
   skipped[psched_hello]="no $psched_exec (build the psched-exec target)"
 fi
 if [[ ! -x "$mpi_hello" ]]; then
-  for row in psched_hello mpirun_hello mpirun_local_hello srun_hello; do
+  for row in psched_hello mpirun_hello mpirun_local_hello srun_hello mpirun_ob1_hello; do
     skipped[$row]="no MPI hello at $mpi_hello (build mpi_hello_allreduce or pass --mpi-hello)"
   done
 fi
@@ -250,14 +254,15 @@ if [[ -n "${median[psched_true]:-}" ]]; then
 fi
 
 if ((no_mpi)); then
-  for row in psched_hello mpirun_hello mpirun_local_hello srun_hello; do
+  for row in psched_hello mpirun_hello mpirun_local_hello srun_hello mpirun_ob1_hello; do
     skipped[$row]="--no-mpi"
   done
 fi
 echo
 echo "== 2-rank MPI hello on one node, $mpi_reps interleaved rounds =="
 ((no_mpi)) && echo "  skipped (--no-mpi)"
-((no_mpi)) || measure "$mpi_reps" psched_hello mpirun_hello mpirun_local_hello srun_hello
+((no_mpi)) || measure "$mpi_reps" psched_hello mpirun_hello mpirun_local_hello srun_hello \
+  mpirun_ob1_hello
 if [[ -n "${median[psched_hello]:-}" ]]; then
   best="" best_row=""
   for row in mpirun_hello mpirun_local_hello srun_hello; do
@@ -270,6 +275,10 @@ if [[ -n "${median[psched_hello]:-}" ]]; then
     r=$(timing_ratio "${median[psched_hello]}" "$best")
     echo "  psched-exec / fastest other (${label[$best_row]}): ${r}x"
     verdict "$(less_than "$r" 0.8 && echo 1 || echo 0)" "  target psched-exec <= 0.8x the fastest"
+  fi
+  if [[ -n "${median[mpirun_ob1_hello]:-}" ]]; then
+    echo "  for reference, psched-exec / ${label[mpirun_ob1_hello]}:" \
+      "$(timing_ratio "${median[psched_hello]}" "${median[mpirun_ob1_hello]}")x"
   fi
 fi
 
