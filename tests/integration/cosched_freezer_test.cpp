@@ -8,7 +8,6 @@
 // Skips (saying why) on machines without a writable cgroup freezer.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -28,31 +27,7 @@ namespace {
 constexpr int kNodes = 4;
 constexpr int kPus = 8;
 
-struct Rank {
-  pid_t pid = 0;
-  int session = 0, node = 0;
-};
-
-int EnvInt(const std::string& env, const std::string& name) {
-  auto at = env.find(std::string(1, '\0') + name + "=");
-  return at == std::string::npos ? -1 : std::atoi(env.c_str() + at + name.size() + 2);
-}
-
-// The ranks of `session` in the allocation (cosched_threads processes).
-std::vector<Rank> Ranks(const std::string& alloc_dir, int session) {
-  std::vector<Rank> out;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (ReadFile(e.path() / "comm") != "cosched_threads\n") continue;
-    std::string env = std::string(1, '\0') + ReadFile(e.path() / "environ");
-    if (env.find("PSCHED_ALLOCATION=" + alloc_dir) == std::string::npos) continue;
-    Rank r{static_cast<pid_t>(std::stoi(name)), EnvInt(env, "PSCHED_SESSION"),
-           EnvInt(env, "PSCHED_NODE")};
-    if (r.session == session) out.push_back(r);
-  }
-  return out;
-}
+constexpr const char* kFreezerConf = "[policy]\nsuspend = \"freezer\"\n";
 
 // The psched session cgroup a process is in (full directory), "" when none.
 struct SessionCgroup {
@@ -111,18 +86,17 @@ class CoschedFreezerTest : public ::testing::Test {
     auto where = daemon::FindFreezerPlace(0);
     if (!where) GTEST_SKIP() << "no writable cgroup freezer here: " << where.error().ToString();
   }
-  std::unique_ptr<EmulatedAlloc> Start(const ConfFile& conf) {
-    setenv("PSCHED_CONF", conf.path().c_str(), 1);
-    auto alloc = std::make_unique<EmulatedAlloc>(kNodes, "core:" + std::to_string(kPus));
-    unsetenv("PSCHED_CONF");
-    return alloc;
+  std::unique_ptr<EmulatedAlloc> Start() {
+    return std::make_unique<EmulatedAlloc>(kNodes, "core:" + std::to_string(kPus), 8, kFreezerConf);
   }
   // Waits for `n` ranks of `session`, each in its session cgroup.
-  std::vector<Rank> WaitRanks(const EmulatedAlloc& alloc, int session, size_t n) {
-    std::vector<Rank> ranks;
+  std::vector<RankProc> WaitRanks(const EmulatedAlloc& alloc, int session, size_t n) {
+    std::vector<RankProc> ranks;
     EXPECT_TRUE(Eventually(
         [&] {
-          ranks = Ranks(alloc.dir(), session);
+          ranks.clear();
+          for (RankProc& r : AllocationRanks(alloc.dir(), "cosched_threads"))
+            if (r.session == session) ranks.push_back(std::move(r));
           return ranks.size() == n;
         },
         60))
@@ -132,8 +106,7 @@ class CoschedFreezerTest : public ::testing::Test {
 };
 
 TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThawsThem) {
-  ConfFile conf("[policy]\nsuspend = \"freezer\"\n");
-  auto alloc = Start(conf);
+  auto alloc = Start();
   ASSERT_TRUE(alloc->ok());
   auto env = alloc->Env();
   Proc sim({Bin("psched-exec"), "-n", std::to_string(kNodes * kPus), Bin("cosched_threads"), "1"},
@@ -143,7 +116,7 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
 
   // Every rank in its node's cgroup of session 1, named after node, session, daemon.
   std::map<int, SessionCgroup> sim_cgroups;  // node -> cgroup
-  for (const Rank& r : sim_ranks) {
+  for (const RankProc& r : sim_ranks) {
     SessionCgroup cg = CgroupOf(r.pid);
     ASSERT_FALSE(cg.dir.empty()) << "rank pid " << r.pid << " is in no psched cgroup: "
                                  << ReadFile("/proc/" + std::to_string(r.pid) + "/cgroup");
@@ -163,7 +136,7 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
   auto analysis_ranks = WaitRanks(*alloc, 2, 8);
   for (const auto& [node, cg] : sim_cgroups)
     EXPECT_TRUE(Eventually([&] { return Frozen(cg); })) << cg.dir << " never reported frozen";
-  for (const Rank& r : sim_ranks) {
+  for (const RankProc& r : sim_ranks) {
     char st = ProcessState(r.pid);
     // The freezer's states, not SIGSTOP's: v2 shows frozen tasks sleeping, v1 in D.
     EXPECT_NE(st, 'T') << "pid " << r.pid;
@@ -171,7 +144,7 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
         << "pid " << r.pid;
   }
   std::set<std::string> analysis_dirs;
-  for (const Rank& r : analysis_ranks) {
+  for (const RankProc& r : analysis_ranks) {
     SessionCgroup cg = CgroupOf(r.pid);
     EXPECT_NE(cg.dir.find(".s2.p"), std::string::npos) << cg.dir;
     EXPECT_FALSE(Frozen(cg)) << cg.dir;
@@ -186,7 +159,7 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
   for (const std::string& dir : analysis_dirs)
     EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(dir); })) << dir;
   // Running again: a thawed rank is scheduled (it blocks in pause(): state S).
-  for (const Rank& r : sim_ranks)
+  for (const RankProc& r : sim_ranks)
     EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == 'S'; })) << "pid " << r.pid;
 
   // The simulation ends: its cgroups go too.
@@ -200,8 +173,7 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
 // Killing a frozen session works (a v1-frozen task cannot even die until thawed) and
 // removes its cgroups; the surpasser runs on.
 TEST_F(CoschedFreezerTest, AFrozenSessionCanBeKilled) {
-  ConfFile conf("[policy]\nsuspend = \"freezer\"\n");
-  auto alloc = Start(conf);
+  auto alloc = Start();
   ASSERT_TRUE(alloc->ok());
   auto env = alloc->Env();
   Proc sim({Bin("psched-exec"), "-n", std::to_string(kNodes * kPus), Bin("cosched_threads"), "1"},
@@ -212,31 +184,30 @@ TEST_F(CoschedFreezerTest, AFrozenSessionCanBeKilled) {
                 env);
   auto analysis_ranks = WaitRanks(*alloc, 2, 4);
   std::set<std::string> dirs;
-  for (const Rank& r : sim_ranks) dirs.insert(CgroupOf(r.pid).dir);
+  for (const RankProc& r : sim_ranks) dirs.insert(CgroupOf(r.pid).dir);
   for (const std::string& dir : dirs) {
     SessionCgroup cg{CgroupOf(sim_ranks[0].pid).version, dir};
     ASSERT_TRUE(Eventually([&] { return Frozen(cg); })) << dir;
   }
   ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, env).code, 0);
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL) << sim.err();
-  for (const Rank& r : sim_ranks)
+  for (const RankProc& r : sim_ranks)
     EXPECT_TRUE(Eventually([&] { return ProcessGone(r.pid); })) << "pid " << r.pid;
   for (const std::string& dir : dirs)
     EXPECT_TRUE(Eventually([&] { return !std::filesystem::exists(dir); })) << dir;
-  for (const Rank& r : analysis_ranks) EXPECT_EQ(ProcessState(r.pid), 'S') << "pid " << r.pid;
+  for (const RankProc& r : analysis_ranks) EXPECT_EQ(ProcessState(r.pid), 'S') << "pid " << r.pid;
   ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "2"}, env).code, 0);
   EXPECT_EQ(analysis.Wait(), 128 + SIGKILL) << analysis.err();
 }
 
 // A session still running when the allocation ends: its cgroups go with the daemons.
 TEST_F(CoschedFreezerTest, CgroupsOfRunningSessionsGoWithTheDaemons) {
-  ConfFile conf("[policy]\nsuspend = \"freezer\"\n");
-  auto alloc = Start(conf);
+  auto alloc = Start();
   ASSERT_TRUE(alloc->ok());
   Proc sim({Bin("psched-exec"), "-n", "8", Bin("cosched_threads"), "1"}, alloc->Env());
   auto ranks = WaitRanks(*alloc, 1, 8);
   std::set<std::string> dirs;
-  for (const Rank& r : ranks) dirs.insert(CgroupOf(r.pid).dir);
+  for (const RankProc& r : ranks) dirs.insert(CgroupOf(r.pid).dir);
   ASSERT_FALSE(dirs.empty());
   ASSERT_FALSE(dirs.contains(""));
   alloc->Stop();
@@ -259,7 +230,7 @@ TEST(CoschedFreezerConfigTest, BadSuspendValueIsAClearError) {
 TEST(CoschedFreezerConfigTest, NoWritableFreezerStopsTheDaemonsSayingWhy) {
   if (RunCmd({"unshare", "-m", "true"}).code != 0)
     GTEST_SKIP() << "cannot make a mount namespace (unshare -m) here";
-  ConfFile conf("[policy]\nsuspend = \"freezer\"\n");
+  ConfFile conf(kFreezerConf);
   std::string remount;
   for (const auto& h : daemon::FreezerHierarchies(ReadFile("/proc/self/mountinfo")))
     remount += "mount -o remount,ro,bind '" + h.mount + "' && ";

@@ -10,18 +10,18 @@
 // fills two nodes, the lowest free first).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "tests/integration/harness.hpp"
+#include "tests/support/allocation.hpp"
+#include "tests/support/eventually.hpp"
+#include "tests/support/proc_fs.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace psched::testing {
 namespace {
@@ -29,51 +29,16 @@ namespace {
 using Json = nlohmann::json;
 constexpr int kNodes = 4;
 
-struct RankProc {
-  pid_t pid = 0;
-  int rank = 0, node = 0;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-int EnvInt(const std::string& env, const std::string& name) {
-  auto at = env.find(std::string(1, '\0') + name + "=");
-  if (at == std::string::npos) return -1;
-  return std::atoi(env.c_str() + at + name.size() + 2);
-}
-
-pid_t ParentOf(pid_t pid) {
-  std::string stat = Slurp("/proc/" + std::to_string(pid) + "/stat");
-  auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 2));
-  char state;
-  pid_t ppid = 0;
-  rest >> state >> ppid;
-  return ppid;
-}
-
 class CoschedRollbackTest : public ::testing::Test {
  protected:
-  void StartAlloc(const std::string& toml = "") {
-    if (!toml.empty()) {
-      conf_ = std::filesystem::temp_directory_path() /
-              ("psched-rollback-" + std::to_string(getpid()) + ".toml");
-      std::ofstream(conf_) << toml;
-      setenv("PSCHED_CONF", conf_.c_str(), 1);
-    }
-    alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:1 core:4 pu:1");
-    unsetenv("PSCHED_CONF");
-    ASSERT_TRUE(alloc_->ok());
-  }
   void TearDown() override {
     // A daemon the test stopped must not hold up the allocation's shutdown.
     for (pid_t pid : stopped_) kill(pid, SIGCONT);
     alloc_.reset();
-    if (!conf_.empty()) std::filesystem::remove(conf_);
+  }
+  void StartAlloc(const std::string& toml = "") {
+    alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:1 core:4 pu:1", 8, toml);
+    ASSERT_TRUE(alloc_->ok());
   }
   void StopDaemon(int node) {
     pid_t pid = alloc_->DaemonPid(node);
@@ -84,45 +49,17 @@ class CoschedRollbackTest : public ::testing::Test {
   }
   void ContinueDaemon(int node) { kill(alloc_->DaemonPid(node), SIGCONT); }
 
-  std::unique_ptr<Proc> Exec(std::vector<std::string> args) {
-    args.insert(args.begin(), Bin("psched-exec"));
-    return std::make_unique<Proc>(args, alloc_->Env());
-  }
-  Json Status() {
-    Json j;
-    Eventually([&] {
-      auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, alloc_->Env());
-      j = Json::parse(r.out, nullptr, false);
-      return r.code == 0 && !j.is_discarded();
-    });
-    return j.is_discarded() ? Json::object() : j;
-  }
-  Json Session(int id) {
-    for (const auto& s : Status().value("sessions", Json::array()))
-      if (s.value("id", 0) == id) return s;
-    return Json::object();
-  }
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) { return alloc_->Exec(args); }
+  Json Status() { return alloc_->Status(); }
+  Json Session(int id) { return SessionOf(Status(), id); }
   bool SessionIs(int id, const std::string& detail) {
     return Session(id).value("state_detail", "") == detail;
   }
   // The rank processes of session `id` (named `comm`) in this allocation, by rank.
-  // A rank's own children carry its environment too: the rank is the topmost one.
   std::map<int, RankProc> Ranks(int id, const std::string& comm) {
     std::map<int, RankProc> out;
-    std::map<pid_t, int> rank_of;
-    for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-      std::string name = e.path().filename();
-      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-      if (Slurp(e.path() / "comm") != comm + "\n") continue;
-      std::string env = std::string(1, '\0') + Slurp(e.path() / "environ");
-      if (env.find(alloc_->dir()) == std::string::npos) continue;
-      if (EnvInt(env, "PSCHED_SESSION") != id) continue;
-      pid_t pid = std::stoi(name);
-      rank_of[pid] = EnvInt(env, "PSCHED_RANK");
-      RankProc r{pid, rank_of[pid], EnvInt(env, "PSCHED_NODE")};
-      auto it = out.find(r.rank);
-      if (it == out.end() || ParentOf(it->second.pid) == pid) out[r.rank] = r;
-    }
+    for (RankProc& r : AllocationRanks(alloc_->dir(), comm))
+      if (r.session == id) out[r.rank] = std::move(r);
     return out;
   }
   // Waits until session `id` has `count` ranks named `comm`; returns them.
@@ -163,7 +100,6 @@ class CoschedRollbackTest : public ::testing::Test {
     ASSERT_EQ(Session(2).value("nodes", Json::array()), Json::array({2, 3}));
   }
 
-  std::filesystem::path conf_;
   std::unique_ptr<EmulatedAlloc> alloc_;
   std::vector<pid_t> stopped_;
   std::unique_ptr<Proc> a_, b_;

@@ -6,7 +6,7 @@
 // and free at the end.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -28,76 +28,19 @@ using Json = nlohmann::json;
 constexpr int kNodes = 4;
 constexpr int kPus = 40;
 
-// One rank process as the daemons started it: read back from /proc.
-struct RankProc {
-  pid_t pid = 0;
-  int session = 0, rank = 0, node = 0;
-  std::string env;  // the whole environment, NUL-separated
-};
-
-int EnvInt(const std::string& env, const std::string& name) {
-  auto at = env.find(std::string(1, '\0') + name + "=");
-  if (at == std::string::npos) return -1;
-  return std::atoi(env.c_str() + at + name.size() + 2);
-}
-
-// Every process named `comm` whose environment says it is a rank of the allocation.
-std::vector<RankProc> Ranks(const std::string& comm, const std::string& alloc_dir) {
-  std::vector<RankProc> out;
-  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
-    std::string name = e.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    if (ReadFile(e.path() / "comm") != comm + "\n") continue;
-    std::string env = std::string(1, '\0') + ReadFile(e.path() / "environ");
-    if (env.find("PSCHED_ALLOCATION=" + alloc_dir) == std::string::npos &&
-        env.find(alloc_dir) == std::string::npos)
-      continue;
-    RankProc r{static_cast<pid_t>(std::stoi(name)), EnvInt(env, "PSCHED_SESSION"),
-               EnvInt(env, "PSCHED_RANK"), EnvInt(env, "PSCHED_NODE"), env};
-    if (r.session > 0) out.push_back(r);
-  }
-  return out;
-}
-
 class CoschedTest : public ::testing::Test {
  protected:
   // Starts the allocation with the admin config `toml` (empty: none).
   void StartAlloc(const std::string& toml = "") {
-    if (!toml.empty()) {
-      conf_ = std::filesystem::temp_directory_path() /
-              ("psched-cosched-" + std::to_string(getpid()) + ".toml");
-      std::ofstream(conf_) << toml;
-      setenv("PSCHED_CONF", conf_.c_str(), 1);
-    }
-    alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:2 core:20 pu:1");
-    unsetenv("PSCHED_CONF");
+    alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:2 core:20 pu:1", 8, toml);
     ASSERT_TRUE(alloc_->ok());
     real_ = *daemon::RealPuOsIndices();
   }
-  void TearDown() override {
-    alloc_.reset();
-    if (!conf_.empty()) std::filesystem::remove(conf_);
-  }
+  void TearDown() override { alloc_.reset(); }
 
-  std::unique_ptr<Proc> Exec(std::vector<std::string> args) {
-    args.insert(args.begin(), Bin("psched-exec"));
-    return std::make_unique<Proc>(args, alloc_->Env());
-  }
-  // Retried: on a loaded machine one psched-ctl may fail without the daemons being wrong.
-  Json Status() {
-    Json j;
-    Eventually([&] {
-      auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, alloc_->Env());
-      j = Json::parse(r.out, nullptr, false);
-      return r.code == 0 && !j.is_discarded();
-    });
-    return j.is_discarded() ? Json::object() : j;
-  }
-  Json Session(const Json& status, int id) {
-    for (const auto& s : status.value("sessions", Json::array()))
-      if (s.value("id", 0) == id) return s;
-    return Json::object();
-  }
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) { return alloc_->Exec(args); }
+  Json Status() { return alloc_->Status(); }
+  Json Session(const Json& status, int id) { return SessionOf(status, id); }
   // Waits until session `id` is in `state` with all its `ranks` processes (and `threads`
   // threads each) visible; returns them by rank.
   std::map<int, RankProc> WaitRanks(const std::string& comm, int id, int ranks, int threads = 1) {
@@ -105,7 +48,7 @@ class CoschedTest : public ::testing::Test {
     EXPECT_TRUE(Eventually(
         [&] {
           by_rank.clear();
-          for (const RankProc& r : Ranks(comm, alloc_->dir()))
+          for (const RankProc& r : AllocationRanks(alloc_->dir(), comm))
             if (r.session == id && static_cast<int>(Threads(r.pid).size()) == threads)
               by_rank[r.rank] = r;
           return static_cast<int>(by_rank.size()) == ranks;
@@ -197,7 +140,6 @@ class CoschedTest : public ::testing::Test {
 
   std::unique_ptr<EmulatedAlloc> alloc_;
   std::unique_ptr<Proc> sim_;
-  std::filesystem::path conf_;
   std::vector<int> real_;
 };
 
@@ -463,7 +405,7 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   auto threads_of_session = [&](int id, int count) {
     return Eventually([&] {
       ranks.clear();
-      for (const RankProc& r : Ranks("cosched_threads", alloc.dir()))
+      for (const RankProc& r : AllocationRanks(alloc.dir(), "cosched_threads"))
         if (r.session == id && Threads(r.pid).size() == 3u) ranks.push_back(r);
       return static_cast<int>(ranks.size()) == count;
     });
@@ -496,18 +438,12 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
 // surpass_grace_s from the admin's config: SIGTSTP first (a program may reach a safe
 // point), SIGSTOP after the grace; status says who suspended whom.
 TEST(CoschedGraceTest, SurpassSendsSigtstpThenStops) {
-  auto conf = std::filesystem::temp_directory_path() /
-              ("psched-cosched-grace-" + std::to_string(getpid()) + ".toml");
-  std::ofstream(conf) << "[policy]\nsurpass_grace_s = 0.2\n";
-  setenv("PSCHED_CONF", conf.c_str(), 1);
-  EmulatedAlloc alloc(1, "core:4");
-  unsetenv("PSCHED_CONF");
-  std::filesystem::remove(conf);
+  EmulatedAlloc alloc(1, "core:4", 8, "[policy]\nsurpass_grace_s = 0.2\n");
   ASSERT_TRUE(alloc.ok());
   Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
   std::vector<RankProc> ranks;
   ASSERT_TRUE(Eventually([&] {
-    ranks = Ranks("cosched_threads", alloc.dir());
+    ranks = AllocationRanks(alloc.dir(), "cosched_threads");
     return ranks.size() == 4u;
   }));
   Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", Bin("cosched_threads"), "1"},

@@ -1,16 +1,31 @@
 #include "tests/support/allocation.hpp"
 
+#include <fstream>
+
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/text.hpp"
 
 namespace psched::testing {
+namespace {
 
-EmulatedAlloc::EmulatedAlloc(int nodes, const std::string& topology, int fanout)
+// psched-alloc's extra environment: PSCHED_CONF naming `toml` written into `dir`, or
+// nothing when there is no config.
+std::vector<std::string> ConfEnv(const TempDir& dir, const std::string& toml) {
+  if (toml.empty()) return {};
+  std::string path = dir / "psched.toml";
+  std::ofstream(path) << toml;
+  return {"PSCHED_CONF=" + path};
+}
+
+}  // namespace
+
+EmulatedAlloc::EmulatedAlloc(int nodes, const std::string& topology, int fanout,
+                             const std::string& admin_toml)
     : proc_({Bin("psched-alloc"), "-N", std::to_string(nodes), "--topology", topology, "--fanout",
              std::to_string(fanout), "--", "sh", "-c",
              "echo \"alloc=$PSCHED_ALLOCATION\"; exec cat > /dev/null"},
-            {}, /*keep_stdin_open=*/true) {
+            ConfEnv(conf_dir_, admin_toml), /*keep_stdin_open=*/true) {
   if (proc_.WaitStdout([](const std::string& s) { return s.find('\n') != std::string::npos; })) {
     auto line = Lines(proc_.out()).front();
     if (line.starts_with("alloc=")) dir_ = line.substr(6);
@@ -30,6 +45,27 @@ pid_t EmulatedAlloc::DaemonPid(int node) const {
   std::string rundir = node == 0 ? dir_ + " " : dir_ + "/node-" + std::to_string(node) + " ";
   auto pids = FindProcesses({"pschedd", "--rundir " + rundir});
   return pids.empty() ? -1 : pids.front();
+}
+
+std::unique_ptr<Proc> EmulatedAlloc::Exec(std::vector<std::string> args) const {
+  args.insert(args.begin(), Bin("psched-exec"));
+  return std::make_unique<Proc>(args, Env());
+}
+
+nlohmann::json EmulatedAlloc::Status() const {
+  nlohmann::json j;
+  Eventually([&] {
+    auto r = RunCmd({Bin("psched-ctl"), "status", "--json"}, Env());
+    j = nlohmann::json::parse(r.out, nullptr, false);
+    return r.code == 0 && !j.is_discarded();
+  });
+  return j.is_discarded() ? nlohmann::json::object() : j;
+}
+
+nlohmann::json SessionOf(const nlohmann::json& status, int id) {
+  for (const auto& s : status.value("sessions", nlohmann::json::array()))
+    if (s.value("id", 0) == id) return s;
+  return nlohmann::json::object();
 }
 
 EmbeddedDaemon::EmbeddedDaemon() = default;

@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -13,21 +15,33 @@
 namespace psched::testing {
 
 // psched-alloc running a shell that prints PSCHED_ALLOCATION and waits for its stdin to
-// close: the allocation lives until Stop() or the end of the object.
+// close: the allocation lives until Stop() or the end of the object. A non-empty
+// `admin_toml` is the admins' config of its daemons: written to a private file named
+// by PSCHED_CONF in psched-alloc's environment only (the test's own stays untouched).
 class EmulatedAlloc {
  public:
-  EmulatedAlloc(int nodes, const std::string& topology, int fanout = 8);
+  EmulatedAlloc(int nodes, const std::string& topology, int fanout = 8,
+                const std::string& admin_toml = "");
   ~EmulatedAlloc();
   bool ok() const { return !dir_.empty(); }
   const std::string& dir() const { return dir_; }
   std::vector<std::string> Env() const { return {"PSCHED_ALLOCATION=" + dir_}; }
   pid_t DaemonPid(int node) const;
   int Stop();  // closes the shell's stdin; returns psched-alloc's exit code
+  // psched-exec `args` in this allocation, left running.
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) const;
+  // psched-ctl status --json, retried: on a loaded machine one psched-ctl may fail
+  // without the daemons being wrong. {} when it never answers.
+  nlohmann::json Status() const;
 
  private:
+  TempDir conf_dir_{"psched-conf"};  // declared first: outlives the daemons reading it
   Proc proc_;
   std::string dir_;
 };
+
+// Session `id` in a Status() ({} when there is none).
+nlohmann::json SessionOf(const nlohmann::json& status, int id);
 
 // An embedded daemon in a private XDG_RUNTIME_DIR, shut down at the end.
 class EmbeddedDaemon {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <sstream>
 
 namespace psched::testing {
@@ -46,6 +47,13 @@ std::string StatAfterName(pid_t pid) {
   return text.substr(paren + 2);
 }
 
+pid_t ParentOf(pid_t pid) {
+  std::istringstream rest(StatAfterName(pid));
+  char state = 0;
+  pid_t ppid = 0;
+  return rest >> state >> ppid ? ppid : 0;
+}
+
 }  // namespace
 
 std::string ReadFile(const std::string& path) {
@@ -77,12 +85,8 @@ std::vector<pid_t> Threads(pid_t pid) {
 
 std::vector<pid_t> ChildrenOf(pid_t parent) {
   std::vector<pid_t> out;
-  for (pid_t pid : NumericEntries("/proc")) {
-    std::istringstream rest(StatAfterName(pid));
-    char state = 0;
-    pid_t ppid = 0;
-    if (rest >> state >> ppid && ppid == parent) out.push_back(pid);
-  }
+  for (pid_t pid : NumericEntries("/proc"))
+    if (ParentOf(pid) == parent) out.push_back(pid);
   return out;
 }
 
@@ -97,6 +101,32 @@ std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles) {
     if (all) out.push_back(pid);
   }
   return out;
+}
+
+std::vector<RankProc> AllocationRanks(const std::string& alloc_dir, const std::string& comm) {
+  std::vector<RankProc> found;
+  std::set<pid_t> pids;
+  for (pid_t pid : NumericEntries("/proc")) {
+    if (ReadFile(ProcPath(pid, "comm")) != comm + "\n") continue;
+    // A leading NUL makes every entry, the first too, findable as "\0NAME=".
+    std::string env = std::string(1, '\0') + ReadFile(ProcPath(pid, "environ"));
+    if (env.find(alloc_dir) == std::string::npos) continue;
+    RankProc r{pid, EnvInt(env, "PSCHED_SESSION"), EnvInt(env, "PSCHED_RANK"),
+               EnvInt(env, "PSCHED_NODE"), env};
+    if (r.session <= 0) continue;
+    found.push_back(std::move(r));
+    pids.insert(pid);
+  }
+  std::vector<RankProc> ranks;
+  for (RankProc& r : found)
+    if (!pids.contains(ParentOf(r.pid))) ranks.push_back(std::move(r));
+  return ranks;
+}
+
+int EnvInt(const std::string& env, const std::string& name) {
+  auto at = env.find(std::string(1, '\0') + name + "=");
+  if (at == std::string::npos) return -1;
+  return std::atoi(env.c_str() + at + name.size() + 2);
 }
 
 }  // namespace psched::testing

@@ -20,4 +20,17 @@ std::vector<pid_t> ChildrenOf(pid_t parent);
 // pids of processes whose command line contains every one of `needles`.
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles);
 
+// A rank of a psched session as the daemons started it, read back from /proc.
+struct RankProc {
+  pid_t pid = 0;
+  int session = -1, rank = -1, node = -1;  // PSCHED_SESSION, PSCHED_RANK, PSCHED_NODE
+  std::string env;                         // the whole environment, NUL-separated
+};
+// The ranks of every session of the allocation in `alloc_dir`: processes named `comm`
+// whose environment names that directory and a session. A rank's own children (same
+// name, same environment) are left out: the rank is the topmost one.
+std::vector<RankProc> AllocationRanks(const std::string& alloc_dir, const std::string& comm);
+// The integer value of `name` in a NUL-separated environment, -1 when absent.
+int EnvInt(const std::string& env, const std::string& name);
+
 }  // namespace psched::testing

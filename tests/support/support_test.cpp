@@ -78,6 +78,33 @@ TEST(TestSupport, ProcReadersSeeOurOwnProcess) {
   EXPECT_TRUE(Eventually([&] { return !FindProcesses({"sleep", "60"}).empty(); }));
 }
 
+// A fake rank (its environment as a daemon gives it) with a child of the same name:
+// the reader finds the rank, not the child, and nothing outside the allocation.
+TEST(TestSupport, AllocationRanksFindsTheTopmostRankOfTheAllocation) {
+  TempDir alloc("psched-fake-alloc");
+  Proc rank(
+      {"sh", "-c", "sleep 1000 & exec sleep 1000"},
+      {"PSCHED_ALLOCATION=" + alloc.path(), "PSCHED_SESSION=3", "PSCHED_RANK=1", "PSCHED_NODE=2"});
+  Proc stranger({"sleep", "1000"}, {"PSCHED_SESSION=3", "PSCHED_RANK=0", "PSCHED_NODE=0"});
+  auto comm = [](pid_t pid) { return ReadFile("/proc/" + std::to_string(pid) + "/comm"); };
+  std::vector<pid_t> kids;
+  bool both_sleep = Eventually([&] {
+    kids = ChildrenOf(rank.pid());
+    return kids.size() == 1u && comm(kids[0]) == "sleep\n" && comm(rank.pid()) == "sleep\n";
+  });
+  auto ranks = AllocationRanks(alloc.path(), "sleep");
+  for (pid_t kid : kids) kill(kid, SIGKILL);  // orphaned otherwise when the rank is killed
+  ASSERT_TRUE(both_sleep);
+  ASSERT_EQ(ranks.size(), 1u);
+  EXPECT_EQ(ranks[0].pid, rank.pid());
+  EXPECT_EQ(ranks[0].session, 3);
+  EXPECT_EQ(ranks[0].rank, 1);
+  EXPECT_EQ(ranks[0].node, 2);
+  EXPECT_EQ(EnvInt(ranks[0].env, "PSCHED_NODE"), 2);
+  EXPECT_EQ(EnvInt(ranks[0].env, "PSCHED_NO_SUCH_VARIABLE"), -1);
+  EXPECT_TRUE(AllocationRanks(alloc.path(), "sh").empty());
+}
+
 TEST(TestSupport, PinnedChildShowsItsCpusAllowed) {
   Proc p({"taskset", "-c", "0", "sh", "-c", "echo ready; exec sleep 60"});
   ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s == "ready\n"; }));
