@@ -14,12 +14,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
 
 echo "== tests =="
-# A failed test is run again (at most twice more) and the failure stays in the log. This is
-# for one known fault outside psched: libpmix 4.2.2's server can hang for good after a client
-# is SIGKILLed in its connection handshake (PmixDaemon.RankKilledDuringInit* hits it about
-# 1 run in 10 on a loaded 2-core machine; see the closing notes). Any other test that needs
-# a retry is a bug to fix.
-(cd build && ctest --output-on-failure -j"$jobs" --timeout 300 --repeat until-pass:3)
+(cd build && ctest --output-on-failure -j"$jobs" --timeout 300)
 
 echo "== unit tests under ASan+UBSan =="
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPSCHED_SANITIZE=ON >/dev/null
