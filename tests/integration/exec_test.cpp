@@ -66,6 +66,18 @@ TEST_F(ExecTest, StdinGoesToRankZeroOnly) {
   EXPECT_EQ(r.out, "[0] line one\n[0] line two\n");
 }
 
+// The launcher sends stdin (and its end) as soon as the session has started, which is
+// before the node has forked rank 0 (PMIx registers the session first): the node must
+// keep it for rank 0, or cat never sees the input or its end and hangs.
+TEST_F(ExecTest, StdinSentBeforeRankZeroStartsIsKeptForIt) {
+  auto r = Exec({"-n", "1", "cat"}, "x\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "x\n");
+  auto empty = Exec({"-n", "1", "cat"}, "");
+  EXPECT_EQ(empty.code, 0) << empty.err;
+  EXPECT_EQ(empty.out, "");
+}
+
 TEST_F(ExecTest, ARankThatDoesNotReadStdinNeverBlocksTheDaemon) {
   Proc hog({Bin("psched-exec"), "sh", "-c", "echo up; exec sleep 300"}, daemon_.Env(), true);
   ASSERT_TRUE(hog.WaitStdout([](const std::string& s) { return s.find("up") != s.npos; }));
