@@ -11,6 +11,7 @@ void LeaderService::ScheduleRound() {
   // A plan in flight changes the snapshot when it lands; the next round sees it.
   if (executor_.busy()) return;
   snapshot_.now = Now();
+  RefreshPriorities();
   metrics_.ApplyTo(snapshot_, /*links=*/true);
   auto plan =
       RoundPlan(snapshot_, allocators_, config_.default_allocator, config_.policy_options.backfill);

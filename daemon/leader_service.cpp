@@ -10,7 +10,9 @@
 #include "daemon/arrival.hpp"
 #include "daemon/round.hpp"
 #include "policies/policy_registry.hpp"
+#include "policies/queue.hpp"
 #include "scheduler/allocator_registry.hpp"
+#include "scheduler/priorities/priority_registry.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -63,6 +65,17 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
             evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
           }) {
   plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
+  auto module = sched::prio::MakePriority(config_.priority.name, config_.priority);
+  if (!module) {
+    std::fprintf(stderr, "pschedd[0]: %s; queue order is fcfs\n",
+                 module.error().ToString().c_str());
+    module = sched::prio::MakePriority("fcfs");
+  }
+  priority_ = std::move(*module);
+}
+
+void LeaderService::RefreshPriorities() {
+  sched::prio::AssignPriorities(*priority_, histories_, snapshot_);
 }
 
 LeaderService::~LeaderService() {
@@ -161,11 +174,17 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   request.allocator = *allocator_name;
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
+  histories_.Submitted(request.id, request.owner);
+  RefreshPriorities();
+  request.priority =
+      priority_->Priority(request, histories_.AtSubmission(request.id), snapshot_.now);
   metrics_.ApplyTo(snapshot_, /*links=*/true);
   sched::Plan plan = DecideArrival(snapshot_, request, **allocator, decider->get());
   for (const sched::Action& action : plan.actions) {
-    if (const auto* reject = std::get_if<sched::RejectAction>(&action))
+    if (const auto* reject = std::get_if<sched::RejectAction>(&action)) {
+      histories_.Forget(request.id);
       return SendError(*client, reject->reason);
+    }
   }
   LiveSession& s = sessions_[request.id];
   s.id = request.id;
@@ -325,6 +344,7 @@ void LeaderService::DropQueued(int64_t id, int code, const std::string& message)
   if (s == nullptr) return;
   if (auto c = s->launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, message}));
+  histories_.Forget(id);
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
 }
@@ -536,9 +556,15 @@ void LeaderService::Finish(int64_t id) {
   KillChildren(id);
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
+  snapshot_.now = Now();
+  if (copy.start_time >= 0)  // it ran: its accuracy joins the owner's history
+    histories_.Finished(id, copy.request.owner, copy.request.estimate_s,
+                        snapshot_.now - copy.start_time);
+  else
+    histories_.Forget(id);
   auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);
   if (!decider) return;
-  snapshot_.now = Now();
+  RefreshPriorities();
   metrics_.ApplyTo(snapshot_, /*links=*/true);
   Execute(DecideEnd(snapshot_, copy, *allocator_, decider->get()), nullptr, 0);
 }
@@ -588,10 +614,9 @@ proto::Json LeaderService::Status() const {
                      {"cause", cause}});
   proto::Json sessions = proto::Json::array();
   double now = Now();
-  std::map<int64_t, int> queue_position;  // 1 = next to start, in the snapshot's arrival order
-  for (const sched::Session& m : snapshot_.sessions)
-    if (m.state == sched::SessionState::kQueued)
-      queue_position[m.request.id] = static_cast<int>(queue_position.size()) + 1;
+  std::map<int64_t, int> queue_position;  // 1 = next to start: priority, then arrival order
+  for (sched::SessionId id : policies::QueueOrder(snapshot_))
+    queue_position[id] = static_cast<int>(queue_position.size()) + 1;
   for (const auto& [id, s] : sessions_) {
     const sched::Session* model = snapshot_.Find(id);
     std::string state = model ? sched::SessionStateName(model->state) : "ending";

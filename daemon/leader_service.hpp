@@ -25,6 +25,8 @@
 #include "proto/messages.hpp"
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
+#include "scheduler/priorities/owner_histories.hpp"
+#include "scheduler/priorities/priority.hpp"
 
 namespace psched::daemon {
 
@@ -125,6 +127,9 @@ class LeaderService {
   std::string NodeName(int node) const;
   LiveSession* Find(int64_t id);
   double Now() const;
+  // Sets every queued session's priority from the configured module ([priority]),
+  // at snapshot_.now: the queue order the policies and window allocators follow.
+  void RefreshPriorities();
 
   PeerLink& peers_;
   int expected_nodes_;
@@ -143,6 +148,8 @@ class LeaderService {
   std::map<int, std::string> lost_;  // node -> cause
   std::map<int64_t, LiveSession> sessions_;
   int64_t next_session_ = 1;
+  std::unique_ptr<sched::prio::PriorityModule> priority_;  // fcfs when the config's fails
+  sched::prio::OwnerHistories histories_;                  // owners' finished sessions
 };
 
 }  // namespace psched::daemon

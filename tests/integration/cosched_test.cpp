@@ -20,6 +20,7 @@
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace psched::testing {
 namespace {
@@ -473,6 +474,34 @@ TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   std::filesystem::remove(conf);
   EXPECT_NE(r.code, 0);
   EXPECT_NE(r.err.find(conf.filename().string() + ":3"), std::string::npos) << r.err;
+}
+
+// The admin's [priority] module orders the wait queue in the daemon. With psp+aging a
+// session with a short estimate ages faster than one with a long estimate, so the later
+// arrival goes first (with fcfs it would wait behind the earlier one).
+TEST(CoschedPriority, PspAgingOrdersTheQueueInTheDaemon) {
+  EmulatedAlloc alloc(1, "core:2", 8,
+                      "[policy]\ndefault = \"wait\"\n"
+                      "[allocator]\nround_interval_s = 0.2\n"
+                      "[priority]\nmodule = \"psp+aging\"\naging_step_s = 0.2\n");
+  ASSERT_TRUE(alloc.ok());
+  GoFile go;
+  auto blocker = alloc.Exec({"-n", "2", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
+  auto slow = alloc.Exec({"-q", "-n", "2", "--time", "100000", "true"});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 2).value("state", "") == "queued"; }));
+  auto quick = alloc.Exec({"-q", "-n", "2", "--time", "1", "true"});
+  // A few aging steps later the quick session is ahead.
+  EXPECT_TRUE(Eventually([&] {
+    return SessionOf(alloc.Status(), 3).value("state_detail", "") == "queued at position 1";
+  })) << alloc.Status().dump();
+  EXPECT_EQ(SessionOf(alloc.Status(), 2).value("state_detail", ""), "queued at position 2");
+  go.Go();
+  EXPECT_EQ(blocker->Wait(), 0);
+  EXPECT_EQ(quick->Wait(), 0);
+  EXPECT_EQ(slow->Wait(), 0);
 }
 
 }  // namespace
