@@ -345,9 +345,10 @@ void NodeService::Signal(int64_t session, int sig) {
   if (s->starting && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
     s->killed_before_start = sig;  // StartRanks reports its ranks as killed
   if (s->pgid > 0) kill(-s->pgid, sig);
-  // A rank that left the group (setsid) still gets it directly.
+  // A rank that left the group (setsid) still gets it directly; one still in it must
+  // not get it twice (a USR1 handler would run twice).
   for (const LocalRank& r : s->ranks)
-    if (!r.reaped && r.pid > 0) kill(r.pid, sig);
+    if (!r.reaped && r.pid > 0 && (s->pgid <= 0 || getpgid(r.pid) != s->pgid)) kill(r.pid, sig);
   // A stopped process only acts on a fatal signal once continued.
   if (s->suspended && sig != SIGSTOP && sig != SIGCONT) {
     if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP) Resume(session);
