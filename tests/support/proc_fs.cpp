@@ -1,5 +1,10 @@
 #include "tests/support/proc_fs.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +22,7 @@ std::string ProcPath(pid_t pid, const std::string& file) {
 
 // The field after "Cpus_allowed_list:" in a /proc status file.
 std::string CpusAllowedIn(const std::string& status_path) {
-  std::ifstream in(status_path);
+  std::istringstream in(ReadFile(status_path));
   std::string line;
   while (std::getline(in, line))
     if (line.starts_with("Cpus_allowed_list:")) {
@@ -57,8 +62,20 @@ pid_t ParentOf(pid_t pid) {
 }  // namespace
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // POSIX reads, not ifstream: a /proc file whose process exits mid-read fails with
+  // ESRCH, and libstdc++'s filebuf turns a read error into an exception.
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return text;
 }
 
 char ProcessState(pid_t pid) {
