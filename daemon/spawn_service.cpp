@@ -9,6 +9,7 @@
 
 #include <cstdio>
 
+#include "common/prefix_lines.hpp"
 #include "daemon/arrival.hpp"
 #include "daemon/leader_service.hpp"
 #include "policies/policy_registry.hpp"
@@ -149,17 +150,8 @@ void LeaderService::ForwardChildOutput(const LiveSession& child, proto::Output o
   // Labelled, so the parent's launcher tells the children's lines from its own ranks'.
   std::string prefix =
       "[spawned " + std::to_string(child.id) + ":" + std::to_string(out.rank) + "] ";
-  std::string text;
-  size_t start = 0;
-  while (start < out.data.size()) {
-    size_t nl = out.data.find('\n', start);
-    size_t end = nl == std::string::npos ? out.data.size() : nl + 1;
-    text += prefix;
-    text.append(out.data, start, end - start);
-    start = end;
-  }
   out.session = parent->id;
-  out.data = std::move(text);
+  out.data = PrefixLines(prefix, out.data);
   c->Send(proto::Encode(proto::MsgType::kIoOutput, out));
 }
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "common/prefix_lines.hpp"
 #include "daemon/connection.hpp"
 
 namespace psched::launcher {
@@ -149,16 +150,7 @@ class ExecClient {
   void Print(const proto::Output& out) {
     int fd = out.stream == 2 ? 2 : 1;
     if (!options_.label) return WriteAll(fd, out.data.data(), out.data.size());
-    std::string text;
-    std::string prefix = "[" + std::to_string(out.rank) + "] ";
-    size_t start = 0;
-    while (start < out.data.size()) {
-      size_t nl = out.data.find('\n', start);
-      size_t end = nl == std::string::npos ? out.data.size() : nl + 1;
-      text += prefix;
-      text.append(out.data, start, end - start);
-      start = end;
-    }
+    std::string text = PrefixLines("[" + std::to_string(out.rank) + "] ", out.data);
     WriteAll(fd, text.data(), text.size());
   }
 
