@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "scheduler/placement.hpp"
+#include "scheduler/priorities/owner_histories.hpp"
 
 namespace psched::sim {
 
@@ -23,7 +24,8 @@ struct End {
 
 class Simulation {
  public:
-  Simulation(const Workload& w, const SimSetup& setup) : w_(w), setup_(setup) {}
+  Simulation(const Workload& w, const SimSetup& setup)
+      : w_(w), setup_(setup), histories_(static_cast<size_t>(std::max(setup.history_length, 0))) {}
 
   Result<SimResult> Run() {
     if (auto ok = Check(); !ok) return Fail(ok.error());
@@ -31,7 +33,6 @@ class Simulation {
     empty_nodes_ = snapshot_.nodes;
     const int n = static_cast<int>(w_.jobs.size());
     records_.resize(n);
-    if (setup_.priority) submit_history_.resize(n);
     for (int j = 0; j < n; ++j) index_of_[w_.jobs[j].request.id] = j;
     size_t next_arrival = 0;
     double next_round = kNever;
@@ -109,14 +110,8 @@ class Simulation {
     if (!PlaceRanks(empty_nodes_, job.request)) return;
     queue_.push_back(j);
     requests_.push_back(job.request);
-    // PSP assigns a job's accuracy group g_j when it arrives ("for each newly arrived
-    // job, the priority is assigned according to the accuracy ... of the last ten
-    // completed jobs"); aging then grows it from that g_j. Keep the owner's history as
-    // it was at submission, so jobs finishing later do not move g_j.
-    if (setup_.priority) {
-      auto it = history_.find(job.user);
-      if (it != history_.end()) submit_history_[j] = it->second;
-    }
+    // PSP fixes a job's accuracy group at submission (OwnerHistories keeps that view).
+    if (setup_.priority) histories_.Submitted(job.request.id, std::to_string(job.user));
   }
 
   void Finish(int j) {
@@ -124,11 +119,9 @@ class Simulation {
     sched::RemoveSession(snapshot_, job.request.id);
     records_[j].end = snapshot_.now;
     ++finished_;
-    if (setup_.priority) {
-      std::vector<OwnerJob>& h = history_[job.user];
-      h.push_back(OwnerJob{job.request.estimate_s, job.runtime_s});
-      if (static_cast<int>(h.size()) > setup_.history_length) h.erase(h.begin());
-    }
+    if (setup_.priority)
+      histories_.Finished(job.request.id, std::to_string(job.user), job.request.estimate_s,
+                          job.runtime_s);
     if (setup_.progress && finished_ % kProgressEvery == 0)
       setup_.progress(finished_, static_cast<int>(w_.jobs.size()));
   }
@@ -138,7 +131,8 @@ class Simulation {
     if (!setup_.priority) return;
     priority_.resize(records_.size());
     for (int j : queue_)
-      priority_[j] = setup_.priority(w_.jobs[j].request, submit_history_[j], snapshot_.now);
+      priority_[j] = setup_.priority(w_.jobs[j].request,
+                                     histories_.AtSubmission(w_.jobs[j].request.id), snapshot_.now);
     std::stable_sort(queue_.begin(), queue_.end(),
                      [&](int a, int b) { return priority_[a] > priority_[b]; });
     for (size_t k = 0; k < queue_.size(); ++k) {
@@ -211,8 +205,7 @@ class Simulation {
   std::vector<sched::Node> empty_nodes_;
   std::vector<JobRecord> records_;
   std::unordered_map<sched::SessionId, int> index_of_;
-  std::unordered_map<int, std::vector<OwnerJob>> history_;
-  std::vector<std::vector<OwnerJob>> submit_history_;  // per job: its owner's, at submission
+  sched::prio::OwnerHistories histories_;  // owners' finished jobs, each job's view at submission
   std::vector<double> priority_;
   std::vector<int> queue_;  // job indexes, priority order
   std::vector<int> started_;
