@@ -30,15 +30,17 @@ struct AuctionConfig {
   int window = 100;  // waiting sessions considered per round
   int max_bids_per_job = 15;
   int max_bids_total = 250;
-  double time_limit_s = 1.0;  // CBC elapsed-time limit per round
-  bool baseline_bids = true;  // the paper's "SLURM bids": one best-fit bid per job
-  double bid_cap_cut = 1.5;   // after a round without a solver solution, cap /= this
+  double time_limit_s = 1.0;    // CBC time limit per round
+  bool cpu_time_limit = false;  // the limit counts CPU, not wall, time (psched-sim)
+  bool baseline_bids = true;    // the paper's "SLURM bids": one best-fit bid per job
+  double bid_cap_cut = 1.5;     // after a round without a solver solution, cap /= this
 };
 
 // IPSCHED: window of jobs (MAX_JOB_COUNT), halved for the next round after a time-out.
 struct IpWindowConfig {
   int window = 50;
   double time_limit_s = 1.0;
+  bool cpu_time_limit = false;  // as AuctionConfig's
 };
 
 struct AllocatorConfig {

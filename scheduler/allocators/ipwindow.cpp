@@ -10,7 +10,7 @@
 namespace psched::sched::ipwindow {
 
 Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> window,
-              double time_limit_s) {
+              double time_limit_s, bool cpu_time_limit) {
   const int n = static_cast<int>(nodes.size());
   const int m = static_cast<int>(window.size());
   Outcome out;
@@ -120,7 +120,7 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
   if (p.Feasible(other) && (!p.Feasible(warm) || p.Objective(other) > p.Objective(warm)))
     warm = std::move(other);
 
-  mip::Solution sol = mip::Solve(p, mip::Options{true, time_limit_s, warm});
+  mip::Solution sol = mip::Solve(p, mip::Options{true, time_limit_s, warm, cpu_time_limit});
   out.status = sol.status;
   out.solved = true;
   out.timed_out = sol.status == mip::Status::kFeasible || sol.status == mip::Status::kNoSolution;
@@ -141,7 +141,7 @@ std::vector<Assignment> IpWindowAllocator::Allocate(const Snapshot& snapshot,
   const int size = std::max(1, window_.load());
   std::span<const SessionRequest> part =
       window.first(std::min(window.size(), static_cast<size_t>(size)));
-  Outcome o = Solve(snapshot.nodes, part, config_.time_limit_s);
+  Outcome o = Solve(snapshot.nodes, part, config_.time_limit_s, config_.cpu_time_limit);
   if (o.solved) ++solver_rounds_;
   if (o.timed_out) ++solver_timeouts_;
   if (o.timed_out)

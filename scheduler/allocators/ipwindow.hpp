@@ -38,7 +38,7 @@ struct Outcome {
 // One round over the first `window_size` sessions of `window` (priority order;
 // priorities <= 0 are replaced by window order).
 Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> window,
-              double time_limit_s);
+              double time_limit_s, bool cpu_time_limit = false);
 
 class IpWindowAllocator : public Allocator {
  public:

@@ -129,6 +129,16 @@ TEST(IpWindow, TimeOutHalvesWindow) {
   EXPECT_EQ(ip.solver_timeouts(), 2);
 }
 
+// The simulator's clock: a limit counted in CPU time stops the solver just the same.
+TEST(IpWindow, CpuTimeLimitStopsTheSolverToo) {
+  std::vector<Node> nodes = Machine(64, 8, 2);
+  std::vector<SessionRequest> w(8);
+  for (int j = 0; j < 8; ++j)
+    w[j] = SessionRequest{.id = j + 1, .ranks = 37 + j, .priority = 8.0 - j};
+  EXPECT_TRUE(Solve(nodes, w, 1e-9, /*cpu_time_limit=*/true).timed_out);
+  EXPECT_FALSE(Solve(nodes, w, 60, /*cpu_time_limit=*/true).timed_out);
+}
+
 TEST(IpWindow, RegistryBuildsIt) {
   auto a = MakeAllocator("ipwindow");
   ASSERT_TRUE(a);

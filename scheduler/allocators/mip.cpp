@@ -92,7 +92,7 @@ struct Solver {
     model.setLogLevel(0);
     model.messageHandler()->setLogLevel(0);
     model.solver()->messageHandler()->setLogLevel(0);
-    model.setUseElapsedTime(true);  // the default limit counts CPU time
+    model.setUseElapsedTime(!options.cpu_time);  // CBC's default counts CPU time
     model.setMaximumSeconds(options.time_limit_s);
     model.setNumberThreads(0);
     // No CbcStrategyDefault: on these models (tried on the papers' examples) its cuts
@@ -108,10 +108,16 @@ struct Solver {
       model.setBestSolution(options.warm_start.data(), n, sense * warm_objective, true);
     }
     // CBC's limit starts with the branch and bound and does not cover LP solves: bound
-    // each of those by wall time too. A root LP that does not finish in time leaves
+    // each of those by the same clock too. A root LP that does not finish in time leaves
     // nothing to branch on: the round has no solution of its own.
     auto* clp = dynamic_cast<OsiClpSolverInterface*>(model.solver());
-    if (clp != nullptr) clp->getModelPtr()->setMaximumWallSeconds(options.time_limit_s);
+    if (clp != nullptr) {
+      if (options.cpu_time) {
+        clp->getModelPtr()->setMaximumSeconds(options.time_limit_s);
+      } else {
+        clp->getModelPtr()->setMaximumWallSeconds(options.time_limit_s);
+      }
+    }
     if (clp != nullptr && n > kBarrierColumns) {
       // Large auction windows make the root LP highly degenerate: dual simplex took
       // 35 s on a 100-job x 1024-node window where the barrier method took 3 s.

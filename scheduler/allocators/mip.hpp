@@ -41,8 +41,12 @@ class Problem {
 
 struct Options {
   bool maximise = true;
-  double time_limit_s = 1.0;       // elapsed (wall) time, not CPU time
+  double time_limit_s = 1.0;       // elapsed (wall) time unless cpu_time
   std::vector<double> warm_start;  // a feasible solution, or empty
+  // Count the process's CPU time instead: a simulation's outcome then does not depend
+  // on how loaded the machine is. CBC reads getrusage(RUSAGE_SELF), so every thread
+  // of the process counts.
+  bool cpu_time = false;
 };
 
 enum class Status {

@@ -221,7 +221,8 @@ Outcome RunAuction(std::span<const Job> jobs, std::span<const NodeFree> free,
     }
   }
 
-  mip::Solution s = mip::Solve(m.problem, mip::Options{true, config.time_limit_s, warm});
+  mip::Solution s =
+      mip::Solve(m.problem, mip::Options{true, config.time_limit_s, warm, config.cpu_time_limit});
   out.status = s.status;
   out.solved = true;
   out.timed_out = s.status == mip::Status::kFeasible || s.status == mip::Status::kNoSolution;

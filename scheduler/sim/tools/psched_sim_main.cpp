@@ -45,6 +45,7 @@ struct Options {
   int window = 100;
   int bids_per_job = 0;            // 0: the config default
   double solver_time_limit_s = 0;  // 0: the config default
+  std::string solver_clock = "wall";
   bool no_baseline_bids = false;
   int jobs = 1;
   std::string table;
@@ -237,6 +238,15 @@ int Run(const Options& o) {
     allocator_config.ipwindow.time_limit_s = o.solver_time_limit_s;
   }
   if (o.no_baseline_bids) allocator_config.auction.baseline_bids = false;
+  if (o.solver_clock == "cpu") {
+    if (o.jobs > 1)
+      std::fprintf(stderr,
+                   "psched-sim: note: --solver-clock cpu counts the CPU time of the whole "
+                   "process, so with -j %d parallel runs share each solver's limit\n",
+                   o.jobs);
+    allocator_config.auction.cpu_time_limit = true;
+    allocator_config.ipwindow.cpu_time_limit = true;
+  }
   sched::PriorityConfig priority_config;
 
   std::vector<Outcome> outcomes(tasks.size());
@@ -371,6 +381,10 @@ int main(int argc, char** argv) {
   app.add_option("--bids-per-job", o.bids_per_job, "auction: MAXBIDSPERJOB (paper Table 5: 5)");
   app.add_option("--solver-time-limit", o.solver_time_limit_s,
                  "auction/ipwindow: CBC seconds per round (paper: 5)");
+  app.add_option("--solver-clock", o.solver_clock,
+                 "auction/ipwindow: what the solver limit counts: wall (as in the daemon and "
+                 "the papers) or cpu (results independent of machine load)")
+      ->check(CLI::IsMember({"wall", "cpu"}));
   app.add_flag("--no-baseline-bids", o.no_baseline_bids,
                "auction: no SLURM best-fit bids (paper Table 8)");
   app.add_option("-j,--jobs", o.jobs, "simulations run in parallel");
