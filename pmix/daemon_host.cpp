@@ -10,48 +10,22 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "pmix/daemon_wire.hpp"
 #include "pmix/stale_dirs.hpp"
 
 namespace psched::pmix {
 namespace {
 
-using Json = nlohmann::json;
+using wire::Bin;
+using wire::ErrorFromJson;
+using wire::ErrorJson;
+using wire::FromBin;
+using wire::Json;
+using wire::Pack;
+using wire::Unpack;
 
 constexpr std::chrono::milliseconds kDmodexLimit{60000};
 constexpr std::chrono::milliseconds kNamesLimit{60000};
-
-Json Bin(const std::string& s) {
-  return Json::binary(std::vector<uint8_t>(s.begin(), s.end()));
-}
-
-std::string FromBin(const Json& j) {
-  const auto& b = j.get_binary();
-  return std::string(b.begin(), b.end());
-}
-
-std::string Pack(const Json& j) {
-  auto bytes = Json::to_msgpack(j);
-  return std::string(bytes.begin(), bytes.end());
-}
-
-// A peer's message that does not decode is dropped with a log line, never a crash.
-std::optional<Json> Unpack(const std::string& data, const char* service) {
-  Json j = Json::from_msgpack(data.begin(), data.end(), true, false);
-  if (j.is_discarded() || !j.is_object()) {
-    std::fprintf(stderr, "psched pmix: undecodable %s message dropped\n", service);
-    return std::nullopt;
-  }
-  return j;
-}
-
-Json ErrorJson(const Error& e) {
-  return Json{{"ok", false}, {"code", static_cast<int>(e.code())}, {"msg", e.ToString()}};
-}
-
-Error ErrorFromJson(const Json& j) {
-  return Error(static_cast<ErrorCode>(j.value("code", static_cast<int>(ErrorCode::kInternal))),
-               j.value("msg", std::string("remote error")));
-}
 
 Json ValuesJson(const std::vector<PublishedValue>& values) {
   Json out = Json::array();
@@ -102,15 +76,18 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
                  swept.removed.front().c_str(), swept.removed.size() > 1 ? ", ..." : "");
   }
   host->server_ = std::move(*server);
-  if (host->leader())
+  if (host->leader()) {
     host->names_ = std::make_unique<LocalHostServices>(base, LocalHostServices::Hooks{});
+    host->directory_ = std::make_unique<LayoutDirectory>();
+  }
   DaemonPmixHost* self = host.get();
   tree.RegisterService("pmix.dmodex",
                        [self](int from, const std::string& d) { self->OnDmodexRequest(from, d); });
   tree.RegisterService("pmix.names",
                        [self](int from, const std::string& d) { self->OnNamesRequest(from, d); });
   tree.RegisterService("pmix.jobctl", [self](int, const std::string& d) { self->OnJobControl(d); });
-  tree.RegisterService("pmix.layout", [self](int, const std::string& d) { self->OnLayout(d); });
+  tree.RegisterService("pmix.layout",
+                       [self](int from, const std::string& d) { self->OnLayout(from, d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
   tree.RegisterService("pmix.spawned", [self](int, const std::string& d) { self->OnSpawned(d); });
   return host;
@@ -157,73 +134,18 @@ void DaemonPmixHost::SessionStartingAsync(const daemon::SessionLaunchInfo& info,
   si.rm_step_id = std::to_string(info.session);
   // Answered on the loop once PMIx has accepted the namespace and the local clients;
   // meanwhile the loop serves everything else.
+  // A pull for this nspace meanwhile (a connect from a local rank of another session)
+  // waits for this registration instead of registering the layout a second time.
+  starting_[info.nspace] = info.session;
   server_->RegisterSession(si, [this, info, si, done = std::move(done)](Result<void> r) {
-    if (!r) return done(Fail(r.error()));
+    starting_.erase(info.nspace);
+    if (!r) {
+      LayoutSettled(info.nspace, Fail(r.error()));
+      return done(Fail(r.error()));
+    }
     Registered(info, si);
     done({});
   });
-}
-
-void DaemonPmixHost::Registered(const daemon::SessionLaunchInfo& info, const PmixSessionInfo& si) {
-  nspaces_[info.session] = info.nspace;
-  SessionKnown(info.session);
-  // The session's first node tells every other node its layout, so that a later
-  // connect from another session agrees on the participants everywhere and PMIx
-  // can route direct-modex requests for its ranks.
-  if (!info.nodes.empty() && info.nodes.front() == info.node) {
-    Json ranks = Json::array();
-    for (const auto& r : si.ranks) ranks.push_back({r.node, r.local_rank});
-    std::string layout = Pack({{"op", "start"},
-                               {"session", si.session_id},
-                               {"ns", si.nspace},
-                               {"ranks", ranks},
-                               {"hosts", si.hostnames}});
-    for (int n = 0; n < tree_.num_nodes(); ++n) {
-      if (!std::binary_search(info.nodes.begin(), info.nodes.end(), n)) {
-        tree_.SendToNode(n, "pmix.layout", layout);
-      }
-    }
-    broadcasters_.insert(info.session);
-  }
-}
-
-void DaemonPmixHost::OnLayout(const std::string& data) {
-  auto j = Unpack(data, "pmix.layout");
-  if (!j) return;
-  try {
-    int64_t session = j->at("session").get<int64_t>();
-    if (j->at("op") == "end") {
-      bool known = foreign_.erase(session) > 0;
-      if (foreign_pending_.erase(session) > 0 || known) ForgetSession(session);
-      return;
-    }
-    if (nspaces_.contains(session) || foreign_.contains(session) ||
-        foreign_pending_.contains(session))
-      return;
-    PmixSessionInfo si;
-    si.session_id = session;
-    si.nspace = j->at("ns").get<std::string>();
-    si.hostnames = j->at("hosts").get<std::vector<std::string>>();
-    si.this_node = tree_.node();
-    for (const auto& r : j->at("ranks"))
-      si.ranks.push_back({r.at(0).get<int>(), r.at(1).get<int>()});
-    si.universe_size = si.ranks.size();
-    si.rm_step_id = std::to_string(session);
-    // No local ranks: PMIx learns the namespace's shape only. An "end" arriving
-    // while PMIx still registers it drops the registration (no callback then).
-    foreign_pending_.insert(session);
-    server_->RegisterSession(si, [this, session, nspace = si.nspace](Result<void> r) {
-      foreign_pending_.erase(session);
-      if (!r) {
-        std::fprintf(stderr, "psched pmix: %s\n", r.error().ToString().c_str());
-        return;
-      }
-      foreign_[session] = nspace;
-      SessionKnown(session);
-    });
-  } catch (const Json::exception& e) {
-    std::fprintf(stderr, "psched pmix: malformed pmix.layout dropped: %s\n", e.what());
-  }
 }
 
 Result<std::vector<std::string>> DaemonPmixHost::RankEnvironment(int64_t session, int rank) {
@@ -241,16 +163,28 @@ std::vector<std::string> DaemonPmixHost::EnvironmentDefaults() const {
 }
 
 void DaemonPmixHost::SessionEnded(int64_t session) {
+  for (auto s = starting_.begin(); s != starting_.end(); ++s) {
+    if (s->second != session) continue;
+    // Killed while PMIx registers it: drop the registration (its answer never comes).
+    std::string ns = s->first;
+    starting_.erase(s);
+    server_->DeregisterSession(session);
+    LayoutSettled(ns, Fail(Error(ErrorCode::kNotFound, "namespace " + ns + ": the session ended")
+                               .WithSession(session)));
+    break;
+  }
   auto it = nspaces_.find(session);
   if (it == nspaces_.end()) return;
   std::string ns = it->second;
   nspaces_.erase(it);
   in_mpi_.erase(session);
   ForgetSession(session);
-  if (broadcasters_.erase(session) > 0) {
-    std::string end = Pack({{"op", "end"}, {"session", session}});
-    for (int n = 0; n < tree_.num_nodes(); ++n) {
-      if (n != tree_.node()) tree_.SendToNode(n, "pmix.layout", end);
+  if (published_.erase(session) > 0) {
+    // The leader tells the nodes that pulled the layout, and only those.
+    if (leader()) {
+      DirectoryEnd(session);
+    } else {
+      tree_.SendToNode(0, "pmix.layout", Pack({{"op", "ended"}, {"session", session}}));
     }
   }
   if (leader()) {
@@ -358,11 +292,25 @@ void DaemonPmixHost::FenceAcrossNodes(FenceRequest req, BlobDone done) {
 void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
   ProcsLocation where = server_->Locate(procs);
   if (!where.unknown_nspaces.empty()) {
-    // Without the other session's layout the nodes cannot agree on who takes part.
-    done(Fail(ErrorCode::kInvalidArgument,
-              "connect: namespace " + where.unknown_nspaces.front() + " has no ranks on node " +
-                  std::to_string(tree_.node()) +
-                  "; connect between sessions on disjoint nodes is not supported yet"));
+    // A session without ranks here: every participating node must know every
+    // session's layout to agree on who takes part, and PMIx needs it to route
+    // direct modex for those ranks. Pull it, then connect.
+    std::vector<std::string> unknown = std::move(where.unknown_nspaces);
+    EnsureKnown(unknown,
+                [this, procs = std::move(procs), done = std::move(done)](Result<void> r) mutable {
+                  if (!r) {
+                    return done(Fail(r.error().WithNode(tree_.node())));
+                  }
+                  ProcsLocation known = server_->Locate(procs);
+                  if (!known.unknown_nspaces.empty()) {
+                    // Registered, then ended before this continuation ran.
+                    return done(Fail(Error(ErrorCode::kNotFound, "connect: namespace " +
+                                                                     known.unknown_nspaces.front() +
+                                                                     " ended while connecting")
+                                         .WithNode(tree_.node())));
+                  }
+                  Connect(std::move(procs), std::move(done));
+                });
     return;
   }
   RunCollective("pmix.connect", std::move(where.sessions), std::move(where.nodes), std::string(),
@@ -566,6 +514,19 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
 void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
   if (!actions_.suspend_local || !actions_.resume_local || !actions_.signal_local) {
     done(Fail(ErrorCode::kInvalidArgument, "job control is not wired in this daemon"));
+    return;
+  }
+  if (!req.unknown_nspaces.empty()) {
+    // Targets without ranks here: learn where they run first.
+    std::vector<std::string> unknown = std::move(req.unknown_nspaces);
+    req.unknown_nspaces.clear();
+    EnsureKnown(unknown, [this, unknown, req = std::move(req),
+                          done = std::move(done)](Result<void> r) mutable {
+      if (!r) return done(Fail(r.error().WithNode(tree_.node())));
+      for (const auto& ns : unknown)
+        if (auto s = SessionOfNspace(ns)) req.sessions.push_back(*s);
+      JobControl(std::move(req), std::move(done));
+    });
     return;
   }
   std::string who = req.requestor.nspace + ":" + std::to_string(req.requestor.rank);

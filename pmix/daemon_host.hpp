@@ -7,17 +7,26 @@
 //   publish/lookup/unpublish -> the leader (node 0) keeps the name service;
 //                    other nodes forward over "pmix.names"
 //   abort, job control -> DaemonActions (the daemon fails / suspends the session)
+//   foreign layouts -> lazily: a node registers another session's namespace (no
+//                    local ranks) only when a connect, spawn or job control names
+//                    it, pulling the layout from the leader's LayoutDirectory
+//                    ("pmix.layout"); the leader tells exactly those nodes its end
 //
 // Everything runs on the daemon's event-loop thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "daemon/launch_hooks.hpp"
 #include "pmix/host_services.hpp"
+#include "pmix/layout_directory.hpp"
 #include "pmix/local_host_services.hpp"
 #include "pmix/pmix_server.hpp"
 
@@ -90,17 +99,32 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
 
   void OnDmodexRequest(int from, const std::string& data);
   void OnJobControl(const std::string& data);
-  void OnLayout(const std::string& data);
-  // A local session's namespace and clients are in PMIx: tell the other nodes.
+  void OnLayout(int from, const std::string& data);
+  // A local session's namespace and clients are in PMIx: its first node puts the
+  // layout in the leader's directory (one message; none on the leader itself).
   void Registered(const daemon::SessionLaunchInfo& info, const PmixSessionInfo& si);
+
+  // Foreign layouts, pulled on demand (daemon_layouts.cpp). `done` runs once every
+  // namespace is registered here (local ranks or a pulled layout), or with the
+  // first error (ended / unknown session, PMIx refused it).
+  void EnsureKnown(const std::vector<std::string>& nspaces, OpDone done);
+  void EnsureOneKnown(const std::string& nspace, OpDone done);
+  void OnPulled(const std::string& nspace, Result<std::string> layout);
+  void LayoutSettled(const std::string& nspace, Result<void> r);
+  // A foreign session this node registered ended (the leader says so).
+  void ForeignEnded(int64_t session);
+  std::optional<int64_t> SessionOfNspace(const std::string& nspace) const;
+  // Leader side: the directory.
+  void ServePull(int from, const std::string& nspace,
+                 std::function<void(Result<std::string>)> reply);
+  void DirectoryAdd(int64_t session, const std::string& nspace, std::string layout);
+  void DirectoryEnd(int64_t session);
   void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);
   void OnReply(const std::string& data);
   // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
   // namespace must be known here before the parent may connect to it.
   void OnSpawned(const std::string& data);
-  void WhenKnown(int64_t session, std::function<void()> then);
-  void SessionKnown(int64_t session);
   void SendReply(int to, uint64_t id, Result<std::string> r);
   void ToLeader(const std::string& op, std::string payload,
                 std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
@@ -119,14 +143,19 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::map<int64_t, std::string> nspaces_;    // live local sessions
   // Local ranks between PMIx_Init and PMIx_Finalize, per session.
   std::map<int64_t, std::set<uint32_t>> in_mpi_;
-  std::set<int64_t> broadcasters_;          // local sessions whose layout this node sent out
-  std::map<int64_t, std::string> foreign_;  // sessions registered here without local ranks
-  std::set<int64_t> foreign_pending_;       // such sessions PMIx is still registering
+  std::set<int64_t> published_;  // local sessions whose layout this node put in the directory
+  std::map<std::string, int64_t> starting_;         // local sessions PMIx is registering
+  std::map<int64_t, std::string> foreign_;          // sessions registered here without local ranks
+  std::map<int64_t, std::string> foreign_pending_;  // such sessions PMIx is still registering
+  // Waiting for a namespace to be registered here (pull, then PMIx), by nspace.
+  std::map<std::string, std::vector<OpDone>> layout_waiters_;
+  std::unique_ptr<LayoutDirectory> directory_;  // the leader's
+  // The leader's pulls that came before the owner's layout, by nspace: (node, request).
+  std::map<std::string, std::vector<std::pair<int, uint64_t>>> parked_pulls_;
   std::map<std::string, uint64_t> collective_seq_;
   // Collectives waiting on other nodes, per session: PMIx's callback is called
   // exactly once, by whichever comes first, the result or the session's end.
   std::map<int64_t, std::vector<std::shared_ptr<BlobDone>>> in_flight_;
-  std::map<int64_t, std::vector<std::function<void()>>> awaiting_layout_;  // spawned sessions
   std::map<uint64_t, std::unique_ptr<PendingRequest>> pending_;
   uint64_t next_request_ = 1;
 };

@@ -1,8 +1,8 @@
 // MPI_Comm_spawn under pschedd, the parent's node side: the request goes to the
 // leader (which places the children like any arrival, under the allocation's
 // co-scheduling policy), the answer comes back as "pmix.spawned". PMIx gets the
-// children's nspace only once this node has registered it (local ranks or the
-// children's layout), so the parent's connect to them finds their ranks.
+// children's nspace only once this node has registered it (local ranks, or their
+// layout pulled from the leader's directory), so the parent's connect finds them.
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -113,21 +113,12 @@ void DaemonPmixHost::OnSpawned(const std::string& data) {
     Complete(reply.request, Fail(ErrorCode::kResourceExhausted, reply.message));
     return;
   }
-  WhenKnown(reply.session,
-            [this, reply] { Complete(reply.request, Result<std::string>(reply.nspace)); });
-}
-
-void DaemonPmixHost::WhenKnown(int64_t session, std::function<void()> then) {
-  if (nspaces_.contains(session) || foreign_.contains(session)) return then();
-  awaiting_layout_[session].push_back(std::move(then));
-}
-
-void DaemonPmixHost::SessionKnown(int64_t session) {
-  auto it = awaiting_layout_.find(session);
-  if (it == awaiting_layout_.end()) return;
-  auto waiting = std::move(it->second);
-  awaiting_layout_.erase(it);
-  for (auto& then : waiting) then();
+  // The children's ranks may all run on other nodes: PMIx here must know their
+  // namespace before it hands it to the parent, which then connects to it.
+  EnsureKnown({reply.nspace}, [this, reply](Result<void> r) {
+    if (!r) return Complete(reply.request, Fail(r.error().Wrap("MPI_Comm_spawn")));
+    Complete(reply.request, Result<std::string>(reply.nspace));
+  });
 }
 
 }  // namespace psched::pmix

@@ -61,6 +61,8 @@ enum class JobControlAction { kPause, kResume, kTerminate, kKill, kSignal };
 struct JobControlRequest {
   ProcName requestor;
   std::vector<int64_t> sessions;  // targets known to this node
+  // Targets not registered on this node (sessions elsewhere): the host finds them.
+  std::vector<std::string> unknown_nspaces;
   JobControlAction action = JobControlAction::kTerminate;
   int signal = 0;  // for kSignal
 };

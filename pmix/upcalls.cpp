@@ -418,8 +418,10 @@ pmix_status_t Upcalls::JobControl(const pmix_proc_t* requestor, const pmix_proc_
                      : std::vector<ProcName>{ProcName{req.requestor.nspace, kWildcardRank}};
     server->queue().Post([server, req = std::move(req), t = std::move(t), cbfunc,
                           cbdata]() mutable {
-      req.sessions = SessionsOf(server, t, nullptr);
-      if (req.sessions.empty()) {
+      ProcsLocation where = server->Locate(t);
+      req.sessions = std::move(where.sessions);
+      req.unknown_nspaces = std::move(where.unknown_nspaces);
+      if (req.sessions.empty() && req.unknown_nspaces.empty()) {
         if (cbfunc != nullptr) cbfunc(PMIX_ERR_NOT_FOUND, nullptr, 0, cbdata, nullptr, nullptr);
         return;
       }

@@ -206,6 +206,36 @@ TEST(PmixDaemon, ConnectAcceptBetweenSessionsOnDisjointNodes) {
   EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
 }
 
+// Layouts are lazy: a node where a session has no rank, and whose ranks never
+// connected to it, has not registered its namespace (the broadcast of every
+// layout to every node made this "known"); the prober's own namespace is.
+TEST(PmixDaemon, NodeNeverAskedAboutASessionDoesNotKnowItsNamespace) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=1 pmix_ns_probe & "
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 pmix_ns_probe; "
+                        "b=$?; wait $!; a=$?; echo codes=$a,$b");
+  EXPECT_NE(o.out.find("codes=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("foreign namespace unknown here"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("own namespace known: size 1"), std::string::npos) << o.out << o.err;
+}
+
+// Connecting to a session that has ended: the pull of its layout answers an error,
+// the connect fails with it, and the daemons go on serving.
+TEST(PmixDaemon, ConnectToEndedSessionFailsDaemonsKeepServing) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=1 pmix_ns_probe & "
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=3 pmix_ns_probe; "
+                        "b=$?; wait $!; a=$?; echo codes=$a,$b; "
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=1 mpi_connect_accept & "
+                        "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept; "
+                        "b=$?; wait $!; a=$?; echo then=$a,$b");
+  EXPECT_NE(o.out.find("connect to the ended session: failed"), std::string::npos)
+      << o.out << o.err;
+  EXPECT_NE(o.out.find("codes=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("then=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "remote size 1, told 1"), 2) << o.out << o.err;
+}
+
 // A controller on a node where the target session has no rank still reaches it.
 TEST(PmixDaemon, JobControlOfSessionOnOtherNode) {
   auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},

@@ -1,0 +1,113 @@
+/* Which namespaces a node's PMIx server knows (plain PMIx client, no MPI).
+ *
+ * PSCHED_TEST_SESSION=1 (holder): rank 0 publishes its namespace as "probe.ns",
+ * then waits until "probe.done" is published, so its session runs meanwhile.
+ * PSCHED_TEST_SESSION=2 (prober, 1 rank on another node): looks "probe.ns" up and
+ * asks its own server for that namespace's job size, then for its own (the
+ * control), prints one line for each and publishes "probe.done".
+ * Without a rank there and without a connect, a lazy daemon has never registered
+ * the holder's namespace: the get fails ("unknown").
+ * PSCHED_TEST_SESSION=3 (connector, 1 rank on another node): no probes; once the
+ * holder has ended, connects to it: that fails with an error (the session ended). */
+#include <pmix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Polls (50 ms steps, at most 60 s) until `key` is published; 0 if it never is. */
+static int WaitFor(const char* key, pmix_value_t* out) {
+  for (int tries = 0; tries < 1200; ++tries) {
+    pmix_pdata_t pd;
+    PMIX_PDATA_CONSTRUCT(&pd);
+    PMIX_LOAD_KEY(pd.key, key);
+    if (PMIx_Lookup(&pd, 1, NULL, 0) == PMIX_SUCCESS) {
+      if (out != NULL) PMIx_Value_xfer(out, &pd.value);
+      PMIX_PDATA_DESTRUCT(&pd);
+      return 1;
+    }
+    PMIX_PDATA_DESTRUCT(&pd);
+    usleep(50000);
+  }
+  return 0;
+}
+
+static int Lookup(const char* key, pmix_value_t* out) {
+  pmix_pdata_t pd;
+  PMIX_PDATA_CONSTRUCT(&pd);
+  PMIX_LOAD_KEY(pd.key, key);
+  int found = PMIx_Lookup(&pd, 1, NULL, 0) == PMIX_SUCCESS;
+  if (found && out != NULL) PMIx_Value_xfer(out, &pd.value);
+  PMIX_PDATA_DESTRUCT(&pd);
+  return found;
+}
+
+static void Publish(const char* key, const char* value) {
+  pmix_info_t info;
+  PMIX_INFO_LOAD(&info, key, value, PMIX_STRING);
+  PMIx_Publish(&info, 1);
+  PMIX_INFO_DESTRUCT(&info);
+}
+
+/* Asks this node's server (not the client's cache) for nspace's job size. */
+static void Probe(const char* what, const char* nspace) {
+  pmix_proc_t job;
+  PMIX_LOAD_PROCID(&job, nspace, PMIX_RANK_WILDCARD);
+  pmix_info_t info[1];
+  int timeout = 10;
+  PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &timeout, PMIX_INT);
+  pmix_value_t* v = NULL;
+  pmix_status_t rc = PMIx_Get(&job, PMIX_JOB_SIZE, info, 1, &v);
+  if (rc == PMIX_SUCCESS && v != NULL && v->type == PMIX_UINT32) {
+    printf("%s namespace known: size %u\n", what, v->data.uint32);
+  } else {
+    printf("%s namespace unknown here: %s\n", what, PMIx_Error_string(rc));
+  }
+  if (v != NULL) PMIX_VALUE_RELEASE(v);
+  PMIX_INFO_DESTRUCT(&info[0]);
+  fflush(stdout);
+}
+
+int main(void) {
+  pmix_proc_t me;
+  if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) {
+    fprintf(stderr, "ns_probe: PMIx_Init failed\n");
+    return 2;
+  }
+  const char* role = getenv("PSCHED_TEST_SESSION");
+  int rc = 0;
+  if (role != NULL && strcmp(role, "1") == 0) {
+    if (me.rank == 0) Publish("probe.ns", me.nspace);
+    if (!WaitFor("probe.done", NULL)) rc = 3;
+  } else {
+    pmix_value_t ns;
+    if (!WaitFor("probe.ns", &ns)) {
+      fprintf(stderr, "ns_probe: holder never published\n");
+      PMIx_Finalize(NULL, 0);
+      return 3;
+    }
+    int connector = role != NULL && strcmp(role, "3") == 0;
+    if (!connector) {
+      Probe("foreign", ns.data.string);
+      Probe("own", me.nspace);
+    }
+    Publish("probe.done", "1");
+    /* Stay until the holder has seen it: its "probe.ns" goes when its session ends
+     * (and so would "probe.done" with this session). */
+    int tries = 0;
+    while (Lookup("probe.ns", NULL) && ++tries < 1200) usleep(50000);
+    /* The holder's session has ended: connecting to it fails, the daemons go on.
+     * Not after the probes: libpmix 4.2.2 remembers an nspace a get asked about and
+     * then holds a connect naming it until it is registered, without asking the host. */
+    if (connector) {
+      pmix_proc_t procs[2];
+      PMIX_LOAD_PROCID(&procs[0], ns.data.string, 0);
+      PMIX_LOAD_PROCID(&procs[1], me.nspace, PMIX_RANK_WILDCARD);
+      pmix_status_t c = PMIx_Connect(procs, 2, NULL, 0);
+      printf("connect to the ended session: %s\n", c == PMIX_SUCCESS ? "succeeded" : "failed");
+    }
+    PMIX_VALUE_DESTRUCT(&ns);
+  }
+  PMIx_Finalize(NULL, 0);
+  return rc;
+}
