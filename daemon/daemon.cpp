@@ -68,6 +68,8 @@ Result<void> Daemon::Start() {
   node_service_ = std::make_unique<NodeService>(
       base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
+  node_service_->SetSessionEndedObserver(
+      [this](int64_t session) { collectives_->SessionEnded(session); });
   // The admin asked for the freezer: a node that cannot freeze refuses to start (and
   // says why) rather than suspend differently from the others.
   if (options_.config.suspend == config::SuspendMethod::kFreezer) {
@@ -169,6 +171,7 @@ void Daemon::Deliver(proto::Frame&& frame) {
       return Stop("allocation shut down");
     case MsgType::kCollContribute:
     case MsgType::kCollResult:
+    case MsgType::kCollForget:
       return collectives_->OnFrame(frame);
     case MsgType::kCollAbort:
       if (auto abort = proto::Decode<proto::CollAbort>(frame))

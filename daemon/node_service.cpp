@@ -336,6 +336,7 @@ void NodeService::MaybeFinish(int64_t session) {
   sessions_.erase(session);
   if (freezer_) freezer_->Remove(session);
   if (hooks_) hooks_->SessionEnded(session);
+  if (session_ended_) session_ended_(session);
   send_up_(proto::MsgType::kSessionNodeDone, proto::Json(done));
 }
 

@@ -32,6 +32,10 @@ class NodeService {
   ~NodeService();
 
   void SetHooks(LaunchHooks* hooks) { hooks_ = hooks; }
+  // Runs when a session has no live rank left on this node (after the hooks heard it).
+  void SetSessionEndedObserver(std::function<void(int64_t session)> observer) {
+    session_ended_ = std::move(observer);
+  }
   // With a freezer ([policy] suspend = "freezer"), each session's ranks join its cgroup
   // here, Suspend freezes it (Frozen() confirms), Resume thaws it, and the cgroup goes
   // when the session ends. Without one, Suspend is SIGSTOP.
@@ -71,6 +75,7 @@ class NodeService {
   std::vector<int> real_pus_;
   SendUp send_up_;
   LaunchHooks* hooks_ = nullptr;
+  std::function<void(int64_t)> session_ended_;
   SessionFreezer* freezer_ = nullptr;
   event* sigchld_ = nullptr;
   std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;

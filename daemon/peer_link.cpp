@@ -152,7 +152,8 @@ void PeerLink::Send(const std::vector<int>& to, proto::MsgType type, proto::Json
 void PeerLink::Route(proto::Frame&& frame, int from) {
   // Collective frames are for the neighbour they were sent to: it combines or
   // passes them on itself (tree_collective.hpp).
-  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult) {
+  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult ||
+      frame.type == proto::MsgType::kCollForget) {
     local_.push_back(std::move(frame));
     event_active(local_ev_, 0, 0);
     return;

@@ -11,6 +11,34 @@ std::string Describe(const std::string& id) {
   return "collective " + id;
 }
 
+// Sorted unique node ids <-> [first, last] pairs of consecutive ids.
+std::vector<int> ToSpans(const std::vector<int>& sorted) {
+  std::vector<int> spans;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || sorted[i] != sorted[i - 1] + 1) {
+      spans.push_back(sorted[i]);
+      spans.push_back(sorted[i]);
+    } else {
+      spans.back() = sorted[i];
+    }
+  }
+  return spans;
+}
+
+// Empty when the spans are malformed (odd count, reversed, overlapping or too long):
+// the frame is then dropped like any malformed one.
+std::vector<int> FromSpans(const std::vector<int>& spans, int num_nodes) {
+  std::vector<int> nodes;
+  if (spans.size() % 2 != 0) return {};
+  for (size_t i = 0; i < spans.size(); i += 2) {
+    int first = spans[i], last = spans[i + 1];
+    if (first > last || first < 0 || last >= num_nodes) return {};
+    if (!nodes.empty() && first <= nodes.back()) return {};
+    for (int n = first; n <= last; ++n) nodes.push_back(n);
+  }
+  return nodes;
+}
+
 }  // namespace
 
 TreeCollectives::TreeCollectives(int node, Tree tree, Send send)
@@ -68,16 +96,15 @@ void TreeCollectives::Contribute(int64_t session, const std::string& id, std::st
 void TreeCollectives::OnFrame(const proto::Frame& frame) {
   if (frame.type == proto::MsgType::kCollContribute) return OnContribution(frame);
   if (frame.type == proto::MsgType::kCollResult) return OnResult(frame);
+  if (frame.type == proto::MsgType::kCollForget) return OnForget(frame);
 }
 
 void TreeCollectives::OnContribution(const proto::Frame& frame) {
   auto part = proto::Decode<proto::CollContribute>(frame);
   if (!part || part->nodes.size() != part->sizes.size()) return;
-  std::vector<int>& participants = part->participants;
-  std::sort(participants.begin(), participants.end());
-  participants.erase(std::unique(participants.begin(), participants.end()), participants.end());
+  std::vector<int> participants = FromSpans(part->spans, tree_.size);
   // A lost participant: the nodes that wait learn it from NodesLost, not from us.
-  if (!CheckParticipants(participants)) return;
+  if (participants.empty() || !CheckParticipants(participants)) return;
   Key key{part->session, part->id};
   Pending& p = Entry(key, participants);
   if (p.sent_up || p.participants != participants) return;  // a duplicate or a bug
@@ -100,7 +127,7 @@ void TreeCollectives::Progress(const Key& key) {
   Pending& p = it->second;
   if (p.blobs.size() < p.expected) return;
   if (p.expected < p.participants.size()) {
-    proto::CollContribute up{key.first, key.second, p.participants, {}, {}};
+    proto::CollContribute up{key.first, key.second, ToSpans(p.participants), {}, {}};
     std::string raw;
     for (auto& [n, blob] : p.blobs) {
       up.nodes.push_back(n);
@@ -117,7 +144,7 @@ void TreeCollectives::Progress(const Key& key) {
   // The root of this collective: every participant's blob is here, in node order.
   std::string all;
   for (auto& [n, blob] : p.blobs) all += blob;
-  proto::CollResult result{key.first, key.second, p.participants, ""};
+  proto::CollResult result{key.first, key.second, ToSpans(p.participants), ""};
   SendDown(p.participants,
            proto::EncodeFrame(proto::MsgType::kCollResult, proto::Json(result), all));
   Done done = std::move(p.done);
@@ -135,9 +162,10 @@ void TreeCollectives::SendDown(const std::vector<int>& participants, const std::
 void TreeCollectives::OnResult(const proto::Frame& frame) {
   auto result = proto::Decode<proto::CollResult>(frame);
   if (!result) return;
-  std::sort(result->participants.begin(), result->participants.end());
+  std::vector<int> participants = FromSpans(result->spans, tree_.size);
+  if (participants.empty()) return;
   // The same bytes go on down: encoded once here for all children.
-  SendDown(result->participants, proto::EncodeFrame(frame.type, frame.body, frame.raw));
+  SendDown(participants, proto::EncodeFrame(frame.type, frame.body, frame.raw));
   auto it = pending_.find({result->session, result->id});
   if (it == pending_.end() || !it->second.done) return;  // passing through, or failed already
   Done done = std::move(it->second.done);
@@ -147,6 +175,46 @@ void TreeCollectives::OnResult(const proto::Frame& frame) {
                          .WithSession(result->session)
                          .WithNode(node_)));
   done(std::string(frame.raw));
+}
+
+void TreeCollectives::SessionEnded(int64_t session) {
+  // Only the collectives this node takes part in: a relay's state may belong to
+  // collectives of the session that other nodes still run (a fence over some ranks).
+  std::vector<Done> abandoned;
+  for (auto it = pending_.lower_bound({session, std::string()});
+       it != pending_.end() && it->first.first == session;) {
+    if (!it->second.done) {
+      ++it;
+      continue;
+    }
+    // The relays above hold this node's blobs (or wait for them) in vain: they forget
+    // the collective as the message passes on its way to the root.
+    if (node_ != 0)
+      send_(tree_.Parent(node_),
+            proto::EncodeFrame(proto::MsgType::kCollForget,
+                               proto::Json(proto::CollForget{session, it->first.second})));
+    abandoned.push_back(std::move(it->second.done));
+    it = pending_.erase(it);
+  }
+  for (Done& done : abandoned)
+    done(Fail(Error(ErrorCode::kNotFound, "collective abandoned: the session ended on this node")
+                  .WithSession(session)
+                  .WithNode(node_)));
+}
+
+void TreeCollectives::OnForget(const proto::Frame& frame) {
+  auto forget = proto::Decode<proto::CollForget>(frame);
+  if (!forget) return;
+  if (node_ != 0) send_(tree_.Parent(node_), proto::EncodeFrame(frame.type, frame.body));
+  auto it = pending_.find({forget->session, forget->id});
+  if (it == pending_.end()) return;
+  Done done = std::move(it->second.done);
+  pending_.erase(it);
+  if (done)
+    done(Fail(Error(ErrorCode::kNotFound,
+                    Describe(forget->id) + ": the session ended on another participant's node")
+                  .WithSession(forget->session)
+                  .WithNode(node_)));
 }
 
 void TreeCollectives::NodesLost(const std::vector<int>& nodes, const std::string& cause) {

@@ -46,6 +46,10 @@ class TreeCollectives {
   void OnFrame(const proto::Frame& frame);
   // `nodes` are gone: fail every collective that waits for one of them.
   void NodesLost(const std::vector<int>& nodes, const std::string& cause);
+  // The session's ranks on this node are gone: fail the session's collectives this
+  // node takes part in, and tell the relays above (coll.forget) to drop what they
+  // gathered for them, so a session that dies inside a fence leaves no state behind.
+  void SessionEnded(int64_t session);
 
   // Collectives with state on this node (tests check nothing is left behind).
   size_t in_flight() const { return pending_.size(); }
@@ -64,6 +68,7 @@ class TreeCollectives {
   Pending& Entry(const Key& key, const std::vector<int>& participants);
   void OnContribution(const proto::Frame& frame);
   void OnResult(const proto::Frame& frame);
+  void OnForget(const proto::Frame& frame);
   // Sends up or, at the collective's root, answers: once every blob of the subtree is in.
   void Progress(const Key& key);
   // Passes a result frame on to the children whose subtrees hold participants.

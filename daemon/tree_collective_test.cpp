@@ -227,5 +227,61 @@ TEST(TreeCollectives, MalformedFramesAreDropped) {
   EXPECT_EQ(got, "AB");
 }
 
+TEST(TreeCollectives, MalformedParticipantSpansAreDropped) {
+  Network net(4, 2);
+  std::string got;
+  net.at(0).Contribute(1, "f", "A", {0, 1}, [&got](auto r) { got = r ? *r : "error"; });
+  for (std::vector<int> spans : std::vector<std::vector<int>>{{0}, {1, 0}, {0, 1, 1, 1}, {0, 9}})
+    net.at(0).OnFrame({proto::MsgType::kCollContribute,
+                       proto::Json(proto::CollContribute{1, "f", spans, {1}, {1}}), "X"});
+  EXPECT_EQ(got, "");
+  net.at(1).Contribute(1, "f", "B", {0, 1}, [](auto) {});
+  net.Run();
+  EXPECT_EQ(got, "AB");
+}
+
+// A session dies inside a fence: some nodes contributed, the others never will. Every
+// participant is answered with an error and no node (relays included) keeps state.
+TEST(TreeCollectives, SessionEndingInsideACollectiveLeavesNothingBehind) {
+  constexpr int kNodes = 15;
+  Network net(kNodes, 2);  // depth 3: the contributors' blobs wait on relays
+  std::vector<std::string> errors;
+  for (int n : {7, 8, 9, 13})
+    net.at(n).Contribute(4, "fence#0", BlobOf(n), All(kNodes), [&errors](auto r) {
+      ASSERT_FALSE(r);
+      errors.push_back(r.error().ToString());
+    });
+  net.Run();
+  size_t held = 0;
+  for (int n = 0; n < kNodes; ++n) held += net.at(n).in_flight();
+  ASSERT_GT(held, 4u) << "the relays hold partial state for the test to mean anything";
+  for (int n : {7, 8, 9, 13}) net.at(n).SessionEnded(4);
+  net.Run();
+  for (int n = 0; n < kNodes; ++n) EXPECT_EQ(net.at(n).in_flight(), 0u) << "node " << n;
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_NE(errors[0].find("session 4"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("the session ended"), std::string::npos) << errors[0];
+  EXPECT_GT(net.Frames(proto::MsgType::kCollForget), 0);
+}
+
+// A node whose own ranks of the session ended may still relay the session's
+// collectives over other nodes (a fence over some ranks): its end keeps that state.
+TEST(TreeCollectives, SessionEndingOnARelayKeepsOtherNodesCollectives) {
+  Network net(7, 2);  // node 1's children: 3 and 4
+  std::map<int, std::string> results;
+  auto keep = [&results](int n) {
+    return [&results, n](auto r) { results[n] = r ? *r : "error: " + r.error().ToString(); };
+  };
+  net.at(3).Contribute(2, "subset#0", "C", {3, 4}, keep(3));
+  net.Run();
+  net.at(1).SessionEnded(2);
+  net.Run();
+  net.at(4).Contribute(2, "subset#0", "D", {3, 4}, keep(4));
+  net.Run();
+  EXPECT_EQ(results[3], "CD");
+  EXPECT_EQ(results[4], "CD");
+  EXPECT_EQ(net.Frames(proto::MsgType::kCollForget), 0);
+}
+
 }  // namespace
 }  // namespace psched::daemon

@@ -32,6 +32,7 @@ constexpr std::array kNames = {
     "coll.contribute", "coll.result",         "peer.send",
     "ctl.suspend",     "ctl.resume",          "session.ack",
     "monitor.report",  "monitor.peers",       "coll.abort",
+    "coll.forget",
 };
 static_assert(kNames.size() == static_cast<size_t>(MsgType::kLast));
 

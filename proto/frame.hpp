@@ -67,7 +67,8 @@ enum class MsgType : uint16_t {
   kMonitorReport,      // node -> leader: MonitorReport (load, memory, measured links)
   kMonitorPeers,       // leader -> nodes: MonitorPeers (where each node's link probe listens)
   kCollAbort,          // leader -> all: CollAbort (participants lost: fail their collectives)
-  kLast = kCollAbort,
+  kCollForget,         // node -> parent: CollForget (its session ended inside a collective)
+  kLast = kCollForget,
 };
 
 const char* MsgTypeName(MsgType type);
