@@ -247,10 +247,26 @@ Result<void> PmixServer::BuildNspaceInfo(const PmixSessionInfo& si,
   info.AddU32(PMIX_NUM_NODES, job_nodes.size());
   info.Add(PMIX_NODE_MAP, node_map.c_str(), PMIX_REGEX);
   info.Add(PMIX_PROC_MAP, proc_map.c_str(), PMIX_REGEX);
-  info.AddU32(PMIX_JOB_NUM_APPS, 1);
-  info.AddU32(PMIX_APPNUM, 0);
-  info.AddRank(PMIX_APPLDR, 0);
-  info.AddU32(PMIX_APP_SIZE, size);
+  // MPI_Comm_spawn_multiple's apps: each rank's PMIX_APPNUM is its MPI_APPNUM.
+  const std::vector<AppSpan> apps = Apps(si);
+  const std::vector<uint32_t> app_of = AppOfRank(si);
+  info.AddU32(PMIX_JOB_NUM_APPS, apps.size());
+  if (apps.size() == 1) {
+    info.AddU32(PMIX_APPNUM, 0);
+    info.AddRank(PMIX_APPLDR, 0);
+    info.AddU32(PMIX_APP_SIZE, size);
+  } else {
+    for (uint32_t a = 0; a < apps.size(); ++a) {
+      InfoList app;
+      app.AddU32(PMIX_APPNUM, a);  // must come first
+      app.AddU32(PMIX_APP_SIZE, apps[a].size);
+      app.AddRank(PMIX_APPLDR, apps[a].leader);
+      pmix_data_array_t darr;
+      if (auto c = app.Convert(&darr); !c) return Fail(c.error());
+      info.Add(PMIX_APP_INFO_ARRAY, &darr, PMIX_DATA_ARRAY);
+      PMIx_Data_array_destruct(&darr);
+    }
+  }
   info.AddU32(PMIX_LOCAL_SIZE, local.size());
   info.AddU32(PMIX_NODE_SIZE, node_ranks_in_use_.size());
   if (!local.empty()) {
@@ -271,9 +287,10 @@ Result<void> PmixServer::BuildNspaceInfo(const PmixSessionInfo& si,
     // Per-proc data for every rank, so a rank can learn any peer's host and node.
     InfoList proc;
     proc.AddRank(PMIX_RANK, r);  // must come first
-    proc.AddU32(PMIX_APPNUM, 0);
+    proc.AddU32(PMIX_APPNUM, app_of[r]);
     proc.AddRank(PMIX_GLOBAL_RANK, r);
-    proc.AddRank(PMIX_APP_RANK, r);
+    proc.AddRank(PMIX_APP_RANK, r - apps[app_of[r]].leader);
+    proc.AddRank(PMIX_APPLDR, apps[app_of[r]].leader);
     proc.AddU16(PMIX_LOCAL_RANK, si.ranks[r].local_rank);
     proc.AddU32(PMIX_NODEID, si.ranks[r].node);
     proc.AddString(PMIX_HOSTNAME, si.hostnames[si.ranks[r].node]);

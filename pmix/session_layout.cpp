@@ -28,6 +28,17 @@ Result<void> ValidateSessionInfo(const PmixSessionInfo& info) {
     return bad("universe size " + std::to_string(info.universe_size) + " < job size " +
                std::to_string(info.ranks.size()));
   }
+  if (!info.app_sizes.empty()) {
+    uint64_t total = 0;
+    for (size_t a = 0; a < info.app_sizes.size(); ++a) {
+      if (info.app_sizes[a] == 0) return bad("app " + std::to_string(a) + " has no ranks");
+      total += info.app_sizes[a];
+    }
+    if (total != info.ranks.size()) {
+      return bad("apps hold " + std::to_string(total) + " ranks, the job has " +
+                 std::to_string(info.ranks.size()));
+    }
+  }
   std::vector<std::set<int>> local(info.hostnames.size());
   for (size_t r = 0; r < info.ranks.size(); ++r) {
     const auto& p = info.ranks[r];
@@ -108,6 +119,26 @@ std::string NodeListForSlurm(const PmixSessionInfo& info) {
   }
   std::string out;
   for (const auto& h : seen) out += (out.empty() ? "" : ",") + h;
+  return out;
+}
+
+std::vector<AppSpan> Apps(const PmixSessionInfo& info) {
+  if (info.app_sizes.empty()) return {AppSpan{0, static_cast<uint32_t>(info.ranks.size())}};
+  std::vector<AppSpan> out;
+  uint32_t first = 0;
+  for (uint32_t size : info.app_sizes) {
+    out.push_back({first, size});
+    first += size;
+  }
+  return out;
+}
+
+std::vector<uint32_t> AppOfRank(const PmixSessionInfo& info) {
+  std::vector<uint32_t> out;
+  out.reserve(info.ranks.size());
+  const std::vector<AppSpan> apps = Apps(info);
+  for (uint32_t a = 0; a < apps.size(); ++a) out.insert(out.end(), apps[a].size, a);
+  out.resize(info.ranks.size(), static_cast<uint32_t>(apps.size()) - 1);  // unvalidated input
   return out;
 }
 

@@ -31,11 +31,27 @@ struct PmixSessionInfo {
   // Set for sessions started by MPI_Comm_spawn: the rank that asked for them.
   std::string parent_nspace;
   uint32_t parent_rank = 0;
+  // MPI_Comm_spawn_multiple: ranks per app, apps in order (ranks app after app);
+  // empty means one app of every rank. Gives each rank its MPI_APPNUM.
+  std::vector<uint32_t> app_sizes;
+};
+
+// The apps of a session: their first rank (PMIX_APPLDR) and size.
+struct AppSpan {
+  uint32_t leader = 0;
+  uint32_t size = 0;
 };
 
 // Rejects a layout PMIx would misdescribe: empty nspace, a rank on an unknown node,
-// duplicate or gapped local ranks on a node, universe smaller than the job.
+// duplicate or gapped local ranks on a node, universe smaller than the job, app
+// sizes that are 0 or do not add up to the job size.
 Result<void> ValidateSessionInfo(const PmixSessionInfo& info);
+
+// The session's apps in order (one app of every rank when app_sizes is empty).
+std::vector<AppSpan> Apps(const PmixSessionInfo& info);
+
+// The app of every rank (index = global rank).
+std::vector<uint32_t> AppOfRank(const PmixSessionInfo& info);
 
 // Allocation node indexes that host at least one rank, in ascending order.
 // PMIx's node map and proc map list exactly these nodes, in this order.

@@ -75,5 +75,38 @@ TEST(SessionLayout, RejectsBadLayouts) {
   expect_bad(s, "hostname 'a,b'");
 }
 
+TEST(SessionLayout, NoAppSizesIsOneAppOfEveryRank) {
+  PmixSessionInfo s = RoundRobin();
+  ASSERT_EQ(Apps(s).size(), 1u);
+  EXPECT_EQ(Apps(s)[0].leader, 0u);
+  EXPECT_EQ(Apps(s)[0].size, 5u);
+  EXPECT_EQ(AppOfRank(s), (std::vector<uint32_t>{0, 0, 0, 0, 0}));
+}
+
+TEST(SessionLayout, AppsNumberRanksAppAfterApp) {
+  PmixSessionInfo s = RoundRobin();
+  s.app_sizes = {2, 1, 2};
+  ASSERT_TRUE(ValidateSessionInfo(s));
+  auto apps = Apps(s);
+  ASSERT_EQ(apps.size(), 3u);
+  EXPECT_EQ(apps[1].leader, 2u);
+  EXPECT_EQ(apps[1].size, 1u);
+  EXPECT_EQ(apps[2].leader, 3u);
+  EXPECT_EQ(AppOfRank(s), (std::vector<uint32_t>{0, 0, 1, 2, 2}));
+}
+
+TEST(SessionLayout, AppSizesMustCoverTheJobExactly) {
+  PmixSessionInfo s = RoundRobin();
+  s.app_sizes = {2, 2};
+  auto r = ValidateSessionInfo(s);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("apps hold 4 ranks, the job has 5"), std::string::npos)
+      << r.error().ToString();
+  s.app_sizes = {5, 0};
+  r = ValidateSessionInfo(s);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("app 1 has no ranks"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace psched::pmix

@@ -54,6 +54,30 @@ TEST(PmixHost, SharedMemoryOnlyNeedsLocalityKeys) {
 
 // Two sessions registered at once on one server: distinct namespaces and node
 // ranks; both complete and every node rank is released afterwards.
+// A session of two apps (2 + 1 ranks, as MPI_Comm_spawn_multiple makes): each rank's
+// MPI_APPNUM is its app, in one MPI_COMM_WORLD.
+TEST(PmixHost, AppsGiveEachRankItsMpiAppnum) {
+  auto r = RunHost({"-n", "3", "--apps", "2,1", "--", Bin("mpi_appnum")});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 0 of 3: appnum 0 (allreduce 3)"), std::string::npos) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 1 of 3: appnum 0 (allreduce 3)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("rank 2 of 3: appnum 1 (allreduce 3)"), std::string::npos) << r.out;
+}
+
+// Without apps a session is one app: MPI_APPNUM is 0 everywhere.
+TEST(PmixHost, OneAppByDefault) {
+  auto r = RunHost({"-n", "2", "--", Bin("mpi_appnum")});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("rank 1 of 2: appnum 0 (allreduce 1)"), std::string::npos) << r.out << r.err;
+}
+
+// Apps that do not add up to the job: the registration is refused with the reason.
+TEST(PmixHost, AppsNotCoveringTheJobAreRefused) {
+  auto r = RunHost({"-n", "3", "--apps", "1,1", "--", Bin("mpi_appnum")});
+  EXPECT_NE(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("apps hold 2 ranks, the job has 3"), std::string::npos) << r.err;
+}
+
 TEST(PmixHost, TwoConcurrentSessions) {
   auto o = RunHost({"-n", "2", "--sessions", "2", "--setenv", "OMPI_MCA_btl=self,vader", "--",
                     Bin("mpi_hello_allreduce")});

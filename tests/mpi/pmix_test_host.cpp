@@ -230,6 +230,7 @@ struct Options {
   int register_timeout_ms = 10000;
   int stall_session = 0;  // block PMIx's progress thread while registering this session
   std::vector<std::string> setenv_list;
+  std::vector<uint32_t> app_sizes;  // the sessions' apps (MPI_APPNUM), ranks app after app
 };
 
 // Counts the loop's turns while PMIx is stalled: proof that registering does not block it.
@@ -367,7 +368,9 @@ int Run(const Options& o, const std::vector<std::string>& argv) {
       timeval tick{0, 20000};
       event_add(heartbeat.ev, &tick);
     }
-    StartSession(host, session_info(s, nranks), argv, user_env, [&, s](bool) {
+    auto info = session_info(s, nranks);
+    info.app_sizes = o.app_sizes;
+    StartSession(host, info, argv, user_env, [&, s](bool) {
       if (s == o.stall_session) {
         std::fprintf(stderr, "pmix-test-host: loop turns while PMIx was stalled: %d\n",
                      heartbeat.turns);
@@ -427,6 +430,9 @@ int main(int argc, char** argv) {
                  "block PMIx's progress thread while this session (1..N) registers, until its "
                  "registration has timed out")
       ->check(CLI::Range(1, 16));
+  app.add_option("--apps", o.app_sizes,
+                 "ranks of each app of every session (MPI_APPNUM), adding up to -n")
+      ->delimiter(',');
   app.add_option("--setenv", o.setenv_list, "NAME=VALUE added to every rank's environment")
       ->check([](const std::string& s) {
         return s.find('=') == std::string::npos || s.front() == '='

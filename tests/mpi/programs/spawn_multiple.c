@@ -3,7 +3,7 @@
  * The parent spawns 2 copies of "spawn_multiple worker A" and 1 of
  * "spawn_multiple worker B"; the 3 children share one MPI_COMM_WORLD (ranks 0-1
  * run command A, rank 2 command B, in the order of the commands). Each child
- * reports its world rank, size and command to the parent through the
+ * reports its world rank, size, command and MPI_APPNUM to the parent through the
  * intercommunicator, and the children check their own world with an allreduce. */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,8 +20,11 @@ int main(int argc, char** argv) {
     int sum = 0;
     MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     char role = argc > 2 ? argv[2][0] : '?';
-    int report[4] = {rank, size, role, sum};
-    MPI_Send(report, 4, MPI_INT, 0, 7, parent);
+    int flag = 0;
+    int* appnum = NULL;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+    int report[5] = {rank, size, role, sum, flag ? *appnum : -1};
+    MPI_Send(report, 5, MPI_INT, 0, 7, parent);
     MPI_Comm_disconnect(&parent);
     MPI_Finalize();
     return 0;
@@ -51,10 +54,10 @@ int main(int argc, char** argv) {
     MPI_Comm_remote_size(children, &remote);
     printf("parent: %d children\n", remote);
     for (int i = 0; i < remote; ++i) {
-      int report[4];
-      MPI_Recv(report, 4, MPI_INT, i, 7, children, MPI_STATUS_IGNORE);
-      printf("parent: child %d is rank %d of %d running command %c (allreduce %d)\n", i,
-             report[0], report[1], (char)report[2], report[3]);
+      int report[5];
+      MPI_Recv(report, 5, MPI_INT, i, 7, children, MPI_STATUS_IGNORE);
+      printf("parent: child %d is rank %d of %d running command %c (allreduce %d) appnum %d\n",
+             i, report[0], report[1], (char)report[2], report[3], report[4]);
     }
   }
   fflush(stdout);
