@@ -49,7 +49,6 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
     : peers_(peers),
       expected_nodes_(expected_nodes),
       allocator_(std::move(allocator)),
-      callbacks_(std::move(callbacks)),
       config_(std::move(config)),
       allocators_(config_.allocators),
       executor_(
@@ -63,7 +62,8 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
                        static_cast<suseconds_t>(
                            (seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e6)};
             evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
-          }) {
+          }),
+      callbacks_(std::move(callbacks)) {
   plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
   auto module = sched::prio::MakePriority(config_.priority.name, config_.priority);
   if (!module) {

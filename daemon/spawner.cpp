@@ -27,22 +27,25 @@ struct Pipe {
   }
 };
 
+// Tells the parent which step failed (and errno), then leaves: the child never returns.
+[[noreturn]] void DieInChild(int status_fd, int stage) {
+  int payload[2] = {stage, errno};
+  (void)!write(status_fd, payload, sizeof payload);
+  _exit(127);
+}
+
 // In the vfork child, until exec: only async-signal-safe calls, no writes to memory
 // the parent uses (the stack frame is shared), _exit never exit.
 [[noreturn]] void ExecChild(const SpawnSpec& spec, char* const* argv, char* const* envp,
                             const Pipe& out, const Pipe& err, const Pipe& in, int status_fd,
                             pid_t daemon_pid) {
-  auto die = [status_fd](int stage) {
-    int payload[2] = {stage, errno};
-    (void)!write(status_fd, payload, sizeof payload);
-    _exit(127);
-  };
   // Ranks must not outlive a killed daemon.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != daemon_pid) _exit(137);
   setpgid(0, spec.pgid);
   // Into the session's cgroup (freezer) before anything of the rank runs.
-  if (spec.cgroup_procs_fd >= 0 && write(spec.cgroup_procs_fd, "0", 1) != 1) die(5);
+  if (spec.cgroup_procs_fd >= 0 && write(spec.cgroup_procs_fd, "0", 1) != 1)
+    DieInChild(status_fd, 5);
   // Default dispositions first (the daemon's handlers must never run here), then unblock.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -51,16 +54,17 @@ struct Pipe {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (spec.with_stdin) {
-    if (dup2(in.r, 0) < 0) die(1);
+    if (dup2(in.r, 0) < 0) DieInChild(status_fd, 1);
   } else {
     int null_fd = open("/dev/null", O_RDONLY);
-    if (null_fd < 0 || dup2(null_fd, 0) < 0) die(1);
+    if (null_fd < 0 || dup2(null_fd, 0) < 0) DieInChild(status_fd, 1);
   }
-  if (dup2(out.w, 1) < 0 || dup2(err.w, 2) < 0) die(1);
-  if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0) die(2);
-  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) die(3);
+  if (dup2(out.w, 1) < 0 || dup2(err.w, 2) < 0) DieInChild(status_fd, 1);
+  if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0)
+    DieInChild(status_fd, 2);
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) DieInChild(status_fd, 3);
   execvpe(argv[0], argv, envp);
-  die(4);
+  DieInChild(status_fd, 4);
 }
 
 std::string StageName(int stage) {
