@@ -31,6 +31,7 @@ struct SessionLaunchInfo {
   std::vector<int> nodes;              // nodes the session uses, ascending
   std::string parent_nspace;           // MPI_Comm_spawn children: the asking rank
   uint32_t parent_rank = 0;
+  std::vector<uint32_t> app_sizes;  // spawn_multiple children: ranks per app (empty: one)
 };
 
 class LaunchHooks {

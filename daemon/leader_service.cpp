@@ -361,6 +361,7 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.threads_per_rank = req.threads_per_rank;
   order.parent_nspace = s.parent_nspace;
   order.parent_rank = s.parent_rank;
+  order.app_sizes = s.app_sizes;
   // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
   if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;

@@ -79,6 +79,7 @@ class LeaderService {
     int64_t parent = 0;
     std::string parent_nspace;
     uint32_t parent_rank = 0;
+    std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
     int spawn_node = -1;
     uint64_t spawn_request = 0;
   };

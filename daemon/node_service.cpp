@@ -107,10 +107,18 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
   if (Find(order.session) != nullptr) return;  // duplicate order
   auto s = std::make_unique<LocalSession>();
   s->id = order.session;
-  SessionLaunchInfo info{
-      order.session,    order.nspace, node_,           order.size, order.threads_per_rank,
-      order.ranks,      {},           order.hostnames, {},         order.parent_nspace,
-      order.parent_rank};
+  SessionLaunchInfo info{order.session,
+                         order.nspace,
+                         node_,
+                         order.size,
+                         order.threads_per_rank,
+                         order.ranks,
+                         {},
+                         order.hostnames,
+                         {},
+                         order.parent_nspace,
+                         order.parent_rank,
+                         order.app_sizes};
   for (const auto& r : order.ranks) {
     if (r.node == node_) info.local_ranks.push_back(r.rank);
     if (info.nodes.empty() || info.nodes.back() != r.node) info.nodes.push_back(r.node);

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/prefix_lines.hpp"
@@ -55,6 +56,14 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   LiveSession* parent = Find(ask.parent_session);
   if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
   if (ask.argv.empty()) return refuse("no command given");
+  if (!ask.app_sizes.empty()) {
+    int64_t sum = 0;
+    for (uint32_t n : ask.app_sizes) sum += n;
+    if (sum != ask.ranks ||
+        std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end())
+      return refuse("the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
+                    " processes asked for");
+  }
   config::ResolvedPolicy policy = parent->policy;
   auto allocator_name = config::ResolveAllocator(config_, parent->request.allocator);
   if (!allocator_name) return refuse(allocator_name.error().message());
@@ -119,6 +128,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   child.parent = parent->id;
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
+  child.app_sizes = ask.app_sizes;
   child.spawn_node = from;
   child.spawn_request = ask.request;
   Execute(plan, &request, policy.options.surpass_grace_s);

@@ -129,6 +129,7 @@ void DaemonPmixHost::SessionStartingAsync(const daemon::SessionLaunchInfo& info,
   si.universe_size = info.size;
   si.parent_nspace = info.parent_nspace;
   si.parent_rank = info.parent_rank;
+  si.app_sizes = info.app_sizes;
   const char* job = std::getenv("SLURM_JOB_ID");
   si.rm_jobid = job != nullptr ? job : "psched";
   si.rm_step_id = std::to_string(info.session);

@@ -91,6 +91,8 @@ void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::stri
       if (everywhere) ask.env.push_back(e);
     }
     ask.argv = MultiAppArgv(req.apps, ask.env);
+    for (const SpawnApp& app : req.apps)
+      ask.app_sizes.push_back(static_cast<uint32_t>(app.max_procs));
   }
   // No time limit: under the wait policy the children may queue until slots free up.
   ask.request =

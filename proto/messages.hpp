@@ -55,10 +55,12 @@ struct SpawnOrder {
   // Set for children started by MPI_Comm_spawn: the rank that asked (PMIX_PARENT_ID).
   std::string parent_nspace;
   uint32_t parent_rank = 0;
+  // MPI_Comm_spawn_multiple children: ranks per app, app after app (empty: one app).
+  std::vector<uint32_t> app_sizes;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
                                                 threads_per_rank, ranks, hostnames, parent_nspace,
-                                                parent_rank)
+                                                parent_rank, app_sizes)
 
 // A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
 // asks for a session without a launcher of its own, placed like any arrival.
@@ -71,9 +73,11 @@ struct ChildSpawnRequest {
   std::vector<std::string> env;  // additions from the parent (OMPI_PARENT_PORT, ...)
   std::string cwd;
   int ranks = 1;
+  std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app (sums to `ranks`)
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChildSpawnRequest, request, parent_session,
-                                                parent_nspace, parent_rank, argv, env, cwd, ranks)
+                                                parent_nspace, parent_rank, argv, env, cwd, ranks,
+                                                app_sizes)
 
 // leader -> the asking node (PeerSend "pmix.spawned"): the children were launched
 // (ok, with their nspace) or will not be (message says why).

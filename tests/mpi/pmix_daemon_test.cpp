@@ -393,11 +393,15 @@ TEST(PmixDaemon, SpawnMultipleTwoCommands) {
   auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_multiple");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: 3 children"), std::string::npos) << o.out << o.err;
-  EXPECT_NE(o.out.find("child 0 is rank 0 of 3 running command A (allreduce 3)"), std::string::npos)
+  // MPI_APPNUM: each child's index among the commands.
+  EXPECT_NE(o.out.find("child 0 is rank 0 of 3 running command A (allreduce 3) appnum 0"),
+            std::string::npos)
       << o.out << o.err;
-  EXPECT_NE(o.out.find("child 1 is rank 1 of 3 running command A (allreduce 3)"), std::string::npos)
+  EXPECT_NE(o.out.find("child 1 is rank 1 of 3 running command A (allreduce 3) appnum 0"),
+            std::string::npos)
       << o.out;
-  EXPECT_NE(o.out.find("child 2 is rank 2 of 3 running command B (allreduce 3)"), std::string::npos)
+  EXPECT_NE(o.out.find("child 2 is rank 2 of 3 running command B (allreduce 3) appnum 1"),
+            std::string::npos)
       << o.out;
 }
 
@@ -406,7 +410,8 @@ TEST(PmixDaemon, SpawnMultipleAcrossFourNodes) {
   auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:1 pu:1"},
                         "psched-exec -n 1 mpi_spawn_multiple");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("child 2 is rank 2 of 3 running command B (allreduce 3)"), std::string::npos)
+  EXPECT_NE(o.out.find("child 2 is rank 2 of 3 running command B (allreduce 3) appnum 1"),
+            std::string::npos)
       << o.out << o.err;
 }
 
