@@ -108,12 +108,14 @@ TEST(TreeCollectives, ParticipantsInOneSubtreeNeverReachTheLeader) {
   net.Run();
   for (int n : participants) EXPECT_EQ(results[n], "<3><8><15>") << "node " << n;
   // Only the subtree's links carry frames (7 relays for 15).
-  for (int n = 0; n < 16; ++n)
-    if (n != 3 && n != 7 && n != 8 && n != 15)
+  for (int n = 0; n < 16; ++n) {
+    if (n != 3 && n != 7 && n != 8 && n != 15) {
       EXPECT_EQ(net.Received(n, proto::MsgType::kCollContribute) +
                     net.Received(n, proto::MsgType::kCollResult),
                 0)
           << "node " << n;
+    }
+  }
   for (int n = 0; n < 16; ++n) EXPECT_EQ(net.at(n).in_flight(), 0u) << "node " << n;
 }
 
