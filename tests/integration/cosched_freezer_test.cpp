@@ -13,7 +13,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "daemon/freezer.hpp"
 #include "tests/support/allocation.hpp"
@@ -53,16 +52,6 @@ bool Thawed(const SessionCgroup& cg) {
   if (cg.version == daemon::CgroupVersion::kV1)
     return ReadFile(cg.dir + "/freezer.state") == "THAWED\n";
   return ReadFile(cg.dir + "/cgroup.events").find("frozen 0\n") != std::string::npos;
-}
-
-long CpuTicks(pid_t pid) {
-  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
-  std::string field;
-  long ticks = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i)
-    if (i >= 14) ticks += std::stol(field);
-  return ticks;
 }
 
 // A config file for the allocation's daemons, removed at the end.
@@ -123,7 +112,9 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
     std::string name =
         "psched.n" + std::to_string(r.node) + ".s1.p" + std::to_string(alloc->DaemonPid(r.node));
     EXPECT_EQ(std::filesystem::path(cg.dir).filename(), name) << cg.dir;
-    if (sim_cgroups.contains(r.node)) EXPECT_EQ(sim_cgroups[r.node].dir, cg.dir);
+    if (sim_cgroups.contains(r.node)) {
+      EXPECT_EQ(sim_cgroups[r.node].dir, cg.dir);
+    }
     sim_cgroups[r.node] = cg;
     EXPECT_FALSE(Frozen(cg));
   }

@@ -188,8 +188,9 @@ TEST_P(CoschedPolicyTest, SurpassSuspendsTheSimulationAndResumesIt) {
       used += u;
     }
   EXPECT_EQ(used, 32);
-  if (spread)
+  if (spread) {
     for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(Session(st, 2), n).size(), 8u);
+  }
   EndAll(analysis);
   ASSERT_TRUE(Eventually([&] { return Session(Status(), 1).value("state", "") == "running"; }));
   ExpectStates(sim, 'S');
@@ -260,8 +261,9 @@ TEST_P(CoschedPolicyTest, OverbookSharesTheLeastUsedSlots) {
       twice += u == 2;
     }
   EXPECT_EQ(twice, 32);
-  if (spread)
+  if (spread) {
     for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(Session(st, 2), n).size(), 8u);
+  }
   EndAll(analysis);
   ASSERT_TRUE(Eventually([&] {
     Json now = Status();
