@@ -75,7 +75,9 @@ start_daemon() {
   local i=$1 cpu=$2
   shift 2
   mkdir -m 700 "$WORK/run-$i"
-  ns "${TAG}-n$i" taskset -c "$cpu" "$BIN/pschedd" --node "$i" --nodes $NODES \
+  # Not through ns(): a backgrounded shell function is a subshell, so $! would be that
+  # subshell and cleanup's kill would orphan the daemon. ip netns exec and taskset exec.
+  ip netns exec "${TAG}-n$i" taskset -c "$cpu" "$BIN/pschedd" --node "$i" --nodes $NODES \
     --listen "10.77.0.$((i + 1))" --hostname "n$i" --secret-file "$WORK/secret" \
     --topology "pack:1 core:4 pu:1" "${MON[@]}" "$@" >"$WORK/pschedd-$i.log" 2>&1 &
   PIDS+=($!)
