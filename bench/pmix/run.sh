@@ -1,7 +1,8 @@
 #!/bin/sh
 # PMIx benchmarks of psched, figures on stdout. Usage: bench/pmix/run.sh BUILD_DIR [ROUNDS]
-#  1. cross-node PMIx fence over 64 emulated daemons (one rank each): empty, and
-#     with 1 KB put by every rank (PMIX_COLLECT_DATA), median of ROUNDS fences;
+#  1. cross-node PMIx fence over 4/16/64 emulated daemons (one rank each): empty, and
+#     with 1 KB put by every rank (PMIX_COLLECT_DATA), median of ROUNDS fences; then the
+#     same 64 ranks under one daemon and under mpirun (one PMIx server, no tree);
 #  2. 2-rank MPI hello on one node, interleaved runs: inside `salloc -N 1` when a Slurm
 #     answers (psched-exec vs srun --mpi=pmix vs mpirun), else in an emulated
 #     allocation (psched-exec vs mpirun).
@@ -19,6 +20,14 @@ for n in 4 16 64; do
   psched-alloc -N "$n" --fanout "$fanout" --topology "pack:1 core:1 pu:1" -- \
     psched-exec -n "$n" --ppn 1 pmix_fence_bench "$rounds" 1024
 done
+
+# Reference rows for the 64-daemon figure: the same 64 PMIx clients under ONE server
+# (one psched daemon, and mpirun's) - what PMIx itself costs without 64 daemons on
+# this machine's cores.
+echo "== 64 ranks on one node, one daemon (load $(cut -d' ' -f1-3 /proc/loadavg))"
+psched-alloc -N 1 --topology "pack:1 core:64 pu:1" -- psched-exec -n 64 pmix_fence_bench "$rounds" 1024
+echo "== 64 ranks on one node under mpirun (load $(cut -d' ' -f1-3 /proc/loadavg))"
+mpirun -n 64 --oversubscribe pmix_fence_bench "$rounds" 1024 2>&1 | grep -v '^data check'
 
 hello=$bin/mpi_hello_allreduce
 out=/tmp/psched-hello-bench.$$
