@@ -201,7 +201,8 @@ Outcome RunAuction(std::span<const Job> jobs, std::span<const NodeFree> free,
                    const AuctionConfig& config, int bid_cap) {
   Outcome out;
   out.next_bid_cap = bid_cap;
-  BidLimits limits{std::max(1, bid_cap), config.max_bids_total, config.baseline_bids};
+  BidLimits limits{std::max(1, bid_cap), config.max_bids_total, config.baseline_bids,
+                   config.contiguous_bids_only};
   out.bids = GenerateBids(jobs, free, limits);
   if (out.bids.empty()) return out;
   double p_min = jobs.empty() ? 1 : jobs[0].priority;

@@ -193,6 +193,55 @@ TEST(Auction, ContiguousJobsGetNoFragmentedBestFitBid) {
                           [](const Bid& b) { return b.type == BidType::kBaseline; }));
 }
 
+// psched's fcfs priorities are ~1e9 (a base minus the submit time). A round CBC solves
+// well inside its limit is optimal, not a time-out that cuts the bid cap, although the
+// root LP's bound can exceed the optimum by ~1e-6 relative at that scale.
+TEST(Auction, FcfsScalePrioritiesSolveToProvenOptimum) {
+  std::vector<Job> jobs = Figure3Jobs();
+  for (size_t j = 0; j < jobs.size(); ++j) jobs[j].priority = 1e9 - static_cast<double>(j);
+  AuctionConfig config;
+  config.time_limit_s = 20;
+  Outcome o = RunAuction(jobs, Figure3Nodes(), config, config.max_bids_per_job);
+  EXPECT_EQ(o.status, mip::Status::kOptimal);
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.next_bid_cap, config.max_bids_per_job);
+  EXPECT_EQ(o.awards.size(), 4u);
+}
+
+// Table 8's "contigonly": a job that did not ask for contiguity still gets only
+// contiguous bids, and no best-fit bid that joins separate free runs.
+TEST(Auction, ContiguousOnlyBidsForJobsThatAllowFragments) {
+  std::vector<NodeFree> free = {{4, 0}, {0, 0}, {4, 0}, {0, 0}, {4, 0}, {4, 0}, {4, 0}};
+  SessionRequest r;
+  r.ranks = 8;
+  r.contiguous = false;
+  BidLimits limits{15, 250, true, /*contiguous_only=*/true};
+  auto bids = GenerateBids(JobsOf(std::span(&r, 1)), free, limits);
+  ASSERT_FALSE(bids.empty());
+  for (const Bid& b : bids) {
+    EXPECT_NE(b.type, BidType::kC);
+    for (size_t i = 1; i < b.nodes.size(); ++i) EXPECT_EQ(b.nodes[i], b.nodes[i - 1] + 1);
+    EXPECT_GE(b.nodes.front(), 4);  // only nodes 4-6 form a run of 8 free cores
+  }
+  // Without a contiguous run no bid at all, where the normal mode bids type C.
+  free = {{4, 0}, {0, 0}, {4, 0}, {0, 0}, {4, 0}};
+  EXPECT_TRUE(GenerateBids(JobsOf(std::span(&r, 1)), free, limits).empty());
+  limits.contiguous_only = false;
+  EXPECT_FALSE(GenerateBids(JobsOf(std::span(&r, 1)), free, limits).empty());
+  // Through the allocator's config: the awarded nodes are one run.
+  AuctionConfig config;
+  config.contiguous_bids_only = true;
+  config.time_limit_s = 20;
+  std::vector<NodeFree> two_runs = {{4, 0}, {4, 0}, {0, 0}, {4, 0}, {4, 0}, {4, 0}};
+  std::vector<Job> jobs = JobsOf(std::span(&r, 1));
+  Outcome o = RunAuction(jobs, two_runs, config, config.max_bids_per_job);
+  ASSERT_EQ(o.awards.size(), 1u);
+  for (const auto& [n, ranks] : o.awards[0].shares) EXPECT_TRUE(n <= 1 || n >= 3) << n;
+  std::vector<int> nodes;
+  for (const auto& [n, ranks] : o.awards[0].shares) nodes.push_back(n);
+  EXPECT_EQ(nodes.back() - nodes.front() + 1, static_cast<int>(nodes.size()));
+}
+
 // Time-out path: a limit too short for the solver to better the warm start. The greedy
 // solution is used and the bid cap is cut by 1.5x for the next round.
 TEST(Auction, SolverTimeOutFallsBackToGreedyAndCutsBidCap) {

@@ -182,7 +182,8 @@ std::vector<Bid> GenerateBids(std::span<const Job> jobs, std::span<const NodeFre
 
   for (int j = 0; j < static_cast<int>(jobs.size()); ++j) {
     if (static_cast<int>(out.size()) >= limits.max_total) break;
-    const Job& job = jobs[j];
+    Job job = jobs[j];
+    if (limits.contiguous_only) job.contiguous = true;
     std::vector<Bid> mine;
     std::set<std::pair<std::vector<int>, int>> seen;
     auto add = [&](BidType type, std::vector<int> nodes, int node_count, int sets) {

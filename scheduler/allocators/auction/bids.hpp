@@ -35,6 +35,9 @@ struct BidLimits {
   int max_per_job = 15;
   int max_total = 250;
   bool baseline = true;
+  // The paper's "contigonly" runs (Table 8): only contiguous bids (A, B, and a baseline
+  // bid only where best fit finds one run), as if every job had asked for contiguity.
+  bool contiguous_only = false;
 };
 
 // Equation (12): F = 1 - k1 - k2 |N_c| / (|N| + 1) - k3 |S_c| / (|S| + 1), Table 3.

@@ -47,6 +47,7 @@ struct Options {
   double solver_time_limit_s = 0;  // 0: the config default
   std::string solver_clock = "wall";
   bool no_baseline_bids = false;
+  bool contiguous_bids_only = false;
   int jobs = 1;
   std::string table;
   std::string json_path, csv_dir, svg_path;
@@ -238,6 +239,7 @@ int Run(const Options& o) {
     allocator_config.ipwindow.time_limit_s = o.solver_time_limit_s;
   }
   if (o.no_baseline_bids) allocator_config.auction.baseline_bids = false;
+  if (o.contiguous_bids_only) allocator_config.auction.contiguous_bids_only = true;
   if (o.solver_clock == "cpu") {
     if (o.jobs > 1)
       std::fprintf(stderr,
@@ -387,6 +389,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"wall", "cpu"}));
   app.add_flag("--no-baseline-bids", o.no_baseline_bids,
                "auction: no SLURM best-fit bids (paper Table 8)");
+  app.add_flag("--contiguous-bids-only", o.contiguous_bids_only,
+               "auction: only contiguous bids (types A, B), as if every job asked for "
+               "contiguity (paper Table 8, 'contigonly')");
   app.add_option("-j,--jobs", o.jobs, "simulations run in parallel");
   app.add_option("--table", o.table, "table layout: auction, ip or psp");
   app.add_option("--json", o.json_path, "write the summaries as JSON here");
