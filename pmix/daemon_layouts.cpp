@@ -42,8 +42,11 @@ constexpr std::chrono::milliseconds kPullLimit{60000};
 std::string LayoutBytes(const PmixSessionInfo& si) {
   Json ranks = Json::array();
   for (const auto& r : si.ranks) ranks.push_back({r.node, r.local_rank});
-  return Pack(
-      {{"session", si.session_id}, {"ns", si.nspace}, {"ranks", ranks}, {"hosts", si.hostnames}});
+  return Pack({{"session", si.session_id},
+               {"ns", si.nspace},
+               {"ranks", ranks},
+               {"hosts", si.hostnames},
+               {"apps", si.app_sizes}});
 }
 
 Result<PmixSessionInfo> LayoutFromBytes(const std::string& bytes, int this_node) {
@@ -57,6 +60,8 @@ Result<PmixSessionInfo> LayoutFromBytes(const std::string& bytes, int this_node)
     si.this_node = this_node;
     for (const auto& r : j.at("ranks"))
       si.ranks.push_back({r.at(0).get<int>(), r.at(1).get<int>()});
+    // The same apps as on the owner's node: MPI_APPNUM of a foreign rank agrees.
+    si.app_sizes = j.value("apps", std::vector<uint32_t>{});
     si.universe_size = si.ranks.size();
     si.rm_step_id = std::to_string(si.session_id);
     return si;
