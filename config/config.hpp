@@ -19,6 +19,12 @@ namespace psched::config {
 inline constexpr std::string_view kSystemConfigPath = "/etc/psched/psched.toml";
 inline constexpr std::string_view kConfigEnv = "PSCHED_CONF";
 
+// Defaults of the co-scheduling plan timeouts ([policy] plan_timeout_s and
+// suspend_confirm_timeout_s). A node confirms a suspend within 5 s or fails it; the
+// leader's 10 s leave room for a loaded machine before a silent node is declared failed.
+inline constexpr double kDefaultPlanTimeoutS = 10;
+inline constexpr double kDefaultSuspendConfirmTimeoutS = 5;
+
 // How pschedd suspends a session's processes on each node (surpass, psched-ctl
 // suspend): SIGSTOP to each process, or the session's cgroup freezer (v2
 // cgroup.freeze, else v1 freezer.state), which also holds the processes a rank forks.
@@ -31,6 +37,15 @@ struct Config {
   bool spread_allowed = true;
   policies::PolicyOptions policy_options;
   SuspendMethod suspend = SuspendMethod::kSignal;
+  // How long the leader waits for every node to answer its orders of a co-scheduling
+  // plan (and again for the rollback's) before it rolls the plan back; a surpass grace
+  // is added on top (daemon/plan_executor.hpp).
+  double plan_timeout_s = kDefaultPlanTimeoutS;
+  // How long a node waits for a session's processes to show stopped (or its cgroup
+  // frozen) before it fails the suspend; the leader sends it with each suspend order,
+  // as it does the surpass grace. Must be shorter than plan_timeout_s, so the leader
+  // hears which process did not stop rather than "node did not answer".
+  double suspend_confirm_timeout_s = kDefaultSuspendConfirmTimeoutS;
   // [allocator]
   std::string default_allocator = "compact";
   std::vector<std::string> allowed_allocators;  // empty: all of them

@@ -68,7 +68,8 @@ TEST_F(LoadTest, EnvironmentNamesTheUserFile) {
 TEST_F(LoadTest, ShowOutputReadsBackToTheSameConfig) {
   auto c = ParseConfig(
       "[policy]\ndefault = \"overbook\"\nallowed = [\"overbook\"]\noverbook_mode = \"float\"\n"
-      "suspend = \"freezer\"\n[allocator.netload]\nalpha = 0.25\n[priority]\nmodule = \"psp\"\n",
+      "suspend = \"freezer\"\nplan_timeout_s = 42.5\nsuspend_confirm_timeout_s = 7\n"
+      "[allocator.netload]\nalpha = 0.25\n[priority]\nmodule = \"psp\"\n",
       "a.toml");
   ASSERT_TRUE(c);
   std::string shown = ToToml(*c);
@@ -78,6 +79,8 @@ TEST_F(LoadTest, ShowOutputReadsBackToTheSameConfig) {
   EXPECT_EQ(back->allowed_policies, std::vector<std::string>{"overbook"});
   EXPECT_EQ(back->policy_options.overbook_mode, policies::OverbookMode::kFloat);
   EXPECT_EQ(back->suspend, SuspendMethod::kFreezer);
+  EXPECT_DOUBLE_EQ(back->plan_timeout_s, 42.5);
+  EXPECT_DOUBLE_EQ(back->suspend_confirm_timeout_s, 7);
   EXPECT_DOUBLE_EQ(back->allocators.netload.alpha, 0.25);
   EXPECT_EQ(back->priority.name, "psp");
   EXPECT_NE(shown.find("# effective psched configuration, from: a.toml"), std::string::npos);

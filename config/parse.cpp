@@ -1,8 +1,10 @@
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "config/config.hpp"
@@ -48,7 +50,9 @@ Apply Number(std::function<double&(Config&)> member, double lo, double hi, bool 
   return [=](const toml::node& v, Config& c) -> std::string {
     std::optional<double> x = AsNumber(v);
     if (!x) return "expected a number (" + std::string(what) + ")";
-    if (*x < lo || (lo_open && *x == lo) || *x > hi) {
+    // Not a number or an infinity is no count of seconds nor a weight (TOML allows
+    // nan and inf): rejected for every key.
+    if (!std::isfinite(*x) || *x < lo || (lo_open && *x == lo) || *x > hi) {
       std::ostringstream got;
       got << *x;
       return "must be " + std::string(what) + ", got " + got.str();
@@ -148,6 +152,10 @@ std::vector<Section> Schema() {
            {"surpass_grace_s",
             Seconds([](Config& c) -> double& { return c.policy_options.surpass_grace_s; }, true)},
            {"backfill", Bool([](Config& c) -> bool& { return c.policy_options.backfill; })},
+           {"plan_timeout_s",
+            Seconds([](Config& c) -> double& { return c.plan_timeout_s; }, false)},
+           {"suspend_confirm_timeout_s",
+            Seconds([](Config& c) -> double& { return c.suspend_confirm_timeout_s; }, false)},
            {"suspend",
             [](const toml::node& v, Config& c) -> std::string {
               std::optional<std::string> m = v.value<std::string>();
@@ -248,9 +256,10 @@ class Reader {
         continue;
       }
       std::string problem = field->apply(value, config_);
-      if (!problem.empty())
+      if (!problem.empty()) {
         Report(value.source(), full + ": " + problem);
-      else
+        rejected_.insert(full);
+      } else
         set_[full] = value.source();
     }
   }
@@ -267,6 +276,7 @@ class Reader {
       errors_.push_back(source_ + ": " + what);
   }
   bool WasSet(const std::string& key) const { return set_.count(key) > 0; }
+  bool Rejected(const std::string& key) const { return rejected_.count(key) > 0; }
   const std::vector<std::string>& errors() const { return errors_; }
 
  private:
@@ -291,6 +301,7 @@ class Reader {
   std::vector<Section> schema_ = Schema();
   std::vector<std::string> errors_;
   std::map<std::string, toml::source_region> set_;  // keys this file set, and where
+  std::set<std::string> rejected_;                  // keys this file set to a bad value
 };
 
 // The default must be one of the allowed: reported where this file set either.
@@ -301,6 +312,26 @@ void CheckDefaultAllowed(Reader& reader, const std::string& what, const std::str
       reader.WasSet(section + ".default") ? section + ".default" : section + ".allowed";
   reader.ReportAt(key, "default " + what + " " + Quote(chosen) + " is not in the allowed list (" +
                            Join(allowed) + ")");
+}
+
+// The leader must wait longer than a node confirms a suspend, or a rank that cannot
+// stop shows as a silent node instead of the process that did not stop. Checked on
+// the merged config (a later file may change either), reported where this file set one.
+void CheckPlanOutlastsConfirm(Reader& reader, const Config& c) {
+  // A rejected value of either is reported already; the other's check would compare
+  // against a value the file did not ask for.
+  if (reader.Rejected("policy.plan_timeout_s") ||
+      reader.Rejected("policy.suspend_confirm_timeout_s"))
+    return;
+  if (c.plan_timeout_s > c.suspend_confirm_timeout_s) return;
+  std::string key = reader.WasSet("policy.plan_timeout_s") ? "policy.plan_timeout_s"
+                                                           : "policy.suspend_confirm_timeout_s";
+  std::ostringstream what;
+  what << "policy.plan_timeout_s (" << c.plan_timeout_s
+       << ") must be longer than policy.suspend_confirm_timeout_s (" << c.suspend_confirm_timeout_s
+       << "): the leader would give up on a node before the node could say which process did "
+          "not stop";
+  reader.ReportAt(key, what.str());
 }
 
 }  // namespace
@@ -325,6 +356,7 @@ Result<Config> ParseConfig(std::string_view text, std::string_view source, const
   CheckDefaultAllowed(reader, "policy", config.default_policy, config.allowed_policies, "policy");
   CheckDefaultAllowed(reader, "allocator", config.default_allocator, config.allowed_allocators,
                       "allocator");
+  CheckPlanOutlastsConfirm(reader, config);
   if (!reader.errors().empty()) {
     std::string all;
     for (const std::string& e : reader.errors()) all += (all.empty() ? "" : "\n") + e;

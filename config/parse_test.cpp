@@ -21,6 +21,8 @@ TEST(ParseConfig, EmptyTextGivesTheDefaults) {
   EXPECT_EQ(c->policy_options.overbook_mode, policies::OverbookMode::kPinned);
   EXPECT_FALSE(c->policy_options.backfill);
   EXPECT_EQ(c->suspend, SuspendMethod::kSignal);
+  EXPECT_DOUBLE_EQ(c->plan_timeout_s, 10);
+  EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, 5);
   EXPECT_EQ(c->default_allocator, "compact");
   EXPECT_EQ(c->priority.name, "fcfs");
   EXPECT_EQ(c->sources, std::vector<std::string>{"t.toml"});
@@ -36,6 +38,8 @@ overbook_mode = "float"
 surpass_grace_s = 2.5
 backfill = true
 suspend = "freezer"
+plan_timeout_s = 30
+suspend_confirm_timeout_s = 12.5
 [allocator]
 default = "spread"
 allowed = ["spread"]
@@ -64,6 +68,8 @@ history_length = 5
   EXPECT_DOUBLE_EQ(c->policy_options.surpass_grace_s, 2.5);
   EXPECT_TRUE(c->policy_options.backfill);
   EXPECT_EQ(c->suspend, SuspendMethod::kFreezer);
+  EXPECT_DOUBLE_EQ(c->plan_timeout_s, 30);
+  EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, 12.5);
   EXPECT_EQ(c->default_allocator, "spread");
   EXPECT_DOUBLE_EQ(c->allocators.netload.alpha, 0.4);
   EXPECT_DOUBLE_EQ(c->allocators.netload.w_latency, 1.0);
@@ -82,6 +88,9 @@ TEST(ParseConfig, TheExampleFileIsValid) {
   ASSERT_TRUE(c) << c.error().message();
   EXPECT_EQ(c->default_policy, "wait");
   EXPECT_EQ(c->allowed_policies.size(), 4u);
+  // The example shows the built-in defaults.
+  EXPECT_DOUBLE_EQ(c->plan_timeout_s, kDefaultPlanTimeoutS);
+  EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, kDefaultSuspendConfirmTimeoutS);
 }
 
 TEST(ParseConfig, LaterFileOverridesKeyByKey) {
@@ -140,7 +149,8 @@ TEST(RejectedConfig, MalformedToml) {
 TEST(RejectedConfig, UnknownKey) {
   EXPECT_EQ(ErrorOf("[policy]\nbackfil = true\n"),
             "t.toml:2:1: unknown key 'policy.backfil' in [policy] (valid: default, allowed, "
-            "spread_allowed, overbook_mode, surpass_grace_s, backfill, suspend)");
+            "spread_allowed, overbook_mode, surpass_grace_s, backfill, plan_timeout_s, "
+            "suspend_confirm_timeout_s, suspend)");
 }
 
 TEST(RejectedConfig, UnknownTopLevelTable) {
@@ -171,6 +181,80 @@ TEST(RejectedConfig, BadSuspendMethod) {
 TEST(RejectedConfig, NegativeGraceTime) {
   EXPECT_EQ(ErrorOf("[policy]\nsurpass_grace_s = -1\n"),
             "t.toml:2:19: policy.surpass_grace_s: must be seconds >= 0, got -1");
+}
+
+TEST(ParseConfig, PlanTimeouts) {
+  auto c =
+      ParseConfig("[policy]\nplan_timeout_s = 45\nsuspend_confirm_timeout_s = 0.5\n", "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_DOUBLE_EQ(c->plan_timeout_s, 45);
+  EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, 0.5);
+  // One alone keeps the other's value (here the default).
+  auto only = ParseConfig("[policy]\nplan_timeout_s = 6.5\n", "t.toml");
+  ASSERT_TRUE(only) << only.error().message();
+  EXPECT_DOUBLE_EQ(only->plan_timeout_s, 6.5);
+  EXPECT_DOUBLE_EQ(only->suspend_confirm_timeout_s, 5);
+}
+
+TEST(RejectedConfig, PlanTimeoutMustBePositiveFiniteSeconds) {
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = 0\n"),
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got 0");
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = -3\n"),
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got -3");
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = \"10\"\n"),
+            "t.toml:2:18: policy.plan_timeout_s: expected a number (seconds > 0)");
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = nan\n"),
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got nan");
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = inf\n"),
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got inf");
+}
+
+TEST(RejectedConfig, SuspendConfirmTimeoutMustBePositiveFiniteSeconds) {
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = 0\n"),
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got 0");
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = -0.5\n"),
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got -0.5");
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = \"5s\"\n"),
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: expected a number (seconds > 0)");
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = -nan\n"),
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got nan");
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = true\n"),
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: expected a number (seconds > 0)");
+}
+
+TEST(RejectedConfig, NotANumberIsRejectedForEveryNumericKey) {
+  EXPECT_EQ(ErrorOf("[allocator]\nround_interval_s = nan\n"),
+            "t.toml:2:20: allocator.round_interval_s: must be seconds > 0, got nan");
+  EXPECT_EQ(ErrorOf("[policy]\nsurpass_grace_s = inf\n"),
+            "t.toml:2:19: policy.surpass_grace_s: must be seconds >= 0, got inf");
+  EXPECT_EQ(ErrorOf("[allocator.netload]\nalpha = nan\n"),
+            "t.toml:2:9: allocator.netload.alpha: must be a weight between 0 and 1, got nan");
+}
+
+TEST(RejectedConfig, PlanTimeoutMustOutlastTheSuspendConfirmation) {
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = 5\n"),
+            "t.toml:2:18: policy.plan_timeout_s (5) must be longer than "
+            "policy.suspend_confirm_timeout_s (5): the leader would give up on a node before "
+            "the node could say which process did not stop");
+  EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = 12\n"),
+            "t.toml:2:29: policy.plan_timeout_s (10) must be longer than "
+            "policy.suspend_confirm_timeout_s (12): the leader would give up on a node before "
+            "the node could say which process did not stop");
+  // A bad value is reported once, not compared against the value it did not replace.
+  EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = 3\nsuspend_confirm_timeout_s = 0\n"),
+            "t.toml:3:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got 0");
+}
+
+TEST(RejectedConfig, LaterFileShortensThePlanTimeoutBelowTheEarlierConfirmation) {
+  auto base =
+      ParseConfig("[policy]\nplan_timeout_s = 60\nsuspend_confirm_timeout_s = 30\n", "etc.toml");
+  ASSERT_TRUE(base) << base.error().message();
+  auto c = ParseConfig("[policy]\nplan_timeout_s = 20\n", "user.toml", *base);
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().message(),
+            "user.toml:2:18: policy.plan_timeout_s (20) must be longer than "
+            "policy.suspend_confirm_timeout_s (30): the leader would give up on a node before "
+            "the node could say which process did not stop");
 }
 
 TEST(ParseConfig, RoundInterval) {

@@ -49,6 +49,8 @@ std::string ToToml(const Config& c) {
             c.policy_options.overbook_mode == policies::OverbookMode::kFloat ? "float" : "pinned"},
            {"surpass_grace_s", c.policy_options.surpass_grace_s},
            {"backfill", c.policy_options.backfill},
+           {"plan_timeout_s", c.plan_timeout_s},
+           {"suspend_confirm_timeout_s", c.suspend_confirm_timeout_s},
            {"suspend", c.suspend == SuspendMethod::kFreezer ? "freezer" : "signal"},
        }},
       {"allocator", toml::table{{"default", c.default_allocator},
