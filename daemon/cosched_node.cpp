@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 
 #include "daemon/freezer.hpp"
 #include "daemon/repin.hpp"
@@ -56,13 +58,13 @@ void CoschedNode::OnOrder(const std::string& data) {
   if (waiting_.size() == 1) Step(t);
 }
 
-Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session) {
+Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session, double confirm_s) {
   auto now = std::chrono::steady_clock::now();
   if (!txn.suspending) {
     if (auto ok = ranks_.Suspend(session); !ok) return Fail(ok.error());
     txn.suspending = true;
     txn.confirm_by = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(kConfirmTimeoutS));
+                               std::chrono::duration<double>(confirm_s));
   }
   // A short look here (the loop waits meanwhile), then a timer for the next look.
   SessionFreezer* freezer = ranks_.freezer();
@@ -75,10 +77,13 @@ Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session) {
       },
       0.001);
   if (done && !*done && now > txn.confirm_by) {
+    char within[64];
+    std::snprintf(within, sizeof within, " within %g s", confirm_s);
     done = Fail(ErrorCode::kTimeout,
-                freezer ? "cgroup " + freezer->PathOf(session) + " did not report frozen"
-                        : "process " + std::to_string(running) + " did not stop (state " +
-                              std::string(1, ProcState(running)) + ")");
+                (freezer ? "cgroup " + freezer->PathOf(session) + " did not report frozen"
+                         : "process " + std::to_string(running) + " did not stop (state " +
+                               std::string(1, ProcState(running)) + ")") +
+                    within);
   }
   if (!done || *done) {
     txn.suspending = false;
@@ -133,7 +138,11 @@ void CoschedNode::Step(Txn& txn) {
       txn.timer = nullptr;
     }
     if (what == "suspend") {
-      auto confirmed = Suspend(txn, session);
+      // The leader's [policy] suspend_confirm_timeout_s; an order without one (or with
+      // a value no config accepts) gets the default.
+      double confirm = op.value("confirm_s", kConfirmTimeoutS);
+      if (!std::isfinite(confirm) || confirm <= 0) confirm = kConfirmTimeoutS;
+      auto confirmed = Suspend(txn, session, confirm);
       if (confirmed && !*confirmed) return;  // the poll timer calls Step again
       if (!confirmed) ok = Fail(confirmed.error().WithSession(session));
     } else if (what == "resume")

@@ -33,8 +33,9 @@ class CoschedNode {
  private:
   struct Txn;
   void Step(Txn& txn);
-  // Asks once, then looks: true once confirmed, false while a look is scheduled.
-  Result<bool> Suspend(Txn& txn, int64_t session);
+  // Asks once, then looks: true once confirmed, false while a look is scheduled; fails
+  // after `confirm_s` (the order's, from the leader's config) without confirmation.
+  Result<bool> Suspend(Txn& txn, int64_t session, double confirm_s);
   Result<void> Repin(int64_t session, const proto::Json& ranks);
   void Finish(Txn& txn, Result<void> result);
   static void OnGrace(evutil_socket_t, short, void* arg);

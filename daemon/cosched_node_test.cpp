@@ -44,8 +44,10 @@ class CoschedNodeTest : public ::testing::Test {
     // The spawn may wait for the event loop (launch hooks answer there).
     ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(session).size() == size_t(n); }, 20));
   }
-  void Order(const std::string& op, int64_t session) {
-    proto::Json order{{"txn", ++txn_}, {"ops", {{{"op", op}, {"session", session}}}}};
+  void Order(const std::string& op, int64_t session, proto::Json extra = proto::Json::object()) {
+    proto::Json o{{"op", op}, {"session", session}};
+    o.update(extra);
+    proto::Json order{{"txn", ++txn_}, {"ops", proto::Json::array({o})}};
     node_->OnOrder(order.dump());
   }
   // Runs the event loop until `done` or `seconds` pass.
@@ -141,6 +143,36 @@ TEST_F(CoschedNodeTest, ConfirmationNeverHoldsTheEventLoop) {
       << reply.dump();
   // kConfirmTimeoutS of waiting at 20 ticks a second; a loop held by the wait sees ~none.
   EXPECT_GT(ticks, 20) << "the event loop was held while confirming";
+  // An order that does not say how long to wait gets the built-in 5 s.
+  EXPECT_NE(reply.value("error", "").find("within 5 s"), std::string::npos) << reply.dump();
+}
+
+// The leader's [policy] suspend_confirm_timeout_s comes with the order ("confirm_s",
+// plan_executor.hpp): a rank that cannot stop (cosched_stuck: a vfork parent, state D,
+// SIGSTOP stays pending) fails the suspend after that time, and the error says so.
+TEST_F(CoschedNodeTest, ConfirmationWaitsTheConfiguredTimeFromTheOrder) {
+  Spawn(4, 1, {PSCHED_COSCHED_STUCK});
+  pid_t pid = Pids(4).front();
+  ASSERT_TRUE(Loop([&] { return ProcState(pid) == 'D'; }, 20))
+      << "pid " << pid << " is '" << ProcState(pid) << "'";
+  Order("suspend", 4, {{"grace_s", 0}, {"confirm_s", 0.25}});
+  proto::Json reply = NextReply();
+  EXPECT_FALSE(reply.value("ok", true)) << reply.dump();
+  EXPECT_NE(reply.value("error", "")
+                .find("process " + std::to_string(pid) + " did not stop (state D) within 0.25 s"),
+            std::string::npos)
+      << reply.dump();
+  EXPECT_EQ(reply.value("done", proto::Json::array()), proto::Json::array()) << reply.dump();
+}
+
+// A process that stops in time is confirmed however short the configured time is
+// compared with the default: the short value only bounds the wait.
+TEST_F(CoschedNodeTest, ShortConfiguredConfirmationStillConfirmsStoppedProcesses) {
+  Spawn(5, 2, {"sh", "-c", "while :; do :; done"});
+  Order("suspend", 5, {{"confirm_s", 3}});
+  proto::Json reply = NextReply();
+  EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  for (pid_t pid : Pids(5)) EXPECT_EQ(ProcState(pid), 'T') << "pid " << pid;
 }
 
 }  // namespace

@@ -62,7 +62,8 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
                        static_cast<suseconds_t>(
                            (seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e6)};
             evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
-          }),
+          },
+          config_.plan_timeout_s, config_.suspend_confirm_timeout_s),
       callbacks_(std::move(callbacks)) {
   plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
   auto module = sched::prio::MakePriority(config_.priority.name, config_.priority);

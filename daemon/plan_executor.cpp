@@ -63,13 +63,20 @@ void PlanExecutor::Run(const sched::Snapshot& before, const sched::Plan& plan, d
     if (const auto* s = std::get_if<sched::SuspendAction>(&action)) {
       if (const sched::Session* was = before.Find(s->session))
         for (int n : was->placement.Nodes())
-          add(n, {{"op", "suspend"}, {"session", s->session}, {"grace_s", grace_s}},
+          add(n,
+              {{"op", "suspend"},
+               {"session", s->session},
+               {"grace_s", grace_s},
+               {"confirm_s", confirm_s_}},
               {{"op", "resume"}, {"session", s->session}});
     } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
       if (const sched::Session* was = before.Find(r->session))
         for (int n : was->placement.Nodes())
           add(n, {{"op", "resume"}, {"session", r->session}},
-              {{"op", "suspend"}, {"session", r->session}, {"grace_s", 0}});
+              {{"op", "suspend"},
+               {"session", r->session},
+               {"grace_s", 0},
+               {"confirm_s", confirm_s_}});
     } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
       const sched::Session* was = before.Find(p->session);
       if (was == nullptr) continue;
@@ -130,7 +137,7 @@ void PlanExecutor::OnTimeout(int64_t id) {
     std::string& out = txn.rollback ? txn.rollback_error : txn.error;
     out += (out.empty() ? "" : "; ") + std::string("node ") + std::to_string(n) +
            " did not answer within " + Seconds(timeout_s_) + " (" + Steps(txn.ops[n]) +
-           "): its daemon is stopped or hung";
+           "): its daemon is stopped or hung, or slower than [policy] plan_timeout_s allows";
   }
   txn.pending.clear();
   Complete();

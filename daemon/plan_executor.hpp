@@ -17,7 +17,7 @@
 // operations succeeded.
 //
 // Wire format (PeerSend data, service "cosched" down, "cosched.reply" up):
-//   order {"txn": 7, "ops": [{"op": "suspend", "session": 3, "grace_s": 0},
+//   order {"txn": 7, "ops": [{"op": "suspend", "session": 3, "grace_s": 0, "confirm_s": 5},
 //                            {"op": "resume", "session": 2},
 //                            {"op": "repin", "session": 4, "ranks": [{"rank": 0, "pus": [5]}]}]}
 //   reply {"txn": 7, "node": 1, "ok": false, "done": [0], "error": "..."}
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "config/config.hpp"
 #include "proto/messages.hpp"
 #include "scheduler/model.hpp"
 
@@ -44,12 +45,19 @@ class PlanExecutor {
   using ArmTimer = std::function<void(int64_t txn, double seconds)>;
   using Done = std::function<void(Result<void>)>;
 
-  // A node confirms a suspend within 5 s or fails it (daemon/suspend.hpp): 10 s
-  // leave room for a loaded machine before a silent node is declared failed.
-  static constexpr double kDefaultTimeoutS = 10;
+  // The admin's [policy] plan_timeout_s and suspend_confirm_timeout_s (the leader
+  // passes its config's): nodes get `timeout_s` to answer; each suspend order carries
+  // `confirm_s`, how long the node waits for the processes to stop before it fails the
+  // step (as it carries the surpass grace), so every node uses the leader's value.
+  static constexpr double kDefaultTimeoutS = config::kDefaultPlanTimeoutS;
+  static constexpr double kDefaultConfirmS = config::kDefaultSuspendConfirmTimeoutS;
 
-  explicit PlanExecutor(SendOrder send, ArmTimer arm = {}, double timeout_s = kDefaultTimeoutS)
-      : send_(std::move(send)), arm_(std::move(arm)), timeout_s_(timeout_s) {}
+  explicit PlanExecutor(SendOrder send, ArmTimer arm = {}, double timeout_s = kDefaultTimeoutS,
+                        double confirm_s = kDefaultConfirmS)
+      : send_(std::move(send)),
+        arm_(std::move(arm)),
+        timeout_s_(timeout_s),
+        confirm_s_(confirm_s) {}
 
   // Runs the node operations of `plan`, whose sessions' current placements are in
   // `before` (the snapshot before the plan was applied). `done` is called once,
@@ -64,6 +72,7 @@ class PlanExecutor {
   void OnTimeout(int64_t txn);
   bool busy() const { return txn_ != nullptr; }
   double timeout_s() const { return timeout_s_; }
+  double confirm_s() const { return confirm_s_; }
 
  private:
   struct Txn {
@@ -89,6 +98,7 @@ class PlanExecutor {
   SendOrder send_;
   ArmTimer arm_;
   double timeout_s_;
+  double confirm_s_;
   int64_t next_txn_ = 1;
   std::unique_ptr<Txn> txn_;
 };

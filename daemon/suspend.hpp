@@ -14,12 +14,14 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "config/config.hpp"
 
 namespace psched::daemon {
 
 // How long a node waits for its processes to stop (or its cgroup to freeze) before it
-// fails the suspend.
-inline constexpr double kConfirmTimeoutS = 5;
+// fails the suspend, when the leader's order does not say ([policy]
+// suspend_confirm_timeout_s, sent with each suspend order: plan_executor.hpp).
+inline constexpr double kConfirmTimeoutS = config::kDefaultSuspendConfirmTimeoutS;
 
 // One look, no waiting: is every process stopped (state T or t), exited (Z) or gone?
 // When not, `*running` is the first one still running.
