@@ -262,5 +262,48 @@ TEST_F(CoschedRollbackTest, FailedEndPlanIsRetriedByTheRoundAndDoesNotStrandTheQ
   EXPECT_EQ(queued->Wait(), 128 + SIGKILL);
 }
 
+// The admin's [policy] plan_timeout_s reaches the leader's plan transaction: with a
+// stopped daemon the plan fails after the configured seconds, and says so.
+TEST_F(CoschedRollbackTest, ConfiguredPlanTimeoutEndsTheWaitForAStoppedDaemon) {
+  StartAlloc("[policy]\nplan_timeout_s = 2\nsuspend_confirm_timeout_s = 1\n");
+  StartTwo();
+  StopDaemon(3);
+  auto surpass = Exec({"--policy", "surpass", "-n", "16", "sleep", "1000"});
+  EXPECT_NE(surpass->Wait(120), 0);
+  const std::string& err = surpass->err();
+  EXPECT_NE(err.find("node 3 did not answer within 2 s (step suspend session 2)"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("rolled back on nodes 0, 1, 2"), std::string::npos) << err;
+  ExpectStates(a_ranks_, 'S');
+  ExpectStates(b_ranks_, 'S', {2});
+  ContinueDaemon(3);
+  Kill(1);
+  Kill(2);
+  EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+  EXPECT_EQ(b_->Wait(), 128 + SIGKILL);
+}
+
+// The admin's [policy] suspend_confirm_timeout_s reaches the nodes (the leader sends
+// it with each suspend order): a rank that cannot stop fails the step after that time.
+TEST_F(CoschedRollbackTest, ConfiguredConfirmationTimeFailsARankThatCannotStop) {
+  StartAlloc("[policy]\nsuspend_confirm_timeout_s = 0.5\n");
+  auto sim = Exec({"-n", "16", "sh", "-c",
+                   "if [ \"$PSCHED_RANK\" = 9 ]; then exec " + Bin("cosched_stuck") +
+                       "; else exec sleep 1000; fi"});
+  auto sleepers = WaitRanks(1, "sleep", 15);
+  auto stuck = WaitRanks(1, "cosched_stuck", 1);
+  ASSERT_EQ(stuck.count(9), 1u);
+  ASSERT_TRUE(Eventually([&] { return ProcessState(stuck[9].pid) == 'D'; }));
+  auto surpass = Exec({"--policy", "surpass", "-n", "4", "true"});
+  EXPECT_NE(surpass->Wait(120), 0);
+  const std::string& err = surpass->err();
+  EXPECT_NE(err.find("node 2 failed step 'suspend session 1'"), std::string::npos) << err;
+  EXPECT_NE(err.find("did not stop (state D) within 0.5 s"), std::string::npos) << err;
+  ExpectStates(sleepers, 'S');
+  Kill(1);
+  EXPECT_EQ(sim->Wait(), 128 + SIGKILL);
+}
+
 }  // namespace
 }  // namespace psched::testing
