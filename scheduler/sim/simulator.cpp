@@ -82,6 +82,10 @@ class Simulation {
       return Fail(ErrorCode::kInvalidArgument, setup_.name + ": no node selection given");
     if (setup_.interval_s < 0)
       return Fail(ErrorCode::kInvalidArgument, "scheduling interval must be >= 0");
+    if (setup_.queue_depth < 0)
+      return Fail(ErrorCode::kInvalidArgument,
+                  "queue depth must be >= 0 (0: the whole queue), got " +
+                      std::to_string(setup_.queue_depth));
     for (size_t j = 1; j < w_.jobs.size(); ++j)
       if (w_.jobs[j].request.submit_time < w_.jobs[j - 1].request.submit_time)
         return Fail(ErrorCode::kInvalidArgument, "workload jobs are not in submit order");
@@ -144,9 +148,11 @@ class Simulation {
   Result<void> Round() {
     ++rounds_;
     OrderQueue();
-    const size_t depth = setup_.discipline == Discipline::kAllocator
-                             ? std::min<size_t>(queue_.size(), std::max(1, setup_.window))
-                             : queue_.size();
+    size_t depth = queue_.size();
+    if (setup_.discipline == Discipline::kAllocator)
+      depth = std::min<size_t>(depth, std::max(1, setup_.window));
+    else if (setup_.queue_depth > 0)
+      depth = std::min<size_t>(depth, setup_.queue_depth);
     const std::span<const sched::SessionRequest> window(requests_.data(), depth);
     std::vector<sched::Assignment> starts;
     if (setup_.discipline == Discipline::kAllocator) {

@@ -39,9 +39,12 @@ struct SimSetup {
   sched::NodeSelector select;                   // kFcfs, kEasy: node selection (best fit)
   const sched::Allocator* allocator = nullptr;  // kAllocator
   int window = 100;                             // kAllocator: queued sessions per round
-  PriorityFn priority;                          // empty: first come, first served order
-  int history_length = 10;                      // finished jobs per owner kept for `priority`
-  double interval_s = 0;                        // rounds every interval; 0: at every event
+  // kFcfs, kEasy: queued sessions considered per round, from the head (SLURM's
+  // bf_max_job_test, 50-100 in the SLURM of the auction paper); 0: the whole queue.
+  int queue_depth = 0;
+  PriorityFn priority;      // empty: first come, first served order
+  int history_length = 10;  // finished jobs per owner kept for `priority`
+  double interval_s = 0;    // rounds every interval; 0: at every event
   // Called now and then with (jobs finished, jobs in all) for progress lines; may be empty.
   std::function<void(int, int)> progress;
 };

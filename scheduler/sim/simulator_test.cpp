@@ -91,6 +91,42 @@ TEST(SimulatorTest, IntervalRoundsStartJobsOnTheGrid) {
   EXPECT_EQ(r->records[1].start, 15);
 }
 
+// SLURM's backfill looks at bf_max_job_test jobs from the head; queue_depth does the same.
+// Two nodes: job 1 (1 node, 50 s) runs first; job 2 (2 nodes, 100 s) is the head after it; job
+// 3 (1 node, 10 s) could backfill while job 1 runs only if the round looks past job 2.
+TEST(SimulatorTest, QueueDepthLimitsHowFarEasyLooks) {
+  Workload w;
+  w.machine = Machine{2, 1, 0};
+  SimJob a;
+  a.request.id = 1, a.request.ranks = 2, a.runtime_s = 50, a.request.estimate_s = 50;
+  SimJob b = a;
+  b.request.id = 2, b.request.ranks = 2, b.runtime_s = 100, b.request.estimate_s = 100;
+  SimJob c = a;
+  c.request.id = 3, c.request.ranks = 1, c.runtime_s = 10, c.request.estimate_s = 10;
+  a.request.ranks = 1;  // job 1 holds one of the two nodes for 50 s
+  w.jobs = {a, b, c};
+  auto run = [&](int depth) {
+    auto spec = ParseSchedulerSpec("easy");
+    auto parts = BuildScheduler(*spec, {}, {});
+    (*parts)->setup.queue_depth = depth;
+    return Simulate(w, (*parts)->setup);
+  };
+  auto whole = run(0);
+  auto two = run(2);
+  ASSERT_TRUE(whole && two);
+  // Whole queue: job 3 backfills next to job 1 at once (it ends before job 2's shadow time).
+  EXPECT_EQ(whole->records[2].start, 0);
+  // Depth 2: the round sees jobs 1 and 2 only; job 3 waits until job 2 has started.
+  EXPECT_EQ(two->records[1].start, 50);
+  EXPECT_EQ(two->records[2].start, 150);
+  auto spec = ParseSchedulerSpec("easy");
+  auto parts = BuildScheduler(*spec, {}, {});
+  (*parts)->setup.queue_depth = -1;
+  auto bad = Simulate(w, (*parts)->setup);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("queue depth must be >= 0"), std::string::npos);
+}
+
 TEST(SimulatorTest, JobsThatCanNeverFitAreRejectedNotStuck) {
   Workload w;
   w.machine = Machine{2, 1, 0};

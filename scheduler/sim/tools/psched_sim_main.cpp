@@ -43,6 +43,7 @@ struct Options {
   std::vector<std::string> schedulers = {"easy"};
   double interval_s = 0;
   int window = 100;
+  int queue_depth = 0;
   int bids_per_job = 0;            // 0: the config default
   double solver_time_limit_s = 0;  // 0: the config default
   std::string solver_clock = "wall";
@@ -207,6 +208,9 @@ std::string FileSafe(std::string s) {
 int Run(const Options& o) {
   if (o.jobs < 1) return Die("--jobs must be >= 1, got " + std::to_string(o.jobs));
   if (o.seeds < 1) return Die("--seeds must be >= 1, got " + std::to_string(o.seeds));
+  if (o.queue_depth < 0)
+    return Die("--queue-depth must be >= 0 (0: the whole queue), got " +
+               std::to_string(o.queue_depth));
   if (o.concat < 1) return Die("--concat must be >= 1, got " + std::to_string(o.concat));
   std::vector<SchedulerSpec> specs;
   for (const std::string& name : o.schedulers) {
@@ -272,6 +276,7 @@ int Run(const Options& o) {
       SimSetup& setup = (*parts)->setup;
       setup.interval_s = o.interval_s;
       setup.window = o.window;
+      setup.queue_depth = o.queue_depth;
       const std::string label =
           t.workload->name + (t.seed ? " seed " + std::to_string(t.seed) : "") + " " + t.spec.name;
       setup.progress = [&, label](int finished, int all) {
@@ -380,6 +385,9 @@ int main(int argc, char** argv) {
   app.add_option("--interval", o.interval_s,
                  "seconds between scheduling rounds (0: at every event)");
   app.add_option("--window", o.window, "queued jobs a window allocator sees per round");
+  app.add_option("--queue-depth", o.queue_depth,
+                 "fcfs/easy: queued jobs considered per round, from the head (SLURM's "
+                 "bf_max_job_test; 0: the whole queue, the default)");
   app.add_option("--bids-per-job", o.bids_per_job, "auction: MAXBIDSPERJOB (paper Table 5: 5)");
   app.add_option("--solver-time-limit", o.solver_time_limit_s,
                  "auction/ipwindow: CBC seconds per round (paper: 5)");
