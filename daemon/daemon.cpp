@@ -20,6 +20,8 @@ Daemon::~Daemon() {
   launchers_.reset();
   leader_.reset();
   peers_.reset();
+  // The PMIx host last: its server may give the loop's base back to PMIx's thread.
+  hooks_.reset();
 }
 
 Result<std::unique_ptr<Daemon>> Daemon::Create(event_base* base, DaemonOptions options,

@@ -93,24 +93,32 @@ int main(int argc, char** argv) {
     return 1;
   }
   opt.report = [ready_fd](const std::string& line) { Report(ready_fd, line); };
-  event_base* base = event_base_new();
+  // The PMIx server host comes first: the daemon runs on PMIx's own event base (see
+  // PmixServer::Init), so Open MPI ranks' upcalls and the daemon tree share one thread.
+  std::string pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
+  if (mkdtemp(pmix_dir.data()) == nullptr) pmix_dir.clear();
+  char real_host[256] = {};
+  gethostname(real_host, sizeof real_host - 1);
+  psched::pmix::PmixServerOptions popt;
+  popt.node_index = opt.node;
+  popt.tmpdir = pmix_dir;
+  popt.hostname = opt.hostname.empty() ? real_host : opt.hostname;
+  // Emulated nodes share this host: Open MPI's TCP must use loopback.
+  popt.loopback_tcp = popt.hostname != real_host;
+  popt.skip_fabric_probe = !psched::pmix::NodeHasFabric();
+  auto pmix_server = psched::pmix::PmixServer::Init(popt, nullptr, nullptr);
+  if (!pmix_server) {
+    std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
+                 pmix_server.error().ToString().c_str());
+  }
+  const bool own_base = !pmix_server;
+  event_base* base = own_base ? event_base_new() : (*pmix_server)->base();
   auto daemon = psched::daemon::Daemon::Create(base, opt, std::move(*secret));
   if (!daemon) {
     std::fprintf(stderr, "pschedd: %s\n", daemon.error().ToString().c_str());
     return 1;
   }
-  // The PMIx server host: Open MPI ranks started by this daemon find their peers.
-  std::string pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
-  if (mkdtemp(pmix_dir.data()) == nullptr) pmix_dir.clear();
-  {
-    char real_host[256] = {};
-    gethostname(real_host, sizeof real_host - 1);
-    psched::pmix::PmixServerOptions popt;
-    popt.tmpdir = pmix_dir;
-    popt.hostname = opt.hostname.empty() ? real_host : opt.hostname;
-    // Emulated nodes share this host: Open MPI's TCP must use loopback.
-    popt.loopback_tcp = popt.hostname != real_host;
-    popt.skip_fabric_probe = !psched::pmix::NodeHasFabric();
+  if (pmix_server) {
     psched::pmix::DaemonActions actions;
     actions.fail_session = [d = daemon->get()](int64_t s, int rank, int code, std::string why) {
       d->ReportRankFailure(s, rank, code, std::move(why));
@@ -118,7 +126,8 @@ int main(int argc, char** argv) {
     actions.suspend_local = [d = daemon->get()](int64_t s) { d->SuspendLocalRanks(s); };
     actions.resume_local = [d = daemon->get()](int64_t s) { d->ResumeLocalRanks(s); };
     actions.signal_local = [d = daemon->get()](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
-    auto pmix = psched::pmix::DaemonPmixHost::Create(base, (*daemon)->tree(), actions, popt);
+    auto pmix =
+        psched::pmix::DaemonPmixHost::Create(std::move(*pmix_server), (*daemon)->tree(), actions);
     if (pmix)
       (*daemon)->SetLaunchHooks(std::move(*pmix));
     else
@@ -141,6 +150,6 @@ int main(int argc, char** argv) {
   if (!opt.rundir.empty()) (void)psched::daemon::RemoveRunDir(opt.rundir);
   event_free(term);
   event_free(intr);
-  event_base_free(base);
+  if (own_base) event_base_free(base);  // PMIx's base ends with the process
   return 0;
 }

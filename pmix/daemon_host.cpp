@@ -58,16 +58,18 @@ struct DaemonPmixHost::PendingRequest {
 DaemonPmixHost::DaemonPmixHost(event_base* base, daemon::TreeServices& tree, DaemonActions actions)
     : base_(base), tree_(tree), actions_(std::move(actions)) {}
 
-Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
+Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(std::unique_ptr<PmixServer> server,
                                                                daemon::TreeServices& tree,
-                                                               DaemonActions actions,
-                                                               PmixServerOptions options) {
+                                                               DaemonActions actions) {
+  if (server == nullptr || server->options().node_index != tree.node()) {
+    return Fail(Error(ErrorCode::kInternal, "PMIx host: no PMIx server for this node")
+                    .WithNode(tree.node()));
+  }
+  event_base* base = server->base();
   std::unique_ptr<DaemonPmixHost> host(new DaemonPmixHost(base, tree, std::move(actions)));
-  options.node_index = tree.node();
-  auto server = PmixServer::Init(std::move(options), base, host.get());
-  if (!server) return Fail(server.error().WithNode(tree.node()));
+  server->SetServices(host.get());
   // Directories of daemons SIGKILLed earlier (same user, owner provably dead).
-  const std::string own_dir = (*server)->options().tmpdir;
+  const std::string own_dir = server->options().tmpdir;
   SweepReport swept = RemoveStaleDirs(std::filesystem::path(own_dir).parent_path().string(),
                                       kDaemonDirPrefix, own_dir);
   if (!swept.removed.empty()) {
@@ -75,7 +77,7 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
                  tree.node(), swept.removed.size(), swept.removed.size() == 1 ? "y" : "ies",
                  swept.removed.front().c_str(), swept.removed.size() > 1 ? ", ..." : "");
   }
-  host->server_ = std::move(*server);
+  host->server_ = std::move(server);
   if (host->leader()) {
     host->names_ = std::make_unique<LocalHostServices>(base, LocalHostServices::Hooks{});
     host->directory_ = std::make_unique<LayoutDirectory>();
@@ -94,11 +96,14 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(event_base* base,
 }
 
 DaemonPmixHost::~DaemonPmixHost() {
-  // The daemon owns this object and drops its "pmix.*" services with it.
-  server_.reset();  // joins PMIx's thread: no more upcalls
+  // The daemon owns this object and drops its "pmix.*" services with it. Our own
+  // events go first: the server may hand the loop's base back to PMIx's thread.
   for (auto& [id, p] : pending_) {
     if (p->timer != nullptr) event_free(p->timer);
+    p->timer = nullptr;
   }
+  names_.reset();
+  server_.reset();  // joins PMIx's thread: no more upcalls
 }
 
 // --- LaunchHooks ----------------------------------------------------------------------

@@ -49,13 +49,13 @@ struct DaemonActions {
 
 class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices {
  public:
-  // Starts the PMIx server (options.tmpdir must be this daemon's own directory) and
-  // registers the "pmix.*" point-to-point services on `tree`. The owner of `tree`
-  // must own the result (Daemon::SetLaunchHooks): the services point at it.
-  static Result<std::unique_ptr<DaemonPmixHost>> Create(event_base* base,
+  // Serves `server` (started by PmixServer::Init for this node, its tmpdir this
+  // daemon's own directory, its base the daemon's loop) and registers the "pmix.*"
+  // point-to-point services on `tree`. The owner of `tree` must own the result
+  // (Daemon::SetLaunchHooks): the services point at it.
+  static Result<std::unique_ptr<DaemonPmixHost>> Create(std::unique_ptr<PmixServer> server,
                                                         daemon::TreeServices& tree,
-                                                        DaemonActions actions,
-                                                        PmixServerOptions options);
+                                                        DaemonActions actions);
   ~DaemonPmixHost() override;
 
   // daemon::LaunchHooks

@@ -14,6 +14,12 @@
 #include "pmix/stale_dirs.hpp"
 #include "pmix/upcalls.hpp"
 
+// libpmix's own progress-engine calls (exported, internal header, C linkage): the
+// only way libpmix 4.2 offers to run its event base on the host's thread.
+extern "C" {
+#include <src/runtime/pmix_progress_threads.h>
+}
+
 extern char** environ;
 
 namespace psched::pmix {
@@ -139,10 +145,6 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
   }
   // Tells a later daemon whether this directory's owner still lives (stale_dirs.hpp).
   if (auto r = WriteOwner(opt.tmpdir); !r) return Fail(r.error().Wrap("PMIx server init"));
-  auto queue = UpcallQueue::Create(base);
-  if (!queue) return Fail(queue.error());
-  server->queue_ = std::move(*queue);
-
   // A daemon started by srun inherits Slurm's PMIx client variables; PMIx would
   // take them as its own identity. Collect names first: unsetenv edits environ.
   std::vector<std::string> stale;
@@ -183,6 +185,21 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
             .WithNode(opt.node_index));
   }
   server->initialized_ = true;
+  if (base == nullptr) {
+    // Take over PMIx's engine: another reference to its shared base, then its thread
+    // stops (the base and PMIx's events on it stay). PMIx_server_finalize pauses the
+    // thread itself first, so a paused engine is a state PMIx knows how to end.
+    server->base_ = pmix_progress_thread_init(nullptr);
+    if (server->base_ == nullptr || pmix_progress_thread_pause(nullptr) != PMIX_SUCCESS) {
+      return Fail(Error(ErrorCode::kInternal, "PMIx server: cannot take over PMIx's event base")
+                      .WithNode(opt.node_index));
+    }
+    server->owns_pmix_loop_ = true;
+  }
+  auto queue = UpcallQueue::Create(server->base_);
+  if (!queue) return Fail(queue.error());
+  server->queue_ = std::move(*queue);
+  server->ready_ = true;
   return server;
 }
 
@@ -210,6 +227,14 @@ PmixServer::~PmixServer() {
     return;
   }
   if (initialized_) {
+    if (owns_pmix_loop_) {
+      // PMIx_server_finalize waits on PMIx's own thread before it stops it: give the
+      // thread back, with nothing of ours left to run there (the caller has freed its
+      // events; queued upcalls are dropped). The base keeps Init's extra reference.
+      Upcalls::Release(this);
+      queue_->Close();
+      pmix_progress_thread_resume(nullptr);
+    }
     // Joins PMIx's progress thread: no upcall can run after this.
     PMIx_server_finalize();
     Upcalls::Release(this);

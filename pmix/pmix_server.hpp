@@ -11,6 +11,7 @@
 // process-wide library).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -61,6 +62,14 @@ class PmixServer {
   // Scrubs inherited PMIX_* variables (not PMIX_MCA_*) from this process's
   // environment, picks the hash GDS and native security unless set, then starts
   // the PMIx server library. `base` and `services` must outlive the server.
+  //
+  // With `base` null the server runs PMIx on the caller's thread: it stops PMIx's
+  // progress thread after init and hands its event base out (base()) for the caller
+  // to run as its only loop. Upcalls, PMIx's callbacks and the host's replies then
+  // never cross threads: a fence costs each daemon two wake-ups fewer. `services`
+  // may be null then until SetServices(), which must come before the loop runs, and
+  // the server must be destroyed after every other event on that base is freed:
+  // PMIx's thread runs the base again while PMIx_server_finalize ends the library.
   static Result<std::unique_ptr<PmixServer>> Init(PmixServerOptions options, event_base* base,
                                                   PmixHostServices* services);
   ~PmixServer();  // PMIx_server_finalize
@@ -108,6 +117,11 @@ class PmixServer {
   // The node ranks currently held on this node (unique across concurrent sessions).
   const std::set<uint32_t>& node_ranks_in_use() const { return node_ranks_in_use_; }
   UpcallQueue& queue() { return *queue_; }
+  // The loop upcalls are handed to: the caller's, or PMIx's own (Init with no base).
+  event_base* base() const { return base_; }
+  void SetServices(PmixHostServices* services) { services_ = services; }
+  // False until Init has made the upcall queue: upcalls before that are refused.
+  bool ready() const { return ready_; }
 
   // Environment hygiene for ranks: true for inherited PMIx variables that must not
   // reach a rank or the server (PMIX_* except PMIX_MCA_*).
@@ -145,6 +159,8 @@ class PmixServer {
   PmixHostServices* services_;
   std::unique_ptr<UpcallQueue> queue_;
   bool initialized_ = false;
+  bool owns_pmix_loop_ = false;     // base_ is PMIx's, its thread stopped (Init)
+  std::atomic<bool> ready_{false};  // upcalls are refused until the queue exists
   std::map<int64_t, SessionState> sessions_;
   std::map<int64_t, std::shared_ptr<Registration>> registering_;
   std::set<uint32_t> node_ranks_in_use_;

@@ -22,13 +22,18 @@ Result<std::unique_ptr<UpcallQueue>> UpcallQueue::Create(event_base* base) {
 }
 
 UpcallQueue::~UpcallQueue() {
+  Close();
+  if (ev_ != nullptr) event_free(ev_);
+  if (efd_ >= 0) close(efd_);
+}
+
+void UpcallQueue::Close() {
   {
     std::lock_guard lock(mu_);
     closed_ = true;
     work_.clear();
   }
-  if (ev_ != nullptr) event_free(ev_);
-  if (efd_ >= 0) close(efd_);
+  if (ev_ != nullptr) event_del(ev_);
 }
 
 void UpcallQueue::Post(Work work) {

@@ -35,6 +35,10 @@ class UpcallQueue {
   // eventfd event; public so a loop can drain before shutting down.
   void Drain();
 
+  // Drops what is queued and everything posted later, and leaves the loop: for an
+  // owner that must hand the loop to another thread before it goes away.
+  void Close();
+
  private:
   UpcallQueue() = default;
   static void OnReadable(int fd, short what, void* arg);

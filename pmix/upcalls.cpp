@@ -20,7 +20,7 @@ template <typename F>
 pmix_status_t Guard(const char* upcall, F body) {
   try {
     PmixServer* server = g_active_server.load();
-    if (server == nullptr) return PMIX_ERR_NOT_AVAILABLE;
+    if (server == nullptr || !server->ready()) return PMIX_ERR_NOT_AVAILABLE;
     return body(server);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "psched pmix: %s upcall failed: %s\n", upcall, e.what());
