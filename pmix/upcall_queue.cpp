@@ -42,12 +42,17 @@ void UpcallQueue::Post(Work work) {
     if (closed_) return;
     work_.push_back(std::move(work));
   }
+  if (std::this_thread::get_id() == loop_thread_.load(std::memory_order_relaxed)) {
+    event_active(ev_, EV_READ, 1);  // on the loop's thread: it runs after this callback
+    return;
+  }
   uint64_t one = 1;
   // EAGAIN means the counter is already non-zero: the loop will wake anyway.
   [[maybe_unused]] ssize_t n = write(efd_, &one, sizeof one);
 }
 
 void UpcallQueue::Drain() {
+  loop_thread_.store(std::this_thread::get_id(), std::memory_order_relaxed);
   std::deque<Work> batch;
   {
     std::lock_guard lock(mu_);

@@ -4,12 +4,16 @@
 // the name service, peers) lives on the event-loop thread. An upcall copies what
 // it needs into a closure and Post()s it; an eventfd wakes the loop, which runs
 // the closures in order. Post() is the only member safe to call from any thread.
+// When PMIx runs on the loop's own thread (pschedd), Post() activates the event
+// directly: no eventfd write, no extra turn of epoll.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 #include "common/error.hpp"
 
@@ -43,6 +47,7 @@ class UpcallQueue {
   UpcallQueue() = default;
   static void OnReadable(int fd, short what, void* arg);
 
+  std::atomic<std::thread::id> loop_thread_{};  // the thread that last drained
   int efd_ = -1;
   event* ev_ = nullptr;
   std::mutex mu_;

@@ -3,6 +3,7 @@
 #include <event2/event.h>
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -39,6 +40,34 @@ TEST(UpcallQueue, RunsForeignThreadWorkOnLoopThread) {
     ASSERT_EQ(seen[t].size(), static_cast<size_t>(kEach));
     for (int i = 0; i < kEach; ++i) ASSERT_EQ(seen[t][i], i);
   }
+  q->reset();
+  event_base_free(base);
+}
+
+// pschedd's case: PMIx runs on the loop thread, so upcalls post from inside the loop.
+// That work runs after the current callback, in order, without another thread.
+TEST(UpcallQueue, WorkPostedOnTheLoopThreadRunsInOrderOnIt) {
+  event_base* base = event_base_new();
+  auto q = UpcallQueue::Create(base);
+  ASSERT_TRUE(q);
+  const auto loop_thread = std::this_thread::get_id();
+  std::vector<int> seen;
+  bool wrong_thread = false;
+  std::function<void(int)> chain = [&](int i) {
+    wrong_thread |= std::this_thread::get_id() != loop_thread;
+    seen.push_back(i);
+    if (i == 99) {
+      event_base_loopbreak(base);
+      return;
+    }
+    (*q)->Post([&, i] { chain(i + 1); });
+    EXPECT_EQ(seen.size(), static_cast<size_t>(i + 1));  // not run inline
+  };
+  (*q)->Post([&] { chain(0); });  // from outside the loop: the eventfd
+  event_base_dispatch(base);
+  EXPECT_FALSE(wrong_thread);
+  ASSERT_EQ(seen.size(), 100u);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(seen[i], i);
   q->reset();
   event_base_free(base);
 }
