@@ -13,6 +13,7 @@
 #include "daemon/freezer.hpp"
 #include "daemon/node_service.hpp"
 #include "daemon/suspend.hpp"
+#include "tests/support/proc_fs.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -153,7 +154,7 @@ TEST_F(CoschedNodeTest, ConfirmationNeverHoldsTheEventLoop) {
 TEST_F(CoschedNodeTest, ConfirmationWaitsTheConfiguredTimeFromTheOrder) {
   Spawn(4, 1, {PSCHED_COSCHED_STUCK});
   pid_t pid = Pids(4).front();
-  ASSERT_TRUE(Loop([&] { return ProcState(pid) == 'D'; }, 20))
+  ASSERT_TRUE(Loop([&] { return psched::testing::InVforkWait(pid); }, 20))
       << "pid " << pid << " is '" << ProcState(pid) << "'";
   Order("suspend", 4, {{"grace_s", 0}, {"confirm_s", 0.25}});
   proto::Json reply = NextReply();

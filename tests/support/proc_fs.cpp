@@ -107,6 +107,10 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
   return out;
 }
 
+bool InVforkWait(pid_t pid) {
+  return ProcessState(pid) == 'D' && !ChildrenOf(pid).empty();
+}
+
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles) {
   std::vector<pid_t> out;
   for (pid_t pid : NumericEntries("/proc")) {

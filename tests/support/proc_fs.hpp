@@ -17,6 +17,9 @@ std::string CpusAllowed(pid_t pid);  // Cpus_allowed_list of the process ("" whe
 std::string ThreadCpusAllowed(pid_t pid, pid_t tid);  // of one of its threads
 std::vector<pid_t> Threads(pid_t pid);                // /proc/PID/task
 std::vector<pid_t> ChildrenOf(pid_t parent);
+// State D with a child: a vfork parent waiting for it (cosched_stuck), not a process
+// that is only paging in its binary (also D, briefly, and SIGSTOP then stops it).
+bool InVforkWait(pid_t pid);
 // pids of processes whose command line contains every one of `needles`.
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles);
 
