@@ -312,7 +312,7 @@ TEST(RejectedConfig, UnknownAllocator) {
 TEST(RejectedConfig, UnknownPriorityModule) {
   EXPECT_EQ(ErrorOf("[priority]\nmodule = \"lifo\"\n"),
             "t.toml:2:10: priority.module: unknown priority module 'lifo' (valid: fcfs, psp, "
-            "psp+aging)");
+            "psp+aging, multifactor)");
 }
 
 TEST(RejectedConfig, EveryProblemIsReportedOnItsOwnLine) {

@@ -51,9 +51,16 @@ struct AllocatorConfig {
 };
 
 struct PriorityConfig {
-  std::string name = "fcfs";  // fcfs | psp | psp+aging
+  std::string name = "fcfs";  // fcfs | psp | psp+aging | multifactor
   double aging_step_s = 150;
   int history_length = 10;
+  // multifactor (SLURM-like age + job size): weight per waiting minute, weight of a
+  // whole-machine job, age cap (0: none; SLURM's PriorityMaxAge) and the machine's
+  // cores, which the size factor divides by (set by whoever knows the machine).
+  double multifactor_age_weight = 1;
+  double multifactor_size_weight = 10080;
+  double multifactor_max_age_s = 0;
+  int machine_cores = 0;
 };
 
 }  // namespace psched::sched

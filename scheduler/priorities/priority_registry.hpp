@@ -12,7 +12,7 @@
 
 namespace psched::sched::prio {
 
-// fcfs, psp, psp+aging.
+// fcfs, psp, psp+aging, multifactor.
 const std::vector<std::string>& PriorityNames();
 
 // An unknown name is an error that lists the valid ones.

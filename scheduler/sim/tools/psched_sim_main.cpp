@@ -49,6 +49,7 @@ struct Options {
   std::string solver_clock = "wall";
   bool no_baseline_bids = false;
   bool contiguous_bids_only = false;
+  sched::PriorityConfig priority;  // the multifactor weights; the rest stays default
   int jobs = 1;
   std::string table;
   std::string json_path, csv_dir, svg_path;
@@ -253,7 +254,7 @@ int Run(const Options& o) {
     allocator_config.auction.cpu_time_limit = true;
     allocator_config.ipwindow.cpu_time_limit = true;
   }
-  sched::PriorityConfig priority_config;
+  const sched::PriorityConfig priority_config = o.priority;
 
   std::vector<Outcome> outcomes(tasks.size());
   std::atomic<size_t> next{0};
@@ -268,7 +269,10 @@ int Run(const Options& o) {
     for (size_t i = next++; i < tasks.size(); i = next++) {
       const Task& t = tasks[i];
       Outcome& out = outcomes[i];
-      auto parts = BuildScheduler(t.spec, allocator_config, priority_config);
+      // multifactor's size factor is a share of this workload's machine.
+      sched::PriorityConfig priorities = priority_config;
+      priorities.machine_cores = t.workload->machine.TotalCores();
+      auto parts = BuildScheduler(t.spec, allocator_config, priorities);
       if (!parts) {
         out.error = parts.error();
         continue;
@@ -395,6 +399,17 @@ int main(int argc, char** argv) {
                  "auction/ipwindow: what the solver limit counts: wall (as in the daemon and "
                  "the papers) or cpu (results independent of machine load)")
       ->check(CLI::IsMember({"wall", "cpu"}));
+  app.add_option("--multifactor-age-weight", o.priority.multifactor_age_weight,
+                 "multifactor priority: weight per minute waited (default 1)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--multifactor-size-weight", o.priority.multifactor_size_weight,
+                 "multifactor priority: weight of a whole-machine job, scaled by the job's "
+                 "share of the cores (default 10080: a week of waiting)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--multifactor-max-age", o.priority.multifactor_max_age_s,
+                 "multifactor priority: seconds after which age stops counting (SLURM's "
+                 "PriorityMaxAge; default 0: never)")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--no-baseline-bids", o.no_baseline_bids,
                "auction: no SLURM best-fit bids (paper Table 8)");
   app.add_flag("--contiguous-bids-only", o.contiguous_bids_only,
