@@ -24,7 +24,14 @@ PeerLink::~PeerLink() {
   handlers_ = {};  // closing links below must not call back into a daemon being torn down
   if (listener_) evconnlistener_free(listener_);
   if (local_ev_) event_free(local_ev_);
-  for (auto& [n, c] : children_) c->Close("daemon stopping");
+  // Closing a link runs its close callback, which erases it from these maps: close
+  // from copies, never while iterating the members.
+  auto children = std::move(children_);
+  auto unauthenticated = std::move(unauthenticated_);
+  children_.clear();
+  unauthenticated_.clear();
+  for (auto& [n, c] : children) c->Close("daemon stopping");
+  for (auto& [p, c] : unauthenticated) c->Close("daemon stopping");
   if (parent_) parent_->Close("daemon stopping");
 }
 
