@@ -29,7 +29,7 @@ std::vector<pid_t> Pids(const std::string& out) {
 
 TEST(Alloc, SessionAcrossNodesWithPinning) {
   EmulatedAlloc alloc(4, "pack:2 core:4 pu:1");
-  ASSERT_TRUE(alloc.ok());
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   auto r = RunCmd({Bin("psched-exec"), "-n", "12", "--ppn", "3", "sh", "-c",
                    "echo $PSCHED_NODE $PSCHED_LOCAL_RANK "
                    "$(grep Cpus_allowed_list /proc/self/status | cut -f2)"},
@@ -49,7 +49,7 @@ TEST(Alloc, SessionAcrossNodesWithPinning) {
 
 TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
   EmulatedAlloc alloc(4, "core:2", 2);
-  ASSERT_TRUE(alloc.ok());
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   constexpr int kLines = 16384;  // x 64 bytes = 1 MiB per rank
   auto r = RunCmd({Bin("psched-exec"), "-n", "8", "--label", "awk",
                    "BEGIN { for (i = 0; i < 16384; i++) printf \"%02d %06d "
@@ -74,7 +74,7 @@ TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
 
 TEST(Alloc, SignalsAreForwardedToEveryRank) {
   EmulatedAlloc alloc(2, "core:2");
-  ASSERT_TRUE(alloc.ok());
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c",
           "trap 'echo got USR1 $PSCHED_RANK; exit 0' USR1; echo pid $$; "
           "while :; do sleep 0.05; done"},
@@ -93,7 +93,7 @@ TEST(Alloc, SignalsAreForwardedToEveryRank) {
 
 TEST(Alloc, CtrlZSuspendsTheSessionEverywhereAndFgResumesIt) {
   EmulatedAlloc alloc(2, "core:2");
-  ASSERT_TRUE(alloc.ok());
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   GoFile go;
   Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c", "echo pid $$; " + go.WaitCmd()}, alloc.Env());
   ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
@@ -114,7 +114,7 @@ TEST(Alloc, CtrlZSuspendsTheSessionEverywhereAndFgResumesIt) {
 
 TEST(Alloc, LauncherKilledTakesItsSessionDownOnEveryNode) {
   EmulatedAlloc alloc(2, "core:2");
-  ASSERT_TRUE(alloc.ok());
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c", "echo pid $$; exec sleep 300"}, alloc.Env());
   ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
   auto pids = Pids(p.out());
@@ -129,7 +129,7 @@ TEST(Alloc, LauncherKilledTakesItsSessionDownOnEveryNode) {
 
 TEST(Alloc, DaemonKilledFailsOnlyTheSessionsWithRanksThere) {
   EmulatedAlloc alloc(3, "core:2");
-  ASSERT_TRUE(alloc.ok());
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   GoFile go;
   auto start = [&](Proc& p) {
     return p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 2; });

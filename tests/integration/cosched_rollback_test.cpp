@@ -38,7 +38,7 @@ class CoschedRollbackTest : public ::testing::Test {
   }
   void StartAlloc(const std::string& toml = "") {
     alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:1 core:4 pu:1", 8, toml);
-    ASSERT_TRUE(alloc_->ok());
+    ASSERT_TRUE(alloc_->ok()) << alloc_->Diagnosis();
   }
   void StopDaemon(int node) {
     pid_t pid = alloc_->DaemonPid(node);

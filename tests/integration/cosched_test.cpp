@@ -34,7 +34,7 @@ class CoschedTest : public ::testing::Test {
   // Starts the allocation with the admin config `toml` (empty: none).
   void StartAlloc(const std::string& toml = "") {
     alloc_ = std::make_unique<EmulatedAlloc>(kNodes, "pack:2 core:20 pu:1", 8, toml);
-    ASSERT_TRUE(alloc_->ok());
+    ASSERT_TRUE(alloc_->ok()) << alloc_->Diagnosis();
     real_ = *daemon::RealPuOsIndices();
   }
   void TearDown() override { alloc_.reset(); }

@@ -32,6 +32,13 @@ EmulatedAlloc::EmulatedAlloc(int nodes, const std::string& topology, int fanout,
   }
 }
 
+std::string EmulatedAlloc::Diagnosis() const {
+  if (ok()) return "";
+  std::string said = proc_.out() + proc_.err();
+  return said.empty() ? "psched-alloc printed nothing within 30 s (a daemon never joined?)"
+                      : "psched-alloc said: " + said;
+}
+
 EmulatedAlloc::~EmulatedAlloc() {
   Stop();
 }

@@ -24,6 +24,8 @@ class EmulatedAlloc {
                 const std::string& admin_toml = "");
   ~EmulatedAlloc();
   bool ok() const { return !dir_.empty(); }
+  // For a failed start: what psched-alloc printed, or that it printed nothing in time.
+  std::string Diagnosis() const;
   const std::string& dir() const { return dir_; }
   std::vector<std::string> Env() const { return {"PSCHED_ALLOCATION=" + dir_}; }
   pid_t DaemonPid(int node) const;
