@@ -66,11 +66,21 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
           config_.plan_timeout_s, config_.suspend_confirm_timeout_s),
       callbacks_(std::move(callbacks)) {
   plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
-  auto module = sched::prio::MakePriority(config_.priority.name, config_.priority);
+  // Until every node has joined the machine's size is unknown: fcfs, then the
+  // configured module (BuildPriority).
+  priority_ = std::move(*sched::prio::MakePriority("fcfs"));
+}
+
+void LeaderService::BuildPriority() {
+  sched::PriorityConfig config = config_.priority;
+  config.machine_cores = 0;  // multifactor's job-size factor is relative to all slots
+  for (const auto& n : snapshot_.nodes)
+    config.machine_cores += static_cast<int>(n.topology.pus.size());
+  auto module = sched::prio::MakePriority(config.name, config);
   if (!module) {
     std::fprintf(stderr, "pschedd[0]: %s; queue order is fcfs\n",
                  module.error().ToString().c_str());
-    module = sched::prio::MakePriority("fcfs");
+    return;
   }
   priority_ = std::move(*module);
 }
@@ -112,8 +122,9 @@ void LeaderService::NodeJoined(const proto::NodeJoin& join) {
             [](const sched::Node& a, const sched::Node& b) { return a.id < b.id; });
   hostnames_[join.node] = join.hostname;
   peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json::object());
-  if (static_cast<int>(snapshot_.nodes.size()) == expected_nodes_ && callbacks_.all_joined)
-    callbacks_.all_joined();
+  if (static_cast<int>(snapshot_.nodes.size()) != expected_nodes_) return;
+  BuildPriority();
+  if (callbacks_.all_joined) callbacks_.all_joined();
 }
 
 void LeaderService::OnClientFrame(const std::shared_ptr<Connection>& client, proto::Frame&& frame,

@@ -149,8 +149,11 @@ class LeaderService {
   std::map<int, std::string> lost_;  // node -> cause
   std::map<int64_t, LiveSession> sessions_;
   int64_t next_session_ = 1;
-  std::unique_ptr<sched::prio::PriorityModule> priority_;  // fcfs when the config's fails
-  sched::prio::OwnerHistories histories_;                  // owners' finished sessions
+  // The config's module once every node has joined (BuildPriority); fcfs before that
+  // and when the config's cannot be built.
+  void BuildPriority();
+  std::unique_ptr<sched::prio::PriorityModule> priority_;
+  sched::prio::OwnerHistories histories_;  // owners' finished sessions
 };
 
 }  // namespace psched::daemon

@@ -506,5 +506,31 @@ TEST(CoschedPriority, PspAgingOrdersTheQueueInTheDaemon) {
   EXPECT_EQ(slow->Wait(), 0);
 }
 
+// multifactor needs the machine's size: the leader builds it once every node has
+// joined. A later, larger session then goes ahead of a smaller one (fcfs: behind it).
+TEST(CoschedPriority, MultifactorPutsTheLargerSessionFirstInTheDaemon) {
+  EmulatedAlloc alloc(2, "core:2", 8,
+                      "[policy]\ndefault = \"wait\"\n"
+                      "[allocator]\nround_interval_s = 0.2\n"
+                      "[priority]\nmodule = \"multifactor\"\n");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  GoFile go;
+  auto blocker = alloc.Exec({"-n", "4", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
+  auto small = alloc.Exec({"-q", "-n", "1", "true"});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 2).value("state", "") == "queued"; }));
+  auto large = alloc.Exec({"-q", "-n", "4", "true"});
+  EXPECT_TRUE(Eventually([&] {
+    return SessionOf(alloc.Status(), 3).value("state_detail", "") == "queued at position 1";
+  })) << alloc.Status().dump();
+  EXPECT_EQ(SessionOf(alloc.Status(), 2).value("state_detail", ""), "queued at position 2");
+  go.Go();
+  EXPECT_EQ(blocker->Wait(), 0);
+  EXPECT_EQ(large->Wait(), 0);
+  EXPECT_EQ(small->Wait(), 0);
+}
+
 }  // namespace
 }  // namespace psched::testing
