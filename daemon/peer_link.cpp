@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "proto/messages.hpp"
 
@@ -26,10 +27,8 @@ PeerLink::~PeerLink() {
   if (local_ev_) event_free(local_ev_);
   // Closing a link runs its close callback, which erases it from these maps: close
   // from copies, never while iterating the members.
-  auto children = std::move(children_);
-  auto unauthenticated = std::move(unauthenticated_);
-  children_.clear();
-  unauthenticated_.clear();
+  auto children = std::exchange(children_, {});
+  auto unauthenticated = std::exchange(unauthenticated_, {});
   for (auto& [n, c] : children) c->Close("daemon stopping");
   for (auto& [p, c] : unauthenticated) c->Close("daemon stopping");
   if (parent_) parent_->Close("daemon stopping");

@@ -59,24 +59,20 @@ void PlanExecutor::Run(const sched::Snapshot& before, const sched::Plan& plan, d
     txn->ops[node].push_back(std::move(op));
     txn->inverses[node].push_back(std::move(inverse));
   };
+  // Every suspend order, a plan's or an undo's, carries the confirmation time.
+  auto suspend = [&](int64_t session, double grace) {
+    return proto::Json{
+        {"op", "suspend"}, {"session", session}, {"grace_s", grace}, {"confirm_s", confirm_s_}};
+  };
   for (const sched::Action& action : plan.actions) {
     if (const auto* s = std::get_if<sched::SuspendAction>(&action)) {
       if (const sched::Session* was = before.Find(s->session))
         for (int n : was->placement.Nodes())
-          add(n,
-              {{"op", "suspend"},
-               {"session", s->session},
-               {"grace_s", grace_s},
-               {"confirm_s", confirm_s_}},
-              {{"op", "resume"}, {"session", s->session}});
+          add(n, suspend(s->session, grace_s), {{"op", "resume"}, {"session", s->session}});
     } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
       if (const sched::Session* was = before.Find(r->session))
         for (int n : was->placement.Nodes())
-          add(n, {{"op", "resume"}, {"session", r->session}},
-              {{"op", "suspend"},
-               {"session", r->session},
-               {"grace_s", 0},
-               {"confirm_s", confirm_s_}});
+          add(n, {{"op", "resume"}, {"session", r->session}}, suspend(r->session, 0));
     } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
       const sched::Session* was = before.Find(p->session);
       if (was == nullptr) continue;
