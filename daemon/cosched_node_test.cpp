@@ -5,14 +5,13 @@
 
 #include <event2/event.h>
 #include <gtest/gtest.h>
-#include <time.h>
 
-#include <chrono>
 #include <functional>
 
 #include "daemon/freezer.hpp"
 #include "daemon/node_service.hpp"
 #include "daemon/suspend.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 
 namespace psched::daemon {
@@ -53,13 +52,7 @@ class CoschedNodeTest : public ::testing::Test {
   }
   // Runs the event loop until `done` or `seconds` pass.
   bool Loop(const std::function<bool()>& done, double seconds) {
-    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    while (!done() && std::chrono::steady_clock::now() < until) {
-      event_base_loop(base_, EVLOOP_ONCE | EVLOOP_NONBLOCK);
-      timespec pause{0, 200'000};
-      nanosleep(&pause, nullptr);
-    }
-    return done();
+    return psched::testing::TurnUntil(base_, done, seconds);
   }
   proto::Json NextReply() {
     size_t want = ++seen_;

@@ -3,25 +3,17 @@
 #include <event2/event.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <memory>
 #include <string>
 
 #include "daemon/auth.hpp"
 #include "daemon/tree.hpp"
+#include "tests/support/eventually.hpp"
 
 namespace psched::daemon {
 namespace {
 
-// Turns `base` until `done` or `seconds` pass.
-bool TurnUntil(event_base* base, const std::function<bool()>& done, double seconds) {
-  auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    event_base_loop(base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
-  }
-  return true;
-}
+using psched::testing::TurnUntil;
 
 // A daemon stopping with several children still connected: closing each link runs
 // its close callback, which used to erase it from the map being iterated
