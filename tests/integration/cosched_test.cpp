@@ -478,6 +478,30 @@ TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   EXPECT_NE(r.err.find(conf.filename().string() + ":3"), std::string::npos) << r.err;
 }
 
+// A blocker of `blocker_ranks` fills the allocation; `first` and then `second` queue
+// behind it. The admin's [priority] module must put `second` ahead (fcfs would not);
+// then all three run to the end.
+void ExpectLaterSessionQueuedFirst(const EmulatedAlloc& alloc, const std::string& blocker_ranks,
+                                   const std::vector<std::string>& first,
+                                   const std::vector<std::string>& second) {
+  GoFile go;
+  auto blocker = alloc.Exec({"-n", blocker_ranks, "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
+  auto early = alloc.Exec(first);
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 2).value("state", "") == "queued"; }));
+  auto late = alloc.Exec(second);
+  EXPECT_TRUE(Eventually([&] {
+    return SessionOf(alloc.Status(), 3).value("state_detail", "") == "queued at position 1";
+  })) << alloc.Status().dump();
+  EXPECT_EQ(SessionOf(alloc.Status(), 2).value("state_detail", ""), "queued at position 2");
+  go.Go();
+  EXPECT_EQ(blocker->Wait(), 0);
+  EXPECT_EQ(late->Wait(), 0);
+  EXPECT_EQ(early->Wait(), 0);
+}
+
 // The admin's [priority] module orders the wait queue in the daemon. With psp+aging a
 // session with a short estimate ages faster than one with a long estimate, so the later
 // arrival goes first (with fcfs it would wait behind the earlier one).
@@ -486,24 +510,9 @@ TEST(CoschedPriority, PspAgingOrdersTheQueueInTheDaemon) {
                       "[policy]\ndefault = \"wait\"\n"
                       "[allocator]\nround_interval_s = 0.2\n"
                       "[priority]\nmodule = \"psp+aging\"\naging_step_s = 0.2\n");
-  ASSERT_TRUE(alloc.ok());
-  GoFile go;
-  auto blocker = alloc.Exec({"-n", "2", "sh", "-c", go.WaitCmd()});
-  ASSERT_TRUE(
-      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
-  auto slow = alloc.Exec({"-q", "-n", "2", "--time", "100000", "true"});
-  ASSERT_TRUE(
-      Eventually([&] { return SessionOf(alloc.Status(), 2).value("state", "") == "queued"; }));
-  auto quick = alloc.Exec({"-q", "-n", "2", "--time", "1", "true"});
-  // A few aging steps later the quick session is ahead.
-  EXPECT_TRUE(Eventually([&] {
-    return SessionOf(alloc.Status(), 3).value("state_detail", "") == "queued at position 1";
-  })) << alloc.Status().dump();
-  EXPECT_EQ(SessionOf(alloc.Status(), 2).value("state_detail", ""), "queued at position 2");
-  go.Go();
-  EXPECT_EQ(blocker->Wait(), 0);
-  EXPECT_EQ(quick->Wait(), 0);
-  EXPECT_EQ(slow->Wait(), 0);
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  ExpectLaterSessionQueuedFirst(alloc, "2", {"-q", "-n", "2", "--time", "100000", "true"},
+                                {"-q", "-n", "2", "--time", "1", "true"});
 }
 
 // multifactor needs the machine's size: the leader builds it once every node has
@@ -514,22 +523,7 @@ TEST(CoschedPriority, MultifactorPutsTheLargerSessionFirstInTheDaemon) {
                       "[allocator]\nround_interval_s = 0.2\n"
                       "[priority]\nmodule = \"multifactor\"\n");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
-  GoFile go;
-  auto blocker = alloc.Exec({"-n", "4", "sh", "-c", go.WaitCmd()});
-  ASSERT_TRUE(
-      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
-  auto small = alloc.Exec({"-q", "-n", "1", "true"});
-  ASSERT_TRUE(
-      Eventually([&] { return SessionOf(alloc.Status(), 2).value("state", "") == "queued"; }));
-  auto large = alloc.Exec({"-q", "-n", "4", "true"});
-  EXPECT_TRUE(Eventually([&] {
-    return SessionOf(alloc.Status(), 3).value("state_detail", "") == "queued at position 1";
-  })) << alloc.Status().dump();
-  EXPECT_EQ(SessionOf(alloc.Status(), 2).value("state_detail", ""), "queued at position 2");
-  go.Go();
-  EXPECT_EQ(blocker->Wait(), 0);
-  EXPECT_EQ(large->Wait(), 0);
-  EXPECT_EQ(small->Wait(), 0);
+  ExpectLaterSessionQueuedFirst(alloc, "4", {"-q", "-n", "1", "true"}, {"-q", "-n", "4", "true"});
 }
 
 }  // namespace
