@@ -1,6 +1,7 @@
 #include "launcher/emulated_allocation.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include "daemon/auth.hpp"
 #include "daemon/tree.hpp"
@@ -51,12 +53,56 @@ Result<EmulatedAllocation> EmulatedAllocation::Start(const EmulatedOptions& opti
     if (!port) return Fail(port.error().WithNode(node));
     ports[static_cast<size_t>(node)] = *port;
   }
-  std::string ready = ReadLine(alloc.leader_ready_fd_);
-  close(alloc.leader_ready_fd_);
-  alloc.leader_ready_fd_ = -1;
-  if (ready != "ready")
-    return Fail(ErrorCode::kSystem, "the daemons did not all join (see " + alloc.dir_ + "/*.log)");
+  if (auto joined = alloc.AwaitJoin(); !joined) return Fail(joined.error());
   return alloc;
+}
+
+// The leader says "ready" once every node has joined its tree. A daemon that dies
+// before that would leave the leader, and us, waiting for it forever: watch them all.
+Result<void> EmulatedAllocation::AwaitJoin() {
+  constexpr int kJoinTimeoutS = 120;
+  const int fd = std::exchange(leader_ready_fd_, -1);
+  auto wait = [&]() -> Result<void> {
+    for (int tick = 0; tick < kJoinTimeoutS * 10; ++tick) {
+      pollfd p{.fd = fd, .events = POLLIN, .revents = 0};
+      if (poll(&p, 1, 100) > 0) {
+        std::string line = ReadLine(fd);
+        if (line == "ready") return {};
+        return Fail(ErrorCode::kSystem,
+                    "the leader daemon failed while the nodes joined: " + LastLogLine(0));
+      }
+      for (size_t node = 0; node < pids_.size(); ++node) {
+        int status = 0;
+        if (pids_[node] < 0 || waitpid(pids_[node], &status, WNOHANG) != pids_[node]) continue;
+        pids_[node] = -1;  // reaped: Stop() must not wait for it
+        std::string how = WIFSIGNALED(status)
+                              ? "killed by signal " + std::to_string(WTERMSIG(status))
+                              : "exit " + std::to_string(WEXITSTATUS(status));
+        return Fail(ErrorCode::kSystem, "daemon for node " + std::to_string(node) +
+                                            " exited before every node joined (" + how +
+                                            "): " + LastLogLine(static_cast<int>(node)));
+      }
+    }
+    return Fail(ErrorCode::kSystem, "the daemons did not all join within " +
+                                        std::to_string(kJoinTimeoutS) +
+                                        " s; the leader's log ends: " + LastLogLine(0));
+  };
+  auto joined = wait();
+  close(fd);
+  return joined;
+}
+
+std::string EmulatedAllocation::LogPath(int node) const {
+  return dir_ + "/pschedd-" + std::to_string(node) + ".log";
+}
+
+// The log is gone once the failed allocation is stopped: its last line goes into the error.
+std::string EmulatedAllocation::LastLogLine(int node) const {
+  std::ifstream in(LogPath(node));
+  std::string last, line;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last.empty() ? "(its log is empty)" : last;
 }
 
 Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int node,
@@ -83,7 +129,7 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
   if (!options.topology.empty()) args.insert(args.end(), {"--topology", options.topology});
   if (!options.policy.empty()) args.insert(args.end(), {"--policy", options.policy});
   if (!options.allocator.empty()) args.insert(args.end(), {"--allocator", options.allocator});
-  std::string log = dir_ + "/pschedd-" + std::to_string(node) + ".log";
+  std::string log = LogPath(node);
   pid_t pid = fork();
   if (pid < 0) return Fail(Error::FromErrno("fork", "starting a daemon"));
   if (pid == 0) {
@@ -108,11 +154,9 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
   if (!line.starts_with("port ")) {
     close(ready[0]);
     waitpid(pid, nullptr, 0);
-    std::ifstream in(log);
-    std::string why, last;
-    while (std::getline(in, last)) why = last;
-    return Fail(ErrorCode::kSystem,
-                "daemon for node " + std::to_string(node) + " failed to start: " + why);
+    pids_.back() = -1;
+    return Fail(ErrorCode::kSystem, "daemon for node " + std::to_string(node) +
+                                        " failed to start: " + LastLogLine(node));
   }
   if (node == 0)
     leader_ready_fd_ = ready[0];
@@ -129,6 +173,7 @@ void EmulatedAllocation::Stop() {
     close(*fd);
   }
   // Children stop when their parent's link closes; anything left after 5 s is killed.
+  std::erase(pids_, -1);  // reaped already
   for (int waited = 0; waited < 50; ++waited) {
     std::erase_if(pids_, [](pid_t p) { return waitpid(p, nullptr, WNOHANG) != 0; });
     if (pids_.empty()) break;

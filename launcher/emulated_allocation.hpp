@@ -35,9 +35,12 @@ class EmulatedAllocation {
  private:
   EmulatedAllocation() = default;
   Result<int> StartDaemon(const EmulatedOptions& options, int node, const std::string& parent);
+  Result<void> AwaitJoin();
+  std::string LogPath(int node) const;
+  std::string LastLogLine(int node) const;
 
   std::string dir_;
-  std::vector<pid_t> pids_;
+  std::vector<pid_t> pids_;  // by node; -1 once reaped
   int leader_ready_fd_ = -1;
   bool stopped_ = false;
 };

@@ -174,6 +174,40 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;
 }
 
+// A daemon that dies after announcing its port but before joining leaves the leader
+// waiting for it: psched-alloc must notice, name the node and its last words, and stop
+// the others. psched-alloc starts the pschedd beside itself, so a copy of it runs next
+// to a pschedd that is the real one for every node but node 2 (a leaf of the tree).
+TEST(Alloc, ADaemonDyingBeforeItJoinsFailsTheStartAndNamesTheNode) {
+  TempDir bin("psched-alloc-crash");
+  std::filesystem::copy_file(Bin("psched-alloc"), bin / "psched-alloc");
+  std::ofstream(bin / "pschedd") << "#!/bin/sh\n"
+                                    "case \" $* \" in *\" --node 2 \"*)\n"
+                                    "  echo 'port 1' >&3\n"
+                                    "  echo 'pschedd: node 2 crashes on purpose' >&2\n"
+                                    "  exit 7 ;;\n"
+                                    "esac\n"
+                                    "echo $$ >> "
+                                 << bin / "pids"
+                                 << "\n"
+                                    "exec "
+                                 << Bin("pschedd") << " \"$@\"\n";
+  std::filesystem::permissions(bin / "pschedd", std::filesystem::perms::owner_all);
+  auto r =
+      RunCmd({bin / "psched-alloc", "-N", "3", "--topology", "core:2", "--", "true"}, {}, "", 60);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.code, -1) << "psched-alloc still waited after 60 s";
+  EXPECT_NE(r.err.find("node 2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exit 7"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("crashes on purpose"), std::string::npos) << r.err;
+  std::vector<pid_t> started;
+  std::ifstream pids(bin / "pids");
+  for (pid_t pid; pids >> pid;) started.push_back(pid);
+  EXPECT_EQ(started.size(), 2u) << "nodes 0 and 1 ran the real pschedd";
+  for (pid_t pid : started)
+    EXPECT_TRUE(Eventually([&] { return kill(pid, 0) != 0; })) << "pschedd " << pid << " left";
+}
+
 // psched-alloc must not override the admin's default allocator: without
 // --allocator the config decides (spread puts one rank per node, compact would
 // fill node 0); with --allocator the flag wins.
