@@ -34,33 +34,19 @@ PAPER_T5_AUC = {
 }
 
 
-# How each auction run's CBC limit was counted, by (workload, seed); the JSON does not say.
-#   "wall": elapsed time on the loaded VM (before 956b7e0), so the outcome depended on the load;
-#   "cpu-old": process CPU time, before 0edb223 (whose bound test counted some proven optima
-#              as time-outs, cutting the bid cap);
-#   every other run: CPU time with 0edb223 or later ("cpu").
-CLOCK = {("I.1", 1): "wall", ("IV.1", 1): "wall", ("IV.2", 1): "wall", ("IV.3", 1): "wall",
-         ("V.1", 1): "wall", ("V.2", 1): "wall", ("V.3", 1): "wall",
-         ("II.1", 1): "cpu-old"}
-# I.2 and I.3 seed 1 were rerun with the current code; their cpu-old runs are in runs/table5/pre_0edb223/.
-# Preferred first: a row averages the runs of one kind only, the best kind it has.
-CLOCK_ORDER = ("cpu", "cpu-old", "wall")
-CLOCK_MARK = {"cpu": "", "cpu-old": "ᵒ", "wall": "ʷ"}
+# runs/table5/auction_*.json are all CPU-clock runs of the current code (0edb223 on). Older
+# kinds are kept aside and not averaged: runs/table5/wall_clock/ (elapsed-time limit on the
+# loaded VM, before 956b7e0) and runs/table5/pre_0edb223/ (whose bound test counted some
+# proven optima as time-outs, cutting the bid cap).
 
 
 def table5():
     easy = json.load(open(os.path.join(RUNS, "table5", "easy_all_7seeds.json")))
-    every = {}  # workload -> runs (one per seed present)
+    auction = {}  # workload -> runs (one per seed present)
     for f in sorted(glob.glob(os.path.join(RUNS, "table5", "auction_*_s*.json"))):
         for r in json.load(open(f)):
             if r["scheduler"] == "auction":
-                every.setdefault(r["workload"], []).append(r)
-    auction, left_out = {}, {}
-    for w, runs in every.items():
-        kind = lambda r: CLOCK.get((w, r["seed"]), "cpu")
-        best = next(k for k in CLOCK_ORDER if any(kind(r) == k for r in runs))
-        auction[w] = [r for r in runs if kind(r) == best]
-        left_out[w] = sorted(f"{r['seed']}{CLOCK_MARK[kind(r)]}" for r in runs if kind(r) != best)
+                auction.setdefault(r["workload"], []).append(r)
     rows = ["| workload | paper SLURM/BF util | psched EASY util (7 seeds) | Δ | paper AUCSCHED util "
             "| psched auction util (seeds run) | Δ | psched EASY util, same seeds | auction − EASY "
             "| auction wait h (paper) | auction fragmentation (paper) | auction slowdown (paper) "
@@ -76,10 +62,7 @@ def table5():
             mean = lambda f: statistics.mean(f(r) for r in runs)
             e1 = 100 * statistics.mean(r["utilisation"] for r in e if r["seed"] in seeds)
             au = 100 * mean(lambda r: r["utilisation"])
-            kinds = "".join(CLOCK_MARK[CLOCK.get((w, sd), "cpu")] for sd in seeds[:1])
-            label = ",".join(map(str, seeds)) + kinds
-            if left_out[w]:
-                label += "; not averaged: " + ",".join(left_out[w])
+            label = ",".join(map(str, seeds))
             cells = [f"{au:.0f}% ({label})", delta(au - p_auc), f"{e1:.1f}%",
                      f"{au - e1:+.1f}", f"{mean(lambda r: r['wait_s']['mean']) / 3600:.2f} ({pw:.2f})",
                      f"{mean(lambda r: r['fragmentation']['mean']):.2f} ({pf:.2f})",
@@ -118,7 +101,7 @@ def table5_window():
         seeds, narrow = [], []
         for sd in sorted(sd for (ww, sd) in wide if ww == w):
             path = os.path.join(RUNS, "table5", f"auction_{w}_s{sd}.json")
-            if os.path.exists(path) and CLOCK.get((w, sd), "cpu") == "cpu":
+            if os.path.exists(path):
                 seeds.append(sd)
                 narrow += json.load(open(path))
         if not seeds:
