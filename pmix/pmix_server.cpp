@@ -360,6 +360,7 @@ void PmixServer::RegisterSession(const PmixSessionInfo& si, RegisterDone done) {
   auto reg = std::make_shared<Registration>();
   reg->server = this;
   reg->state.info = si;
+  reg->state.nodes = JobNodes(si);
   reg->local = RanksOnNode(si, si.this_node);
   std::vector<uint32_t> node_ranks = AcquireNodeRanks(reg->local.size());
   for (size_t i = 0; i < reg->local.size(); ++i)
@@ -608,26 +609,31 @@ void PmixServer::PurgeNamespace(const std::string& nspace) {
       new Purge{this, nspace});
 }
 
+// Runs on every fence: sorted vectors, not sets (a 64-node job's fence spent 8% of the
+// daemon's time building std::sets here).
 ProcsLocation PmixServer::Locate(const std::vector<ProcName>& procs) const {
-  std::set<int64_t> sessions;
-  std::set<int> nodes;
-  std::set<std::string> unknown;
+  ProcsLocation where;
   for (const auto& p : procs) {
     const SessionState* s = FindByNspace(p.nspace);
     if (s == nullptr) {
-      unknown.insert(p.nspace);
+      where.unknown_nspaces.push_back(p.nspace);
       continue;
     }
-    sessions.insert(s->info.session_id);
+    where.sessions.push_back(s->info.session_id);
     if (p.rank == kWildcardRank) {
-      for (int n : JobNodes(s->info)) nodes.insert(n);
+      where.nodes.insert(where.nodes.end(), s->nodes.begin(), s->nodes.end());
     } else if (p.rank < s->info.ranks.size()) {
-      nodes.insert(s->info.ranks[p.rank].node);
+      where.nodes.push_back(s->info.ranks[p.rank].node);
     }
   }
-  return {{sessions.begin(), sessions.end()},
-          {nodes.begin(), nodes.end()},
-          {unknown.begin(), unknown.end()}};
+  auto sort_unique = [](auto& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  sort_unique(where.sessions);
+  sort_unique(where.nodes);
+  sort_unique(where.unknown_nspaces);
+  return where;
 }
 
 void PmixServer::DirectModexLocal(ProcName proc, BlobDone done) {

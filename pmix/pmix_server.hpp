@@ -133,6 +133,7 @@ class PmixServer {
   friend class Upcalls;
   struct SessionState {
     PmixSessionInfo info;
+    std::vector<int> nodes;                  // JobNodes(info): asked for by every fence
     std::map<uint32_t, uint32_t> node_rank;  // local global-rank -> node rank
     std::set<uint32_t> connected;            // local ranks past PMIx's handshake
     int killed_unconnected = -1;             // a rank killed before that, or -1
