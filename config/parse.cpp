@@ -65,6 +65,11 @@ Apply Number(std::function<double&(Config&)> member, double lo, double hi, bool 
 Apply Fraction(std::function<double&(Config&)> member) {
   return Number(std::move(member), 0, 1, false, "a weight between 0 and 1");
 }
+// A factor's weight in a sum of priorities: any finite number >= 0.
+Apply Weight(std::function<double&(Config&)> member) {
+  return Number(std::move(member), 0, std::numeric_limits<double>::infinity(), false,
+                "a weight >= 0");
+}
 Apply Seconds(std::function<double&(Config&)> member, bool zero_ok) {
   return Number(std::move(member), 0, std::numeric_limits<double>::infinity(), !zero_ok,
                 zero_ok ? "seconds >= 0" : "seconds > 0");
@@ -218,16 +223,23 @@ std::vector<Section> Schema() {
                     false)},
        },
        {}});
-  s.push_back({"priority",
-               {
-                   {"module", OneOf([](Config& c) -> std::string& { return c.priority.name; },
-                                    sched::prio::PriorityNames, "priority module")},
-                   {"aging_step_s",
-                    Seconds([](Config& c) -> double& { return c.priority.aging_step_s; }, false)},
-                   {"history_length",
-                    PositiveInt([](Config& c) -> int& { return c.priority.history_length; })},
-               },
-               {}});
+  s.push_back(
+      {"priority",
+       {
+           {"module", OneOf([](Config& c) -> std::string& { return c.priority.name; },
+                            sched::prio::PriorityNames, "priority module")},
+           {"aging_step_s",
+            Seconds([](Config& c) -> double& { return c.priority.aging_step_s; }, false)},
+           {"history_length",
+            PositiveInt([](Config& c) -> int& { return c.priority.history_length; })},
+           {"multifactor_age_weight",
+            Weight([](Config& c) -> double& { return c.priority.multifactor_age_weight; })},
+           {"multifactor_size_weight",
+            Weight([](Config& c) -> double& { return c.priority.multifactor_size_weight; })},
+           {"multifactor_max_age_s",
+            Seconds([](Config& c) -> double& { return c.priority.multifactor_max_age_s; }, true)},
+       },
+       {}});
   return s;
 }
 

@@ -58,6 +58,9 @@ window = 7
 module = "psp+aging"
 aging_step_s = 60
 history_length = 5
+multifactor_age_weight = 2.5
+multifactor_size_weight = 0
+multifactor_max_age_s = 86400
 )",
                        "t.toml");
   ASSERT_TRUE(c) << c.error().message();
@@ -81,6 +84,9 @@ history_length = 5
   EXPECT_EQ(c->priority.name, "psp+aging");
   EXPECT_DOUBLE_EQ(c->priority.aging_step_s, 60);
   EXPECT_EQ(c->priority.history_length, 5);
+  EXPECT_DOUBLE_EQ(c->priority.multifactor_age_weight, 2.5);
+  EXPECT_DOUBLE_EQ(c->priority.multifactor_size_weight, 0);
+  EXPECT_DOUBLE_EQ(c->priority.multifactor_max_age_s, 86400);
 }
 
 TEST(ParseConfig, TheExampleFileIsValid) {
@@ -272,6 +278,12 @@ TEST(RejectedConfig, ZeroRoundInterval) {
 TEST(RejectedConfig, ZeroAgingStep) {
   EXPECT_EQ(ErrorOf("[priority]\naging_step_s = 0\n"),
             "t.toml:2:16: priority.aging_step_s: must be seconds > 0, got 0");
+  EXPECT_EQ(ErrorOf("[priority]\nmultifactor_age_weight = -1\n"),
+            "t.toml:2:26: priority.multifactor_age_weight: must be a weight >= 0, got -1");
+  EXPECT_EQ(ErrorOf("[priority]\nmultifactor_size_weight = inf\n"),
+            "t.toml:2:27: priority.multifactor_size_weight: must be a weight >= 0, got inf");
+  EXPECT_EQ(ErrorOf("[priority]\nmultifactor_max_age_s = -5\n"),
+            "t.toml:2:25: priority.multifactor_max_age_s: must be seconds >= 0, got -5");
 }
 
 TEST(RejectedConfig, WeightOutOfRange) {

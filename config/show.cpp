@@ -61,7 +61,10 @@ std::string ToToml(const Config& c) {
                                 {"ipwindow", ipwindow}}},
       {"priority", toml::table{{"module", c.priority.name},
                                {"aging_step_s", c.priority.aging_step_s},
-                               {"history_length", c.priority.history_length}}},
+                               {"history_length", c.priority.history_length},
+                               {"multifactor_age_weight", c.priority.multifactor_age_weight},
+                               {"multifactor_size_weight", c.priority.multifactor_size_weight},
+                               {"multifactor_max_age_s", c.priority.multifactor_max_age_s}}},
   };
   std::ostringstream out;
   out << "# effective psched configuration, from: "

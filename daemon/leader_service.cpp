@@ -664,6 +664,9 @@ proto::Json LeaderService::Status() const {
                         {"nodes", s.nodes},
                         {"start", s.start},
                         {"elapsed_s", now - s.start}});
+    // The priority module's value orders the queue (squeue's PRIORITY): queued only.
+    if (model != nullptr && !s.failed && model->state == sched::SessionState::kQueued)
+      sessions.back()["priority"] = model->request.priority;
   }
   proto::Json status = {{"nodes", nodes},
                         {"sessions", sessions},

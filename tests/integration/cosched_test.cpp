@@ -526,5 +526,28 @@ TEST(CoschedPriority, MultifactorPutsTheLargerSessionFirstInTheDaemon) {
   ExpectLaterSessionQueuedFirst(alloc, "4", {"-q", "-n", "1", "true"}, {"-q", "-n", "4", "true"});
 }
 
+// The admin's multifactor weights reach the daemon's module: without the age factor a
+// queued session's priority is exactly 1 + size weight x its share of the allocation.
+TEST(CoschedPriority, MultifactorWeightsComeFromTheConfig) {
+  EmulatedAlloc alloc(2, "core:2", 8,
+                      "[policy]\ndefault = \"wait\"\n"
+                      "[allocator]\nround_interval_s = 0.2\n"
+                      "[priority]\nmodule = \"multifactor\"\n"
+                      "multifactor_age_weight = 0\nmultifactor_size_weight = 100\n");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  GoFile go;
+  auto blocker = alloc.Exec({"-n", "4", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
+  auto half = alloc.Exec({"-q", "-n", "2", "true"});
+  EXPECT_TRUE(Eventually([&] {
+    return SessionOf(alloc.Status(), 2).value("priority", 0.0) == 1 + 100 * 2 / 4.0;
+  })) << alloc.Status().dump();
+  EXPECT_FALSE(SessionOf(alloc.Status(), 1).contains("priority")) << "running: not queued";
+  go.Go();
+  EXPECT_EQ(blocker->Wait(), 0);
+  EXPECT_EQ(half->Wait(), 0);
+}
+
 }  // namespace
 }  // namespace psched::testing
