@@ -199,6 +199,10 @@ void Daemon::Deliver(proto::Frame&& frame) {
     case MsgType::kSessionResume:
     case MsgType::kIoStdin:
       return DeliverNodeOrder(frame);
+    case MsgType::kNodeLost:  // every loss reaches the leader so (child_lost sends it up)
+      if (auto lost = proto::Decode<proto::NodeLost>(frame); lost && leader_ && hooks_)
+        hooks_->NodesLost(lost->nodes);
+      [[fallthrough]];
     default:
       if (leader_) leader_->OnNodeFrame(std::move(frame));
   }

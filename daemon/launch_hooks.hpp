@@ -57,6 +57,9 @@ class LaunchHooks {
   virtual void RankExited(int64_t /*session*/, int /*rank*/, int /*code*/) {}
   // Every local rank of the session has exited (or the session was killed).
   virtual void SessionEnded(int64_t session) = 0;
+  // The leader only: these nodes' daemons are lost (what they would have said, e.g.
+  // that a session ended, never comes).
+  virtual void NodesLost(const std::vector<int>& /*nodes*/) {}
 };
 
 // Services of the daemon tree, usable by hooks.

@@ -11,6 +11,7 @@
 //                    local ranks) only when a connect, spawn or job control names
 //                    it, pulling the layout from the leader's LayoutDirectory
 //                    ("pmix.layout"); the leader tells exactly those nodes its end
+//                    (said by the owner, or the owner's loss)
 //
 // Everything runs on the daemon's event-loop thread.
 #pragma once
@@ -66,6 +67,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::vector<std::string> EnvironmentDefaults() const override;
   void RankExited(int64_t session, int rank, int code) override;
   void SessionEnded(int64_t session) override;
+  // The leader ends the directory's sessions the lost nodes published.
+  void NodesLost(const std::vector<int>& nodes) override;
 
   // PmixHostServices
   void ClientConnected(int64_t session, uint32_t rank) override;
@@ -117,7 +120,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   // Leader side: the directory.
   void ServePull(int from, const std::string& nspace,
                  std::function<void(Result<std::string>)> reply);
-  void DirectoryAdd(int64_t session, const std::string& nspace, std::string layout);
+  void DirectoryAdd(int64_t session, const std::string& nspace, std::string layout, int owner);
   void DirectoryEnd(int64_t session);
   void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);

@@ -14,10 +14,10 @@
 // registered, so every node registers the same layout.)
 //
 // The leader remembers who pulled (subscribers) and, when the owner says the
-// session ended, tells exactly those nodes to deregister it. A pull that reaches
-// the leader before the owner's layout (the nspace can travel faster, e.g. in a
-// file written after MPI_Init) is parked for a short while; a session that ended
-// or never existed gets a clear error.
+// session ended or the owner is lost, tells exactly those nodes to deregister it.
+// A pull that reaches the leader before the owner's layout (the nspace can travel
+// faster, e.g. in a file written after MPI_Init) is parked for a short while; a
+// session that ended or never existed gets a clear error.
 #include <cstdio>
 
 #include "pmix/daemon_host.hpp"
@@ -79,7 +79,7 @@ void DaemonPmixHost::Registered(const daemon::SessionLaunchInfo& info, const Pmi
   if (!info.nodes.empty() && info.nodes.front() == info.node) {
     published_.insert(info.session);
     if (leader()) {
-      DirectoryAdd(info.session, info.nspace, LayoutBytes(si));
+      DirectoryAdd(info.session, info.nspace, LayoutBytes(si), tree_.node());
     } else {
       tree_.SendToNode(0, "pmix.layout",
                        Pack({{"op", "start"},
@@ -186,7 +186,7 @@ void DaemonPmixHost::OnLayout(int from, const std::string& data) {
     }
     if (op == "start") {
       DirectoryAdd(j->at("session").get<int64_t>(), j->at("ns").get<std::string>(),
-                   FromBin(j->at("layout")));
+                   FromBin(j->at("layout")), from);
     } else if (op == "ended") {
       DirectoryEnd(j->at("session").get<int64_t>());
     } else if (op == "pull") {
@@ -233,8 +233,9 @@ void DaemonPmixHost::ServePull(int from, const std::string& nspace,
   parked_pulls_[nspace].emplace_back(from, id);
 }
 
-void DaemonPmixHost::DirectoryAdd(int64_t session, const std::string& nspace, std::string layout) {
-  if (!directory_->Add(session, nspace, std::move(layout))) {
+void DaemonPmixHost::DirectoryAdd(int64_t session, const std::string& nspace, std::string layout,
+                                  int owner) {
+  if (!directory_->Add(session, nspace, std::move(layout), owner)) {
     std::fprintf(stderr,
                  "psched pmix: layout of session %ld (%s) published twice: kept the first\n",
                  static_cast<long>(session), nspace.c_str());
@@ -257,6 +258,14 @@ void DaemonPmixHost::DirectoryEnd(int64_t session) {
       tree_.SendToNode(node, "pmix.layout", Pack({{"op", "drop"}, {"session", session}}));
     }
   }
+}
+
+void DaemonPmixHost::NodesLost(const std::vector<int>& nodes) {
+  if (!leader()) return;
+  // A lost owner never sends `ended`: end its sessions here, so that their
+  // subscribers get `drop` and later pulls answer "ended", not the stale layout.
+  for (int node : nodes)
+    for (int64_t session : directory_->PublishedBy(node)) DirectoryEnd(session);
 }
 
 }  // namespace psched::pmix

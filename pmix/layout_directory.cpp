@@ -2,9 +2,10 @@
 
 namespace psched::pmix {
 
-bool LayoutDirectory::Add(int64_t session, const std::string& nspace, std::string layout) {
+bool LayoutDirectory::Add(int64_t session, const std::string& nspace, std::string layout,
+                          int owner) {
   if (by_session_.contains(session) || by_nspace_.contains(nspace)) return false;
-  by_session_[session] = Entry{nspace, std::move(layout), {}};
+  by_session_[session] = Entry{nspace, std::move(layout), owner, {}};
   by_nspace_[nspace] = session;
   return true;
 }
@@ -33,6 +34,13 @@ std::set<int> LayoutDirectory::End(int64_t session) {
     ended_order_.pop_front();
   }
   return subscribers;
+}
+
+std::vector<int64_t> LayoutDirectory::PublishedBy(int node) const {
+  std::vector<int64_t> sessions;
+  for (const auto& [session, e] : by_session_)
+    if (e.owner == node) sessions.push_back(session);
+  return sessions;
 }
 
 const std::set<int>* LayoutDirectory::subscribers(int64_t session) const {

@@ -2,10 +2,11 @@
 // nodes that need them (connect, spawn, job control across disjoint nodes).
 //
 // Each session's first node publishes the layout here when its ranks are
-// registered and withdraws it when the session ends. A node that pulls a layout
-// becomes a subscriber: when the session ends, exactly the subscribers must
-// deregister the namespace they registered without local ranks. No other node
-// ever hears of the session.
+// registered and withdraws it when the session ends. The directory remembers who
+// published, so that a lost node's sessions can be ended for it (their end never
+// comes from it). A node that pulls a layout becomes a subscriber: when the
+// session ends, exactly the subscribers must deregister the namespace they
+// registered without local ranks. No other node ever hears of the session.
 //
 // Pure bookkeeping (no messages, no timers): DaemonPmixHost does the sending and
 // parks pulls that arrive before the owner's layout.
@@ -16,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace psched::pmix {
 
@@ -31,13 +33,17 @@ class LayoutDirectory {
     std::string layout;  // kFound: the owner's bytes, unchanged
   };
 
-  // The owner published `session`'s layout. A second publication of a session
+  // Node `owner` published `session`'s layout. A second publication of a session
   // (or of its namespace) is ignored: returns false.
-  bool Add(int64_t session, const std::string& nspace, std::string layout);
+  bool Add(int64_t session, const std::string& nspace, std::string layout, int owner);
   // `node` asks for `nspace`: kFound makes it a subscriber.
   Pulled Pull(const std::string& nspace, int node);
   // The session ended: forgets it and returns its subscribers (possibly empty).
   std::set<int> End(int64_t session);
+
+  // The running sessions `node` published, ascending: when that node is lost its
+  // `End` never comes, so the caller ends them.
+  std::vector<int64_t> PublishedBy(int node) const;
 
   size_t running() const { return by_session_.size(); }
   const std::set<int>* subscribers(int64_t session) const;
@@ -46,6 +52,7 @@ class LayoutDirectory {
   struct Entry {
     std::string nspace;
     std::string layout;
+    int owner = -1;
     std::set<int> subscribers;
   };
   std::map<int64_t, Entry> by_session_;
