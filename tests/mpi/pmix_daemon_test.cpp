@@ -236,6 +236,64 @@ TEST(PmixDaemon, ConnectToEndedSessionFailsDaemonsKeepServing) {
   EXPECT_EQ(Count(o.out, "remote size 1, told 1"), 2) << o.out << o.err;
 }
 
+// The daemons' logs of an emulated allocation, concatenated.
+std::string DaemonLogs(const psched::testing::EmulatedAlloc& alloc, int nodes) {
+  std::string all;
+  for (int n = 0; n < nodes; ++n)
+    all += psched::testing::ReadFile(alloc.dir() + "/pschedd-" + std::to_string(n) + ".log");
+  return all;
+}
+
+// The owner of a session (its only node) is lost, so it never tells the leader
+// the session ended: the leader ends it in its layout directory for it, and a
+// later connect to that session from a surviving node fails with "has ended"
+// (the stale layout would send the connect into a collective with a lost node).
+TEST(PmixDaemon, ConnectToSessionOfLostNodeSaysItHasEnded) {
+  using psched::testing::Bin;
+  psched::testing::EmulatedAlloc alloc(3, "pack:1 core:1 pu:1");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  // The first session takes the leader's node: the holder's owner is another node.
+  auto filler = alloc.Exec({"-n", "1", "sh", "-c", "echo node $PSCHED_NODE; exec sleep 300"});
+  ASSERT_TRUE(filler->WaitStdout([](const std::string& s) { return s.find('\n') != s.npos; }, 120))
+      << filler->err();
+  ASSERT_NE(filler->out().find("node 0"), std::string::npos) << filler->out();
+  auto holder = alloc.Exec({"-n", "1", "-x", "PSCHED_TEST_SESSION=1", "sh", "-c",
+                            "echo node $PSCHED_NODE; exec " + Bin("pmix_ns_probe")});
+  const std::string kNs = "holder namespace ";
+  ASSERT_TRUE(holder->WaitStdout(
+      [&](const std::string& s) {
+        return s.find(kNs) != s.npos && s.find('\n', s.find(kNs)) != s.npos;
+      },
+      120))
+      << holder->out() << holder->err();
+  // The line came up the tree after the owner's `start`: the leader has the layout.
+  const size_t at = holder->out().find(kNs) + kNs.size();
+  const std::string nspace = holder->out().substr(at, holder->out().find('\n', at) - at);
+  const size_t node_at = holder->out().find("node ");
+  ASSERT_NE(node_at, std::string::npos) << holder->out();
+  const int owner = std::stoi(holder->out().substr(node_at + 5));
+  ASSERT_NE(owner, 0) << holder->out();
+
+  pid_t daemon = alloc.DaemonPid(owner);
+  ASSERT_GT(daemon, 0);
+  kill(daemon, SIGKILL);
+  ASSERT_TRUE(psched::testing::Eventually([&] { return psched::testing::ProcessGone(daemon); }));
+  // The leader has failed the session: the loss is handled.
+  EXPECT_EQ(holder->Wait(120), 1) << holder->err();
+  EXPECT_NE(holder->err().find("lost node " + std::to_string(owner)), std::string::npos)
+      << holder->err();
+
+  auto connector = alloc.Exec({"-n", "1", "-x", "PSCHED_TEST_SESSION=4", "-x",
+                               "PSCHED_TEST_NSPACE=" + nspace, Bin("pmix_ns_probe")});
+  EXPECT_EQ(connector->Wait(120), 0) << connector->out() << connector->err();
+  EXPECT_NE(connector->out().find("connect to the lost session: failed"), std::string::npos)
+      << connector->out() << connector->err();
+  // The surviving node's daemon says why: the leader's pull answered "ended".
+  const std::string logs = DaemonLogs(alloc, 3);
+  EXPECT_EQ(Count(logs, "namespace " + nspace + ": session "), 1) << logs;
+  EXPECT_EQ(psched::testing::CountLines(logs, " has ended"), 1) << logs;
+}
+
 // A controller on a node where the target session has no rank still reaches it.
 TEST(PmixDaemon, JobControlOfSessionOnOtherNode) {
   auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},

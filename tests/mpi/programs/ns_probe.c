@@ -8,7 +8,9 @@
  * Without a rank there and without a connect, a lazy daemon has never registered
  * the holder's namespace: the get fails ("unknown").
  * PSCHED_TEST_SESSION=3 (connector, 1 rank on another node): no probes; once the
- * holder has ended, connects to it: that fails with an error (the session ended). */
+ * holder has ended, connects to it: that fails with an error (the session ended).
+ * PSCHED_TEST_SESSION=4 (connector, 1 rank): connects at once to the namespace in
+ * PSCHED_TEST_NSPACE (a holder whose node the test has killed); no name service. */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,8 +79,26 @@ int main(void) {
   const char* role = getenv("PSCHED_TEST_SESSION");
   int rc = 0;
   if (role != NULL && strcmp(role, "1") == 0) {
-    if (me.rank == 0) Publish("probe.ns", me.nspace);
+    if (me.rank == 0) {
+      Publish("probe.ns", me.nspace);
+      /* Registered and published: a test may now kill this node's daemon. */
+      printf("holder namespace %s\n", me.nspace);
+      fflush(stdout);
+    }
     if (!WaitFor("probe.done", NULL)) rc = 3;
+  } else if (role != NULL && strcmp(role, "4") == 0) {
+    /* Connector to a holder whose node was lost: its namespace comes from the test. */
+    const char* target = getenv("PSCHED_TEST_NSPACE");
+    if (target == NULL) {
+      fprintf(stderr, "ns_probe: role 4 needs PSCHED_TEST_NSPACE\n");
+      rc = 2;
+    } else {
+      pmix_proc_t procs[2];
+      PMIX_LOAD_PROCID(&procs[0], target, 0);
+      PMIX_LOAD_PROCID(&procs[1], me.nspace, PMIX_RANK_WILDCARD);
+      pmix_status_t c = PMIx_Connect(procs, 2, NULL, 0);
+      printf("connect to the lost session: %s\n", c == PMIX_SUCCESS ? "succeeded" : "failed");
+    }
   } else {
     pmix_value_t ns;
     if (!WaitFor("probe.ns", &ns)) {
