@@ -264,8 +264,15 @@ void DaemonPmixHost::NodesLost(const std::vector<int>& nodes) {
   if (!leader()) return;
   // A lost owner never sends `ended`: end its sessions here, so that their
   // subscribers get `drop` and later pulls answer "ended", not the stale layout.
-  for (int node : nodes)
-    for (int64_t session : directory_->PublishedBy(node)) DirectoryEnd(session);
+  // Their names go too: a session's nodes drop them at its end, and the lost one
+  // never will (the leader fails the session everywhere, so none of it is left).
+  for (int node : nodes) {
+    for (int64_t session : directory_->PublishedBy(node)) {
+      const std::string nspace = directory_->NspaceOf(session);
+      DirectoryEnd(session);
+      names_->names().DropNamespace(nspace);
+    }
+  }
 }
 
 }  // namespace psched::pmix

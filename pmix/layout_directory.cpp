@@ -43,6 +43,11 @@ std::vector<int64_t> LayoutDirectory::PublishedBy(int node) const {
   return sessions;
 }
 
+std::string LayoutDirectory::NspaceOf(int64_t session) const {
+  auto it = by_session_.find(session);
+  return it == by_session_.end() ? "" : it->second.nspace;
+}
+
 const std::set<int>* LayoutDirectory::subscribers(int64_t session) const {
   auto it = by_session_.find(session);
   return it == by_session_.end() ? nullptr : &it->second.subscribers;

@@ -44,6 +44,8 @@ class LayoutDirectory {
   // The running sessions `node` published, ascending: when that node is lost its
   // `End` never comes, so the caller ends them.
   std::vector<int64_t> PublishedBy(int node) const;
+  // A running session's namespace ("" when it is not running).
+  std::string NspaceOf(int64_t session) const;
 
   size_t running() const { return by_session_.size(); }
   const std::set<int>* subscribers(int64_t session) const;

@@ -77,6 +77,8 @@ TEST(LayoutDirectory, PublishedByNamesTheRunningSessionsOfOneNode) {
   EXPECT_EQ(d.PublishedBy(2), (std::vector<int64_t>{4, 7}));
   EXPECT_EQ(d.PublishedBy(0), (std::vector<int64_t>{5}));
   EXPECT_TRUE(d.PublishedBy(3).empty());  // a subscriber publishes nothing
+  EXPECT_EQ(d.NspaceOf(7), "psched.1.7");
+  EXPECT_EQ(d.NspaceOf(6), "");  // ended
   for (int64_t s : d.PublishedBy(2)) d.End(s);
   EXPECT_TRUE(d.PublishedBy(2).empty());
   EXPECT_EQ(d.Pull("psched.1.7", 1).outcome, Outcome::kEnded);

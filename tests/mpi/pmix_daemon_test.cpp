@@ -288,6 +288,8 @@ TEST(PmixDaemon, ConnectToSessionOfLostNodeSaysItHasEnded) {
   EXPECT_EQ(connector->Wait(120), 0) << connector->out() << connector->err();
   EXPECT_NE(connector->out().find("connect to the lost session: failed"), std::string::npos)
       << connector->out() << connector->err();
+  EXPECT_NE(connector->out().find("probe.ns after the loss: gone"), std::string::npos)
+      << connector->out() << connector->err();
   // The surviving node's daemon says why: the leader's pull answered "ended".
   const std::string logs = DaemonLogs(alloc, 3);
   EXPECT_EQ(Count(logs, "namespace " + nspace + ": session "), 1) << logs;

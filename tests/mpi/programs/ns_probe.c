@@ -10,7 +10,8 @@
  * PSCHED_TEST_SESSION=3 (connector, 1 rank on another node): no probes; once the
  * holder has ended, connects to it: that fails with an error (the session ended).
  * PSCHED_TEST_SESSION=4 (connector, 1 rank): connects at once to the namespace in
- * PSCHED_TEST_NSPACE (a holder whose node the test has killed); no name service. */
+ * PSCHED_TEST_NSPACE (a holder whose node the test has killed), then says whether the
+ * holder's "probe.ns" is still published. */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,8 @@ int main(void) {
       PMIX_LOAD_PROCID(&procs[1], me.nspace, PMIX_RANK_WILDCARD);
       pmix_status_t c = PMIx_Connect(procs, 2, NULL, 0);
       printf("connect to the lost session: %s\n", c == PMIX_SUCCESS ? "succeeded" : "failed");
+      /* What the lost holder published went with it. */
+      printf("probe.ns after the loss: %s\n", Lookup("probe.ns", NULL) ? "published" : "gone");
     }
   } else {
     pmix_value_t ns;
