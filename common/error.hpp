@@ -14,14 +14,14 @@
 namespace psched {
 
 enum class ErrorCode {
-  kInvalidArgument,  // bad user input: options, config, snapshot files
-  kNotFound,         // a session, node or file that does not exist
-  kPermissionDenied,  // wrong uid, wrong secret, forbidden policy
+  kInvalidArgument,    // bad user input: options, config, snapshot files
+  kNotFound,           // a session, node or file that does not exist
+  kPermissionDenied,   // wrong uid, wrong secret, forbidden policy
   kResourceExhausted,  // not enough slots / nodes
-  kProtocol,         // a frame that does not decode, a version mismatch
-  kSystem,           // a syscall failed: see errno_ and syscall_
+  kProtocol,           // a frame that does not decode, a version mismatch
+  kSystem,             // a syscall failed: see errno_ and syscall_
   kTimeout,
-  kInternal,         // a bug
+  kInternal,  // a bug
 };
 
 const char* ErrorCodeName(ErrorCode code);
@@ -73,6 +73,8 @@ using Result = std::expected<T, Error>;
 inline std::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return std::unexpected<Error>(Error(code, std::move(message)));
 }
-inline std::unexpected<Error> Fail(Error error) { return std::unexpected<Error>(std::move(error)); }
+inline std::unexpected<Error> Fail(Error error) {
+  return std::unexpected<Error>(std::move(error));
+}
 
 }  // namespace psched

@@ -9,7 +9,8 @@ TEST(Error, CarriesNodeSessionAndSyscall) {
   Error e = Error::FromErrno("execve", "spawning rank 3", ENOENT);
   e.WithNode(2).WithSession(7).Wrap("launch");
   EXPECT_EQ(e.code(), ErrorCode::kSystem);
-  EXPECT_EQ(e.ToString(), "node 2, session 7: launch: spawning rank 3: execve: No such file or directory");
+  EXPECT_EQ(e.ToString(),
+            "node 2, session 7: launch: spawning rank 3: execve: No such file or directory");
 }
 
 TEST(Error, ResultHoldsValueOrError) {

@@ -21,7 +21,6 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
 // What to do after `ended` was removed from the snapshot: the ended session's
 // policy decides (Policy::OnEnd); without one, nothing.
 sched::Plan DecideEnd(const sched::Snapshot& snapshot, const sched::Session& ended,
-                      const sched::Allocator& allocator,
-                      const policies::Policy* policy = nullptr);
+                      const sched::Allocator& allocator, const policies::Policy* policy = nullptr);
 
 }  // namespace psched::daemon

@@ -37,8 +37,8 @@ struct DaemonOptions {
   std::string topology;             // "" real, synthetic string or .xml file
   std::string hostname;             // "" = gethostname()
   monitor::MonitorOptions monitor;  // load sampling and link probes
-  std::string allocator;  // overrides the config's default allocator when set
-  std::string policy;  // overrides the config's default policy when set
+  std::string allocator;            // overrides the config's default allocator when set
+  std::string policy;               // overrides the config's default policy when set
   // The admin's configuration (pschedd loads it at start: config/load.hpp).
   config::Config config = config::DefaultConfig();
   // Called once: with the TCP port as soon as it listens, then with "ready" when the

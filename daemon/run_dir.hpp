@@ -12,9 +12,9 @@ namespace psched::daemon {
 Result<void> EnsurePrivateDir(const std::string& dir);
 
 // Removes what psched puts in a run directory (the launcher socket, the start lock, the
-// embedded daemon's log, the srun logs) and then the directory itself when nothing else is left in it. Leaves it
-// alone while a launcher holds the start lock: it is starting daemons there right now.
-// Files psched did not make are never touched (--rundir may name any directory).
+// embedded daemon's log, the srun logs) and then the directory itself when nothing else is left in
+// it. Leaves it alone while a launcher holds the start lock: it is starting daemons there right
+// now. Files psched did not make are never touched (--rundir may name any directory).
 Result<void> RemoveRunDir(const std::string& dir);
 
 inline std::string LauncherSocketPath(const std::string& rundir) {

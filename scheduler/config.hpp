@@ -30,11 +30,11 @@ struct AuctionConfig {
   int window = 100;  // waiting sessions considered per round
   int max_bids_per_job = 15;
   int max_bids_total = 250;
-  double time_limit_s = 1.0;    // CBC time limit per round
-  bool cpu_time_limit = false;  // the limit counts CPU, not wall, time (psched-sim)
-  bool baseline_bids = true;    // the paper's "SLURM bids": one best-fit bid per job
+  double time_limit_s = 1.0;          // CBC time limit per round
+  bool cpu_time_limit = false;        // the limit counts CPU, not wall, time (psched-sim)
+  bool baseline_bids = true;          // the paper's "SLURM bids": one best-fit bid per job
   bool contiguous_bids_only = false;  // bid as if every job asked for contiguity (Table 8)
-  double bid_cap_cut = 1.5;     // after a round without a solver solution, cap /= this
+  double bid_cap_cut = 1.5;           // after a round without a solver solution, cap /= this
 };
 
 // IPSCHED: window of jobs (MAX_JOB_COUNT), halved for the next round after a time-out.

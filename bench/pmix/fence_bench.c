@@ -90,7 +90,8 @@ int main(int argc, char** argv) {
   /* Check the data really travelled: read the last round's blob of the last rank. */
   pmix_proc_t last;
   PMIX_LOAD_PROCID(&last, me.nspace, size > 0 ? size - 1 : 0);
-  int ok = PMIx_Get(&last, "fb.blob", NULL, 0, &val) == PMIX_SUCCESS && val->data.bo.size == bytes &&
+  int ok = PMIx_Get(&last, "fb.blob", NULL, 0, &val) == PMIX_SUCCESS &&
+           val->data.bo.size == bytes &&
            (bytes == 0 || val->data.bo.bytes[0] == (char)('A' + (rounds - 1) % 26));
   if (me.rank == 0) printf("data check: %s\n", ok ? "ok" : "FAILED");
   PMIx_Finalize(NULL, 0);

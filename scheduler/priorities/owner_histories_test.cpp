@@ -45,7 +45,7 @@ TEST(AssignPriorities, PspOrdersTheQueueByTheOwnersAccuracyAtSubmission) {
   auto psp = MakePriority("psp");
   ASSERT_TRUE(psp);
   OwnerHistories h;
-  for (int i = 0; i < 10; ++i) h.Finished(100 + i, "sloppy", 1000, 10);    // accuracy 0.01
+  for (int i = 0; i < 10; ++i) h.Finished(100 + i, "sloppy", 1000, 10);  // accuracy 0.01
   for (int i = 0; i < 10; ++i) h.Finished(200 + i, "careful", 100, 95);  // accuracy 0.95
   Snapshot snap;
   snap.now = 50;

@@ -34,9 +34,15 @@ static int WaitAll(const int* pids, int n, int (*want)(char)) {
   }
   return 0;
 }
-static int Stopped(char s) { return s == 'T' || s == 't'; }
-static int Running(char s) { return s == 'S' || s == 'R' || s == 'D'; }
-static int Gone(char s) { return s == 'X' || s == 'Z'; }
+static int Stopped(char s) {
+  return s == 'T' || s == 't';
+}
+static int Running(char s) {
+  return s == 'S' || s == 'R' || s == 'D';
+}
+static int Gone(char s) {
+  return s == 'X' || s == 'Z';
+}
 
 static int Lookup(const char* key, pmix_value_t* out) {
   for (int tries = 0; tries < 600; ++tries) {

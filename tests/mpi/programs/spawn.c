@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm children;
   int errs[2];
-  int rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &children,
-                          errs);
+  int rc =
+      MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &children, errs);
   if (rc != MPI_SUCCESS) {
     char msg[MPI_MAX_ERROR_STRING];
     int len;

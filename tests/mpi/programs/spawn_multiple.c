@@ -56,8 +56,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < remote; ++i) {
       int report[5];
       MPI_Recv(report, 5, MPI_INT, i, 7, children, MPI_STATUS_IGNORE);
-      printf("parent: child %d is rank %d of %d running command %c (allreduce %d) appnum %d\n",
-             i, report[0], report[1], (char)report[2], report[3], report[4]);
+      printf("parent: child %d is rank %d of %d running command %c (allreduce %d) appnum %d\n", i,
+             report[0], report[1], (char)report[2], report[3], report[4]);
     }
   }
   fflush(stdout);
