@@ -266,6 +266,8 @@ void DaemonPmixHost::NodesLost(const std::vector<int>& nodes) {
   // subscribers get `drop` and later pulls answer "ended", not the stale layout.
   // Their names go too: a session's nodes drop them at its end, and the lost one
   // never will (the leader fails the session everywhere, so none of it is left).
+  // Lost nodes are unsubscribed first: no `drop` is sent to a node that is gone.
+  for (int node : nodes) directory_->Unsubscribe(node);
   for (int node : nodes) {
     for (int64_t session : directory_->PublishedBy(node)) {
       const std::string nspace = directory_->NspaceOf(session);

@@ -43,6 +43,10 @@ std::vector<int64_t> LayoutDirectory::PublishedBy(int node) const {
   return sessions;
 }
 
+void LayoutDirectory::Unsubscribe(int node) {
+  for (auto& [session, e] : by_session_) e.subscribers.erase(node);
+}
+
 std::string LayoutDirectory::NspaceOf(int64_t session) const {
   auto it = by_session_.find(session);
   return it == by_session_.end() ? "" : it->second.nspace;

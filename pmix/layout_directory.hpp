@@ -44,6 +44,9 @@ class LayoutDirectory {
   // The running sessions `node` published, ascending: when that node is lost its
   // `End` never comes, so the caller ends them.
   std::vector<int64_t> PublishedBy(int node) const;
+  // A lost node will deregister nothing: it stops being a subscriber of every session,
+  // so that their ends send it no `drop`.
+  void Unsubscribe(int node);
   // A running session's namespace ("" when it is not running).
   std::string NspaceOf(int64_t session) const;
 

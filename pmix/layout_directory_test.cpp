@@ -86,6 +86,19 @@ TEST(LayoutDirectory, PublishedByNamesTheRunningSessionsOfOneNode) {
 }
 
 // The first publication's owner stays the owner.
+// A lost subscriber is forgotten everywhere; the other subscribers still get the end.
+TEST(LayoutDirectory, UnsubscribedNodeIsNotReturnedByTheEnd) {
+  LayoutDirectory d;
+  ASSERT_TRUE(d.Add(4, "psched.1.4", "x", 1));
+  ASSERT_TRUE(d.Add(5, "psched.1.5", "y", 2));
+  d.Pull("psched.1.4", 3);
+  d.Pull("psched.1.4", 9);
+  d.Pull("psched.1.5", 3);
+  d.Unsubscribe(3);
+  EXPECT_EQ(d.End(4), (std::set<int>{9}));
+  EXPECT_TRUE(d.End(5).empty());
+}
+
 TEST(LayoutDirectory, SecondPublicationDoesNotChangeTheOwner) {
   LayoutDirectory d;
   ASSERT_TRUE(d.Add(4, "psched.1.4", "x", 1));
