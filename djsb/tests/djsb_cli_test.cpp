@@ -83,15 +83,14 @@ TEST(PschedDjsbCli, MissingStreamBinaryIsRejected) {
 }
 
 TEST(PschedDjsbCli, MissingPschedIsAnErrorWhenRequired) {
-  // With PATH and the binary directory holding no psched-exec this must fail clearly;
-  // once psched-exec is built beside psched-djsb the check passes and the test is moot.
-  if (access(Bin("psched-exec").c_str(), X_OK) == 0)
-    GTEST_SKIP() << "psched-exec is built: nothing missing to report";
+  // psched-djsb looks for psched-exec beside itself and on PATH: a copy of it in a
+  // directory of its own, with a PATH of system directories only, finds neither.
   TempDir dir("djsb-test-require");
-  auto r = RunShell("PATH=/usr/bin:/bin " + Djsb() +
-                    " --policies wait --no-baseline --repeats 1 "
-                    "--require-psched -o " +
-                    dir.path() + " 2>&1");
+  auto copied = RunShell("cp " + Djsb() + " " + (dir / "psched-djsb") + " 2>&1");
+  ASSERT_EQ(copied.code, 0) << copied.out;
+  auto r = RunShell(
+      "PATH=/usr/bin:/bin " + (dir / "psched-djsb") + " --stream " + Bin("psched-stream") +
+      " --policies wait --no-baseline --repeats 1 --require-psched -o " + (dir / "out") + " 2>&1");
   EXPECT_NE(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("psched-exec not found"), std::string::npos) << r.out;
 }
