@@ -195,8 +195,6 @@ void Daemon::Deliver(proto::Frame&& frame) {
     case MsgType::kSessionSpawn:
     case MsgType::kSessionSignal:
     case MsgType::kSessionKill:
-    case MsgType::kSessionSuspend:
-    case MsgType::kSessionResume:
     case MsgType::kIoStdin:
       return DeliverNodeOrder(frame);
     case MsgType::kNodeLost:  // every loss reaches the leader so (child_lost sends it up)
@@ -220,12 +218,8 @@ void Daemon::DeliverNodeOrder(const proto::Frame& frame) {
   }
   auto ref = proto::Decode<proto::SessionRef>(frame);
   if (!ref) return;
-  if (frame.type == MsgType::kSessionSuspend)
-    node_service_->Suspend(ref->session);
-  else if (frame.type == MsgType::kSessionResume)
-    node_service_->Resume(ref->session);
-  else
-    node_service_->Signal(ref->session, ref->signal);
+  // Suspend and resume come as plan orders (plan_executor.hpp), confirmed.
+  node_service_->Signal(ref->session, ref->signal);
 }
 
 void Daemon::Stop(const std::string& why) {

@@ -421,30 +421,72 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
         return SendError(*client, "signal " + std::to_string(ref->signal) + " is not forwarded");
       return peers_.Send(s->nodes, proto::MsgType::kSessionSignal, frame.body);
     case proto::MsgType::kSessionSuspend:
-      SuspendOrResume(*s, true);
-      break;
     case proto::MsgType::kSessionResume:
-      // fg in the launcher's shell must not wake a session a surpasser displaced.
-      if (!DisplacedByPolicy(s->id)) SuspendOrResume(*s, false);
       break;
     default:
       return peers_.Send({s->rank0_node}, proto::MsgType::kIoStdin, frame.body);
   }
-  client->Send(
-      proto::MsgType::kSessionAck,
-      proto::Json{{"session", s->id},
-                  {"what", frame.type == proto::MsgType::kSessionSuspend ? "suspend" : "resume"}});
+  // Ctrl-Z / fg in the launcher's shell. The ack comes once the nodes confirmed: on a
+  // suspend the launcher then stops itself, so the shell shows the job stopped.
+  const bool suspend = frame.type == proto::MsgType::kSessionSuspend;
+  // fg must not wake a session a surpasser displaced: it resumes when that one ends.
+  if (!suspend && DisplacedByPolicy(s->id)) {
+    client->Send(proto::MsgType::kSessionAck, proto::Json{{"session", s->id}, {"what", "resume"}});
+    return;
+  }
+  std::weak_ptr<Connection> weak = client;
+  const int64_t id = s->id;
+  UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
+    auto c = weak.lock();
+    if (!c) return;
+    if (done) {
+      c->Send(proto::MsgType::kSessionAck,
+              proto::Json{{"session", id}, {"what", suspend ? "suspend" : "resume"}});
+    } else if (LiveSession* live = Find(id)) {
+      // Not an error reply: that would end the launcher, and with it the session.
+      NoteToLauncher(*live, done.error().message());
+    }
+  });
 }
 
-void LeaderService::SuspendOrResume(LiveSession& s, bool suspend) {
+void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
+                                        std::function<void(Result<void>)> answered) {
+  if (executor_.busy()) {
+    return deferred_.push_back(
+        [this, id, suspend, answered] { UserSuspendOrResume(id, suspend, answered); });
+  }
+  // Messages name what happened to the session; the caller says which session.
+  if (Find(id) == nullptr) return answered(psched::Fail(ErrorCode::kNotFound, "has ended"));
+  if (Queued(id))
+    return answered(psched::Fail(ErrorCode::kInvalidArgument,
+                                 "is queued: nothing of it runs yet to suspend or resume"));
+  if (!suspend && DisplacedByPolicy(id))
+    return answered(psched::Fail(ErrorCode::kInvalidArgument,
+                                 "is suspended by session " +
+                                     std::to_string(snapshot_.Find(id)->displaced_by) +
+                                     " (policy surpass): it resumes when that session ends"));
   sched::Plan plan;
   if (suspend)
-    plan.actions.push_back(sched::SuspendAction{s.id});
+    plan.actions.push_back(sched::SuspendAction{id});
   else
-    plan.actions.push_back(sched::ResumeAction{s.id});
+    plan.actions.push_back(sched::ResumeAction{id});
+  sched::Snapshot before = snapshot_;
   sched::ApplyPlan(snapshot_, plan);
-  peers_.Send(s.nodes, suspend ? proto::MsgType::kSessionSuspend : proto::MsgType::kSessionResume,
-              proto::Json(proto::SessionRef{s.id, 0}));
+  auto t0 = std::chrono::steady_clock::now();
+  executor_.Run(before, plan, 0, [this, plan, before, t0, suspend, answered](Result<void> ok) {
+    RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
+    if (ok) {
+      answered({});
+    } else {
+      // Undone on the nodes: the bookkeeping goes back too (lost nodes stay out).
+      snapshot_ = before;
+      std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+      answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
+                                                                   : "could not be resumed") +
+                                                   " (undone): " + ok.error().ToString()));
+    }
+    RunDeferred();
+  });
 }
 
 void LeaderService::Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame) {
@@ -467,14 +509,17 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
     Fail(*s, 128 + SIGKILL, "session killed by psched-ctl kill");
     return Reply(*client, true, "session " + std::to_string(s->id) + " killed");
   }
-  bool suspend = frame.type == proto::MsgType::kCtlSuspend;
-  if (!suspend && DisplacedByPolicy(s->id))
-    return Reply(*client, false,
-                 "session " + std::to_string(s->id) + " is suspended by session " +
-                     std::to_string(snapshot_.Find(s->id)->displaced_by) +
-                     " (policy surpass): it resumes when that session ends");
-  SuspendOrResume(*s, suspend);
-  Reply(*client, true, "session " + std::to_string(s->id) + (suspend ? " suspended" : " resumed"));
+  // psched-ctl suspend|resume answers once every node confirmed (or the change was undone).
+  const bool suspend = frame.type == proto::MsgType::kCtlSuspend;
+  const int64_t id = s->id;
+  std::weak_ptr<Connection> weak = client;
+  UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
+    auto c = weak.lock();
+    if (!c) return;
+    if (!done)
+      return Reply(*c, false, "session " + std::to_string(id) + " " + done.error().message());
+    Reply(*c, true, "session " + std::to_string(id) + (suspend ? " suspended" : " resumed"));
+  });
 }
 
 void LeaderService::OnClientClosed(Connection& client) {

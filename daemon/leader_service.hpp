@@ -94,7 +94,10 @@ class LeaderService {
   void NodesLost(const proto::NodeLost& lost);
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
-  void SuspendOrResume(LiveSession& s, bool suspend);
+  // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl) is a plan like a
+  // policy's: it waits for a plan in flight, every node confirms it (suspend: the ranks
+  // are seen stopped) and a failure is undone. `answered` gets the outcome.
+  void UserSuspendOrResume(int64_t id, bool suspend, std::function<void(Result<void>)> answered);
   // Applies `plan` to the snapshot and carries it out (plan_executor.hpp); `arrival`
   // is the new session the plan was made for, if any.
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);

@@ -48,8 +48,8 @@ enum class MsgType : uint16_t {
   kSessionNodeDone,    // node -> leader: {session, node, exits[]}
   kSessionEnded,       // leader -> launcher: {session, code, message}
   kSessionSignal,      // launcher -> leader -> nodes: {session, signal}
-  kSessionSuspend,     // launcher/ctl -> leader -> nodes: {session}
-  kSessionResume,      // launcher/ctl -> leader -> nodes: {session}
+  kSessionSuspend,     // launcher -> leader: {session} (Ctrl-Z; nodes get plan orders)
+  kSessionResume,      // launcher -> leader: {session} (fg)
   kSessionKill,        // leader -> nodes: {session, signal}
   kIoOutput,           // node -> leader -> launcher: {session, rank, stream, data}
   kIoStdin,            // launcher -> leader -> node: {session, data, eof}

@@ -142,6 +142,16 @@ TEST_F(ExecTest, ABusyAllocationMakesTheSessionWaitVisiblyThenRun) {
   EXPECT_TRUE(probe.WaitStderr([](const std::string& s) { return s.find("waits") != s.npos; }))
       << probe.err();
   EXPECT_NE(probe.err().find("0 free"), std::string::npos) << probe.err();
+  // Nothing of a queued session runs: suspending it is an error, and it still starts.
+  auto st =
+      nlohmann::json::parse(RunCmd({Bin("psched-ctl"), "status", "--json"}, daemon_.Env()).out);
+  std::string queued;
+  for (const auto& session : st["sessions"])
+    if (session["state"] == "queued") queued = std::to_string(session["id"].get<int>());
+  ASSERT_FALSE(queued.empty()) << st.dump();
+  auto suspend = RunCmd({Bin("psched-ctl"), "suspend", queued}, daemon_.Env());
+  EXPECT_NE(suspend.code, 0);
+  EXPECT_NE(suspend.err.find("session " + queued + " is queued"), std::string::npos) << suspend.err;
   go.Go();
   EXPECT_EQ(hog.Wait(), 0);
   EXPECT_EQ(probe.Wait(), 0) << probe.err();
@@ -172,8 +182,9 @@ TEST_F(ExecTest, CtlStatusKillSuspendResume) {
   std::vector<pid_t> pids;
   for (const auto& line : Lines(s.out())) pids.push_back(std::stoi(line.substr(4)));
   ASSERT_EQ(RunCmd({Bin("psched-ctl"), "suspend", id}, daemon_.Env()).code, 0);
-  EXPECT_TRUE(
-      Eventually([&] { return ProcessState(pids[0]) == 'T' && ProcessState(pids[1]) == 'T'; }));
+  // The answer comes once the node confirmed the ranks stopped.
+  EXPECT_EQ(ProcessState(pids[0]), 'T');
+  EXPECT_EQ(ProcessState(pids[1]), 'T');
   ASSERT_EQ(RunCmd({Bin("psched-ctl"), "resume", id}, daemon_.Env()).code, 0);
   EXPECT_TRUE(
       Eventually([&] { return ProcessState(pids[0]) == 'S' && ProcessState(pids[1]) == 'S'; }));
