@@ -163,6 +163,11 @@ void Daemon::ReportRankFailure(int64_t session, int rank, int code, std::string 
   peers_->SendUp(proto::MsgType::kSessionRankExited, proto::Json(e));
 }
 
+void Daemon::SuspendSession(int64_t session, bool suspend, std::function<void(Result<void>)> done) {
+  if (!leader_) return done(Fail(ErrorCode::kInvalidArgument, "not the leader"));
+  leader_->UserSuspendOrResume(session, suspend, std::move(done));
+}
+
 void Daemon::Deliver(proto::Frame&& frame) {
   using proto::MsgType;
   switch (frame.type) {

@@ -57,9 +57,9 @@ class Daemon final : public TreeServices {
   // fails its session everywhere and the launcher prints `cause` and exits with `code`.
   void ReportRankFailure(int64_t session, int rank, int code, std::string cause);
   // This node's ranks of a session only (PMIx job control fans out to the nodes itself).
-  void SuspendLocalRanks(int64_t session) { node_service_->Suspend(session); }
-  void ResumeLocalRanks(int64_t session) { node_service_->Resume(session); }
   void SignalLocalRanks(int64_t session, int sig) { node_service_->Signal(session, sig); }
+  // The leader only: a user's suspend or resume (LeaderService::UserSuspendOrResume).
+  void SuspendSession(int64_t session, bool suspend, std::function<void(Result<void>)> done);
   TreeServices& tree() { return *this; }
   event_base* base() const { return base_; }
   int port() const { return port_; }

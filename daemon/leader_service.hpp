@@ -58,6 +58,12 @@ class LeaderService {
   // spawn_service.cpp): a launcher-less session, decided like any arrival.
   void OnSpawnRequest(int from, const std::string& data);
 
+  // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl, PMIx job
+  // control) is a plan like a policy's: it waits for a plan in flight, every node
+  // confirms it (suspend: the ranks are seen stopped) and a failure is undone.
+  // `answered` gets the outcome, its message without the session's name.
+  void UserSuspendOrResume(int64_t id, bool suspend, std::function<void(Result<void>)> answered);
+
  private:
   struct LiveSession {
     int64_t id = 0;
@@ -94,10 +100,6 @@ class LeaderService {
   void NodesLost(const proto::NodeLost& lost);
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
-  // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl) is a plan like a
-  // policy's: it waits for a plan in flight, every node confirms it (suspend: the ranks
-  // are seen stopped) and a failure is undone. `answered` gets the outcome.
-  void UserSuspendOrResume(int64_t id, bool suspend, std::function<void(Result<void>)> answered);
   // Applies `plan` to the snapshot and carries it out (plan_executor.hpp); `arrival`
   // is the new session the plan was made for, if any.
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);

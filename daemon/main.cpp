@@ -123,8 +123,9 @@ int main(int argc, char** argv) {
     actions.fail_session = [d = daemon->get()](int64_t s, int rank, int code, std::string why) {
       d->ReportRankFailure(s, rank, code, std::move(why));
     };
-    actions.suspend_local = [d = daemon->get()](int64_t s) { d->SuspendLocalRanks(s); };
-    actions.resume_local = [d = daemon->get()](int64_t s) { d->ResumeLocalRanks(s); };
+    actions.suspend_session = [d = daemon->get()](int64_t s, bool suspend, auto done) {
+      d->SuspendSession(s, suspend, std::move(done));
+    };
     actions.signal_local = [d = daemon->get()](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
     auto pmix =
         psched::pmix::DaemonPmixHost::Create(std::move(*pmix_server), (*daemon)->tree(), actions);

@@ -26,6 +26,8 @@ using wire::Unpack;
 
 constexpr std::chrono::milliseconds kDmodexLimit{60000};
 constexpr std::chrono::milliseconds kNamesLimit{60000};
+// The leader answers a pause/resume once its plan ran (it may wait for one in flight).
+constexpr std::chrono::milliseconds kJobControlLimit{60000};
 
 Json ValuesJson(const std::vector<PublishedValue>& values) {
   Json out = Json::array();
@@ -87,7 +89,8 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(std::unique_ptr<P
                        [self](int from, const std::string& d) { self->OnDmodexRequest(from, d); });
   tree.RegisterService("pmix.names",
                        [self](int from, const std::string& d) { self->OnNamesRequest(from, d); });
-  tree.RegisterService("pmix.jobctl", [self](int, const std::string& d) { self->OnJobControl(d); });
+  tree.RegisterService("pmix.jobctl",
+                       [self](int from, const std::string& d) { self->OnJobControl(from, d); });
   tree.RegisterService("pmix.layout",
                        [self](int from, const std::string& d) { self->OnLayout(from, d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
@@ -332,6 +335,22 @@ void DaemonPmixHost::Disconnect(std::vector<ProcName> procs, OpDone done) {
 
 // --- point-to-point requests ------------------------------------------------------------
 
+OpDone DaemonPmixHost::AllOf(size_t n, OpDone done) {
+  struct Join {
+    size_t left;
+    OpDone done;
+  };
+  auto join = std::make_shared<Join>(Join{n, std::move(done)});
+  return [join](Result<void> r) {
+    if (!join->done) return;  // already failed
+    if (!r || --join->left == 0) {
+      OpDone d = std::move(join->done);
+      join->done = nullptr;
+      d(std::move(r));
+    }
+  };
+}
+
 uint64_t DaemonPmixHost::Track(std::function<void(Result<std::string>)> reply,
                                std::chrono::milliseconds limit, std::string what) {
   auto p = std::make_unique<PendingRequest>();
@@ -518,7 +537,7 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
 // Spawn: daemon_spawn.cpp.
 
 void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
-  if (!actions_.suspend_local || !actions_.resume_local || !actions_.signal_local) {
+  if (!actions_.suspend_session || !actions_.signal_local) {
     done(Fail(ErrorCode::kInvalidArgument, "job control is not wired in this daemon"));
     return;
   }
@@ -536,6 +555,7 @@ void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
     return;
   }
   std::string who = req.requestor.nspace + ":" + std::to_string(req.requestor.rank);
+  std::vector<int64_t> to_suspend_or_resume;
   for (int64_t s : req.sessions) {
     std::string nspace;
     if (auto it = nspaces_.find(s); it != nspaces_.end()) {
@@ -545,49 +565,72 @@ void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
     } else {
       continue;
     }
-    if (req.action == JobControlAction::kTerminate || req.action == JobControlAction::kKill) {
-      // Through the leader, so the session's launcher learns why it ended.
-      int sig = req.action == JobControlAction::kKill ? SIGKILL : SIGTERM;
-      if (actions_.fail_session) {
-        actions_.fail_session(s, 0, 128 + sig, "terminated by PMIx job control from " + who);
+    switch (req.action) {
+      case JobControlAction::kTerminate:
+      case JobControlAction::kKill: {
+        // Through the leader, so the session's launcher learns why it ended.
+        int sig = req.action == JobControlAction::kKill ? SIGKILL : SIGTERM;
+        if (actions_.fail_session)
+          actions_.fail_session(s, 0, 128 + sig, "terminated by PMIx job control from " + who);
+        break;
       }
-      continue;
+      case JobControlAction::kPause:
+      case JobControlAction::kResume:
+        to_suspend_or_resume.push_back(s);
+        break;
+      case JobControlAction::kSignal: {
+        if (req.signal <= 0 || req.signal >= NSIG) break;
+        // Every node of the session signals its own ranks.
+        ProcsLocation where = server_->Locate({ProcName{nspace, kWildcardRank}});
+        std::string order = Pack({{"session", s}, {"signal", req.signal}});
+        for (int node : where.nodes)
+          if (node != tree_.node()) tree_.SendToNode(node, "pmix.jobctl", order);
+        if (std::binary_search(where.nodes.begin(), where.nodes.end(), tree_.node()))
+          actions_.signal_local(s, req.signal);
+        break;
+      }
     }
-    // Pause / resume / signal: every node of the session acts on its own ranks.
-    ProcsLocation where = server_->Locate({ProcName{nspace, kWildcardRank}});
-    Json order{{"session", s}, {"action", static_cast<int>(req.action)}, {"signal", req.signal}};
-    for (int node : where.nodes) {
-      if (node != tree_.node()) tree_.SendToNode(node, "pmix.jobctl", Pack(order));
-    }
-    ApplyLocally(s, req.action, req.signal);
   }
-  done({});
+  if (to_suspend_or_resume.empty()) return done({});
+  OpDone each = AllOf(to_suspend_or_resume.size(), std::move(done));
+  for (int64_t s : to_suspend_or_resume)
+    SuspendThroughLeader(s, req.action == JobControlAction::kPause, each);
 }
 
-void DaemonPmixHost::OnJobControl(const std::string& data) {
+void DaemonPmixHost::SuspendThroughLeader(int64_t session, bool suspend, OpDone done) {
+  auto named = [session](Result<void> r) -> Result<void> {
+    if (r) return r;
+    return Fail(r.error().code(), "session " + std::to_string(session) + " " + r.error().message());
+  };
+  if (leader()) {
+    return actions_.suspend_session(
+        session, suspend, [named, done = std::move(done)](Result<void> r) { done(named(r)); });
+  }
+  uint64_t id = Track([done = std::move(done)](
+                          Result<std::string> r) { done(r ? Result<void>{} : Fail(r.error())); },
+                      kJobControlLimit, "PMIx job control of session " + std::to_string(session));
+  tree_.SendToNode(0, "pmix.jobctl",
+                   Pack({{"id", id}, {"op", suspend ? "pause" : "resume"}, {"session", session}}));
+}
+
+void DaemonPmixHost::OnJobControl(int from, const std::string& data) {
   auto j = Unpack(data, "pmix.jobctl");
   if (!j) return;
   try {
-    ApplyLocally(j->at("session").get<int64_t>(),
-                 static_cast<JobControlAction>(j->at("action").get<int>()), j->value("signal", 0));
+    int64_t session = j->at("session").get<int64_t>();
+    if (j->contains("op")) {  // to the leader: pause or resume, answered
+      uint64_t id = j->at("id").get<uint64_t>();
+      bool suspend = j->at("op").get<std::string>() == "pause";
+      if (!leader() || !actions_.suspend_session)
+        return SendReply(from, id, Fail(ErrorCode::kInvalidArgument, "not the leader"));
+      return SuspendThroughLeader(session, suspend, [this, from, id](Result<void> r) {
+        SendReply(from, id, r ? Result<std::string>(std::string()) : Fail(r.error()));
+      });
+    }
+    int signal = j->at("signal").get<int>();
+    if (signal > 0 && signal < NSIG) actions_.signal_local(session, signal);
   } catch (const Json::exception& e) {
     std::fprintf(stderr, "psched pmix: malformed pmix.jobctl dropped: %s\n", e.what());
-  }
-}
-
-void DaemonPmixHost::ApplyLocally(int64_t session, JobControlAction action, int signal) {
-  switch (action) {
-    case JobControlAction::kPause:
-      actions_.suspend_local(session);
-      break;
-    case JobControlAction::kResume:
-      actions_.resume_local(session);
-      break;
-    case JobControlAction::kSignal:
-      if (signal > 0 && signal < NSIG) actions_.signal_local(session, signal);
-      break;
-    default:
-      break;  // terminate / kill go through the leader
   }
 }
 

@@ -6,7 +6,10 @@
 //                    with PMIx_server_dmodex_request
 //   publish/lookup/unpublish -> the leader (node 0) keeps the name service;
 //                    other nodes forward over "pmix.names"
-//   abort, job control -> DaemonActions (the daemon fails / suspends the session)
+//   abort, terminate -> DaemonActions::fail_session (the leader fails the session)
+//   pause/resume  -> the leader's DaemonActions::suspend_session ("pmix.jobctl" from
+//                    other nodes), as psched-ctl suspend/resume: confirmed by the nodes
+//   signal        -> "pmix.jobctl" to every node of the session, DaemonActions::signal_local
 //   foreign layouts -> lazily: a node registers another session's namespace (no
 //                    local ranks) only when a connect, spawn or job control names
 //                    it, pulling the layout from the leader's LayoutDirectory
@@ -41,10 +44,12 @@ struct DaemonActions {
   // Fail the session on every node: the leader kills it, its launcher prints
   // `message` and exits with `code` (MPI_Abort's status).
   std::function<void(int64_t session, int rank, int code, std::string message)> fail_session;
-  // This node's ranks of a session: stop, continue, signal. PMIx job control sends
-  // them to every node of the session; unset: job control is refused.
-  std::function<void(int64_t session)> suspend_local;
-  std::function<void(int64_t session)> resume_local;
+  // Called on the leader only: suspend or resume a session as psched-ctl does (the
+  // leader's model learns it, every node confirms it); `done` gets the outcome, its
+  // message without the session's name. Unset: job control is refused.
+  std::function<void(int64_t session, bool suspend, std::function<void(Result<void>)> done)>
+      suspend_session;
+  // Signal this node's ranks of a session (job control sends it to each of its nodes).
   std::function<void(int64_t session, int sig)> signal_local;
 };
 
@@ -94,6 +99,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   DaemonPmixHost(event_base* base, daemon::TreeServices& tree, DaemonActions actions);
   bool leader() const { return tree_.node() == 0; }
 
+  // One answer for `n` operations: the first error, or success once all `n` succeeded.
+  static OpDone AllOf(size_t n, OpDone done);
   // Point-to-point request/reply with a bounded wait.
   uint64_t Track(std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit,
                  std::string what);
@@ -101,7 +108,9 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   static void OnRequestTimeout(int fd, short what, void* arg);
 
   void OnDmodexRequest(int from, const std::string& data);
-  void OnJobControl(const std::string& data);
+  void OnJobControl(int from, const std::string& data);
+  // Pause / resume go to the leader, whichever node the controlling tool is on.
+  void SuspendThroughLeader(int64_t session, bool suspend, OpDone done);
   void OnLayout(int from, const std::string& data);
   // A local session's namespace and clients are in PMIx: its first node puts the
   // layout in the leader's directory (one message; none on the leader itself).
@@ -122,7 +131,6 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
                  std::function<void(Result<std::string>)> reply);
   void DirectoryAdd(int64_t session, const std::string& nspace, std::string layout, int owner);
   void DirectoryEnd(int64_t session);
-  void ApplyLocally(int64_t session, JobControlAction action, int signal);
   void OnNamesRequest(int from, const std::string& data);
   void OnReply(const std::string& data);
   // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's

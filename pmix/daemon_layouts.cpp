@@ -102,22 +102,9 @@ std::optional<int64_t> DaemonPmixHost::SessionOfNspace(const std::string& nspace
 
 void DaemonPmixHost::EnsureKnown(const std::vector<std::string>& nspaces, OpDone done) {
   // One answer for all: the first error, or success once every nspace is in.
-  struct Join {
-    size_t left;
-    OpDone done;
-  };
   if (nspaces.empty()) return done({});
-  auto join = std::make_shared<Join>(Join{nspaces.size(), std::move(done)});
-  for (const auto& ns : nspaces) {
-    EnsureOneKnown(ns, [join](Result<void> r) {
-      if (!join->done) return;  // already failed
-      if (!r || --join->left == 0) {
-        OpDone d = std::move(join->done);
-        join->done = nullptr;
-        d(std::move(r));
-      }
-    });
-  }
+  OpDone each = AllOf(nspaces.size(), std::move(done));
+  for (const auto& ns : nspaces) EnsureOneKnown(ns, each);
 }
 
 void DaemonPmixHost::EnsureOneKnown(const std::string& nspace, OpDone done) {

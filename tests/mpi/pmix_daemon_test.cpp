@@ -181,14 +181,17 @@ TEST(PmixDaemon, NameServiceFromNonLeaderNode) {
 }
 
 // PMIx job control from another session's process: pause (every rank stopped on
-// every node), resume, terminate (the target's launcher says why, exits 143).
+// every node when it returns, the leader's model says suspended), resume, terminate
+// (the target's launcher says why, exits 143).
 TEST(PmixDaemon, JobControlPauseResumeTerminateAcrossNodes) {
   auto o = InAllocation(kTwoNodes,
                         "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=1 pmix_job_control & "
                         "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 pmix_job_control; "
                         "b=$?; wait $!; a=$?; echo codes=$a,$b");
   EXPECT_NE(o.out.find("pause: stopped"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("model after pause: suspended"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("resume: running"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("model after resume: running"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("terminate: gone"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("codes=143,0"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.err.find("terminated by PMIx job control from"), std::string::npos) << o.err;
@@ -303,6 +306,7 @@ TEST(PmixDaemon, JobControlOfSessionOnOtherNode) {
                         "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 pmix_job_control; "
                         "b=$?; wait $!; a=$?; echo codes=$a,$b");
   EXPECT_NE(o.out.find("pause: stopped"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("model after pause: suspended"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("terminate: gone"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("codes=143,0"), std::string::npos) << o.out << o.err;
 }

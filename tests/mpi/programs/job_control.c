@@ -3,8 +3,10 @@
  * PSCHED_TEST_SESSION=1 (target): every rank publishes its pid, rank 0 its
  * namespace, then all sleep until killed.
  * PSCHED_TEST_SESSION=2 (controller, 1 rank): looks them up, pauses the target
- * session and sees every pid stopped (/proc state T), resumes it and sees them
- * run, then terminates it and sees them gone. Prints one line per step. */
+ * session and sees every pid stopped (/proc state T) as soon as the pause returns
+ * (the nodes confirmed it), resumes it and sees them run, then terminates it and
+ * sees them gone. Prints one line per step, and after pause and resume the target's
+ * state in the leader's model ("model after pause: suspended", from psched-ctl). */
 #include <pmix.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,6 +36,11 @@ static int WaitAll(const int* pids, int n, int (*want)(char)) {
   }
   return 0;
 }
+static int AllNow(const int* pids, int n, int (*want)(char)) {
+  int all = 1;
+  for (int i = 0; i < n; ++i) all &= want(State(pids[i]));
+  return all;
+}
 static int Stopped(char s) {
   return s == 'T' || s == 't';
 }
@@ -58,6 +65,19 @@ static int Lookup(const char* key, pmix_value_t* out) {
     usleep(50000);
   }
   return 0;
+}
+
+/* The target's state in `psched-ctl status`; its session id ends the namespace
+ * ("psched.<pid>.<session>"). */
+static void PrintModelState(const char* nspace, const char* when) {
+  const char* dot = strrchr(nspace, '.');
+  char cmd[256];
+  snprintf(cmd, sizeof cmd,
+           "psched-ctl status | awk '$1 == \"%s\" { print \"model after %s: \" $3 }'",
+           dot != NULL ? dot + 1 : nspace, when);
+  fflush(stdout);
+  if (system(cmd) != 0) printf("model after %s: psched-ctl failed\n", when);
+  fflush(stdout);
 }
 
 static int Control(const char* nspace, const char* directive) {
@@ -92,10 +112,12 @@ int main(void) {
     return 2;
   }
   int pids[2] = {pid0.data.integer, pid1.data.integer};
-  int ok = Control(ns.data.string, PMIX_JOB_CTRL_PAUSE) && WaitAll(pids, 2, Stopped);
+  int ok = Control(ns.data.string, PMIX_JOB_CTRL_PAUSE) && AllNow(pids, 2, Stopped);
   printf("pause: %s\n", ok ? "stopped" : "NOT STOPPED");
+  PrintModelState(ns.data.string, "pause");
   ok = ok && Control(ns.data.string, PMIX_JOB_CTRL_RESUME) && WaitAll(pids, 2, Running);
   printf("resume: %s\n", ok ? "running" : "NOT RUNNING");
+  PrintModelState(ns.data.string, "resume");
   ok = ok && Control(ns.data.string, PMIX_JOB_CTRL_TERMINATE) && WaitAll(pids, 2, Gone);
   printf("terminate: %s\n", ok ? "gone" : "STILL THERE");
   fflush(stdout);
