@@ -65,6 +65,8 @@ class LeaderService {
   void UserSuspendOrResume(int64_t id, bool suspend, std::function<void(Result<void>)> answered);
 
  private:
+  static void SendError(Connection& c, const std::string& message);
+
   struct LiveSession {
     int64_t id = 0;
     std::weak_ptr<Connection> launcher;

@@ -1,0 +1,217 @@
+// What users ask of sessions that exist, apart from leader_service.cpp: the
+// launcher's signals, stdin, Ctrl-Z/fg; psched-ctl's status, kill, suspend, resume;
+// and the user suspend/resume they (and PMIx job control) share.
+#include <signal.h>
+
+#include <map>
+
+#include "daemon/leader_service.hpp"
+#include "policies/queue.hpp"
+
+namespace psched::daemon {
+namespace {
+
+void Reply(Connection& c, bool ok, const std::string& message, proto::Json status = nullptr) {
+  c.Send(proto::Encode(proto::MsgType::kCtlReply, proto::CtlReply{ok, message, std::move(status)}));
+}
+
+bool Forwardable(int sig) {
+  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGUSR1 || sig == SIGUSR2 ||
+         sig == SIGKILL;
+}
+
+}  // namespace
+
+void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
+                                   const proto::Frame& frame) {
+  auto ref = proto::Decode<proto::SessionRef>(frame);
+  if (!ref) return client->FailAndClose(ref.error().message());
+  LiveSession* s = Find(ref->session);
+  // Stdin or a signal racing with the session's end is not an error.
+  if (s == nullptr) return;
+  if (s->launcher_key != client.get())
+    return SendError(*client, "session " + std::to_string(ref->session) + " is not yours");
+  if (Queued(s->id)) {
+    // Nothing runs yet: a fatal signal ends the wait, anything else waits with it.
+    if (frame.type == proto::MsgType::kSessionSignal && Forwardable(ref->signal) &&
+        ref->signal != SIGUSR1 && ref->signal != SIGUSR2)
+      DropQueued(s->id, 128 + ref->signal, "session ended while queued");
+    return;
+  }
+  switch (frame.type) {
+    case proto::MsgType::kSessionSignal:
+      if (!Forwardable(ref->signal))
+        return SendError(*client, "signal " + std::to_string(ref->signal) + " is not forwarded");
+      return peers_.Send(s->nodes, proto::MsgType::kSessionSignal, frame.body);
+    case proto::MsgType::kSessionSuspend:
+    case proto::MsgType::kSessionResume:
+      break;
+    default:
+      return peers_.Send({s->rank0_node}, proto::MsgType::kIoStdin, frame.body);
+  }
+  // Ctrl-Z / fg in the launcher's shell. The ack comes once the nodes confirmed: on a
+  // suspend the launcher then stops itself, so the shell shows the job stopped.
+  const bool suspend = frame.type == proto::MsgType::kSessionSuspend;
+  // fg must not wake a session a surpasser displaced: it resumes when that one ends.
+  if (!suspend && DisplacedByPolicy(s->id)) {
+    client->Send(proto::MsgType::kSessionAck, proto::Json{{"session", s->id}, {"what", "resume"}});
+    return;
+  }
+  std::weak_ptr<Connection> weak = client;
+  const int64_t id = s->id;
+  UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
+    auto c = weak.lock();
+    if (!c) return;
+    if (done) {
+      c->Send(proto::MsgType::kSessionAck,
+              proto::Json{{"session", id}, {"what", suspend ? "suspend" : "resume"}});
+    } else if (LiveSession* live = Find(id)) {
+      // Not an error reply: that would end the launcher, and with it the session.
+      NoteToLauncher(*live, done.error().message());
+    }
+  });
+}
+
+void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
+                                        std::function<void(Result<void>)> answered) {
+  if (executor_.busy()) {
+    return deferred_.push_back(
+        [this, id, suspend, answered] { UserSuspendOrResume(id, suspend, answered); });
+  }
+  // Messages name what happened to the session; the caller says which session.
+  if (Find(id) == nullptr) return answered(psched::Fail(ErrorCode::kNotFound, "has ended"));
+  if (Queued(id))
+    return answered(psched::Fail(ErrorCode::kInvalidArgument,
+                                 "is queued: nothing of it runs yet to suspend or resume"));
+  if (!suspend && DisplacedByPolicy(id))
+    return answered(psched::Fail(ErrorCode::kInvalidArgument,
+                                 "is suspended by session " +
+                                     std::to_string(snapshot_.Find(id)->displaced_by) +
+                                     " (policy surpass): it resumes when that session ends"));
+  sched::Plan plan;
+  if (suspend)
+    plan.actions.push_back(sched::SuspendAction{id});
+  else
+    plan.actions.push_back(sched::ResumeAction{id});
+  sched::Snapshot before = snapshot_;
+  sched::ApplyPlan(snapshot_, plan);
+  auto t0 = std::chrono::steady_clock::now();
+  executor_.Run(before, plan, 0, [this, plan, before, t0, suspend, answered](Result<void> ok) {
+    RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
+    if (ok) {
+      answered({});
+    } else {
+      // Undone on the nodes: the bookkeeping goes back too (lost nodes stay out).
+      snapshot_ = before;
+      std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+      answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
+                                                                   : "could not be resumed") +
+                                                   " (undone): " + ok.error().ToString()));
+    }
+    RunDeferred();
+  });
+}
+
+void LeaderService::Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame) {
+  if (frame.type == proto::MsgType::kCtlStatus) return Reply(*client, true, "", Status());
+  if (frame.type == proto::MsgType::kCtlShutdown) {
+    Reply(*client, true, "shutting down");
+    if (callbacks_.shutdown) callbacks_.shutdown();
+    return;
+  }
+  auto ref = proto::Decode<proto::SessionRef>(frame);
+  if (!ref) return client->FailAndClose(ref.error().message());
+  LiveSession* s = Find(ref->session);
+  if (s == nullptr) return Reply(*client, false, "no session " + std::to_string(ref->session));
+  if (frame.type == proto::MsgType::kCtlKill && Queued(s->id)) {
+    int64_t id = s->id;
+    DropQueued(id, 128 + SIGKILL, "session killed by psched-ctl kill while queued");
+    return Reply(*client, true, "session " + std::to_string(id) + " killed");
+  }
+  if (frame.type == proto::MsgType::kCtlKill) {
+    Fail(*s, 128 + SIGKILL, "session killed by psched-ctl kill");
+    return Reply(*client, true, "session " + std::to_string(s->id) + " killed");
+  }
+  // psched-ctl suspend|resume answers once every node confirmed (or the change was undone).
+  const bool suspend = frame.type == proto::MsgType::kCtlSuspend;
+  const int64_t id = s->id;
+  std::weak_ptr<Connection> weak = client;
+  UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
+    auto c = weak.lock();
+    if (!c) return;
+    if (!done)
+      return Reply(*c, false, "session " + std::to_string(id) + " " + done.error().message());
+    Reply(*c, true, "session " + std::to_string(id) + (suspend ? " suspended" : " resumed"));
+  });
+}
+
+proto::Json LeaderService::Status() const {
+  proto::Json nodes = proto::Json::array();
+  for (const sched::Node& n : snapshot_.nodes)
+    nodes.push_back({{"id", n.id},
+                     {"hostname", n.hostname},
+                     {"pus", n.topology.NumPus()},
+                     {"cores", n.topology.NumCores()},
+                     {"packages", n.topology.NumPackages()},
+                     {"free", n.FreePus()},
+                     {"uses", n.uses},
+                     {"state", "up"}});
+  for (const auto& [id, cause] : lost_)
+    nodes.push_back({{"id", id},
+                     {"hostname", hostnames_.count(id) ? hostnames_.at(id) : ""},
+                     {"state", "lost"},
+                     {"cause", cause}});
+  proto::Json sessions = proto::Json::array();
+  double now = Now();
+  std::map<int64_t, int> queue_position;  // 1 = next to start: priority, then arrival order
+  for (sched::SessionId id : policies::QueueOrder(snapshot_))
+    queue_position[id] = static_cast<int>(queue_position.size()) + 1;
+  for (const auto& [id, s] : sessions_) {
+    const sched::Session* model = snapshot_.Find(id);
+    std::string state = model ? sched::SessionStateName(model->state) : "ending";
+    if (s.failed) state = "ending";
+    // Why it is in that state, for people: "suspended by 3", "queued at position 2".
+    std::string detail = state;
+    proto::Json placement = proto::Json::array();
+    if (model != nullptr && !s.failed) {
+      std::string by = std::to_string(model->displaced_by);
+      if (model->state == sched::SessionState::kSuspended && model->displaced_by >= 0)
+        detail = "suspended by " + by;
+      else if (model->state == sched::SessionState::kSidestepped)
+        detail = "sidestepped by " + by;
+      else if (model->state == sched::SessionState::kQueued)
+        detail = "queued at position " + std::to_string(queue_position[id]);
+      for (const sched::RankSlots& r : model->placement.ranks)
+        placement.push_back({{"rank", r.rank}, {"node", r.node}, {"pus", r.pus}});
+    }
+    sessions.push_back({{"id", id},
+                        {"state_detail", detail},
+                        {"policy", s.policy.name},
+                        {"spread", s.policy.spread},
+                        {"displaced_by", model ? model->displaced_by : sched::kNoSession},
+                        {"floating", model ? model->floating : false},
+                        {"exclusive", model ? model->exclusive : false},
+                        {"placement", placement},
+                        {"owner", s.owner},
+                        {"command", s.command},
+                        {"ranks", s.ranks},
+                        {"threads_per_rank", s.threads},
+                        {"state", state},
+                        {"nodes", s.nodes},
+                        {"start", s.start},
+                        {"elapsed_s", now - s.start}});
+    // The priority module's value orders the queue (squeue's PRIORITY): queued only.
+    if (model != nullptr && !s.failed && model->state == sched::SessionState::kQueued)
+      sessions.back()["priority"] = model->request.priority;
+  }
+  proto::Json status = {{"nodes", nodes},
+                        {"sessions", sessions},
+                        {"expected_nodes", expected_nodes_},
+                        {"free", snapshot_.FreePus()},
+                        {"plans", plan_times_},
+                        {"total", snapshot_.TotalPus()}};
+  metrics_.AddToStatus(status);
+  return status;
+}
+
+}  // namespace psched::daemon
