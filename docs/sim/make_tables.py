@@ -104,6 +104,7 @@ def table5_summary():
     e_in, e_out = split(data, lambda d: d["easy"] - d["p_bf"])
     a_in, a_out = split(ran, lambda d: d["auc"] - d["p_auc"])
     counts = sorted(len(d["seeds"]) for d in ran)
+    seeds_text = (f"{counts[0]} seeds" if counts[0] == counts[-1] else f"{counts[0]}–{counts[-1]} seeds")
     gap = {d["w"]: d["auc"] - d["easy_same"] for d in ran}
     ahead = [f"{w} {g:+.1f}" for w, g in gap.items() if g > 0.5]
     level = [f"{w} {g:+.1f}" for w, g in gap.items() if -0.5 <= g <= 0.5]
@@ -115,7 +116,7 @@ def table5_summary():
     lines = [
         f"- EASY (7 seeds) is within ±3 points of the paper's SLURM/BF on {len(e_in)} of {len(data)} rows"
         f" ({', '.join(e_in)}); outside: {', '.join(e_out) or 'none'}.",
-        f"- The auction ({counts[0]}–{counts[-1]} seeds per row) is within ±3 points of the paper's AUCSCHED on"
+        f"- The auction ({seeds_text} per row) is within ±3 points of the paper's AUCSCHED on"
         f" {len(a_in)} of {len(ran)} rows ({', '.join(a_in)}); outside: {', '.join(a_out) or 'none'}.",
         f"- Auction − EASY on the same seeds: ahead by more than half a point on {rows(len(ahead))}"
         f" ({', '.join(ahead) or 'none'}), level within ±0.5 on {len(level)} ({', '.join(level) or 'none'}),"
