@@ -93,23 +93,18 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
     plan.actions.push_back(sched::SuspendAction{id});
   else
     plan.actions.push_back(sched::ResumeAction{id});
-  sched::Snapshot before = snapshot_;
-  sched::ApplyPlan(snapshot_, plan);
-  auto t0 = std::chrono::steady_clock::now();
-  executor_.Run(before, plan, 0, [this, plan, before, t0, suspend, answered](Result<void> ok) {
-    RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
-    if (ok) {
-      answered({});
-    } else {
-      // Undone on the nodes: the bookkeeping goes back too (lost nodes stay out).
-      snapshot_ = before;
-      std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
-      answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
-                                                                   : "could not be resumed") +
-                                                   " (undone): " + ok.error().ToString()));
-    }
-    RunDeferred();
-  });
+  RunPlan(
+      plan, nullptr, 0, [this, suspend, answered](Result<void> ok, const sched::Snapshot& before) {
+        if (ok) {
+          answered({});
+        } else {
+          RestoreSnapshot(before);  // undone on the nodes
+          answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
+                                                                       : "could not be resumed") +
+                                                       " (undone): " + ok.error().ToString()));
+        }
+        RunDeferred();
+      });
 }
 
 void LeaderService::Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame) {

@@ -203,16 +203,29 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   Execute(plan, &request, policy->options.surpass_grace_s);
 }
 
-void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,
-                            double grace_s) {
+void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival,
+                            double grace_s, PlanOutcome then) {
   sched::Snapshot before = snapshot_;
   sched::ApplyPlan(snapshot_, plan, arrival);
-  int64_t id = arrival ? arrival->id : sched::kNoSession;
   auto t0 = std::chrono::steady_clock::now();
-  executor_.Run(before, plan, grace_s, [this, plan, before, id, t0](Result<void> ok) {
-    RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
+  executor_.Run(before, plan, grace_s,
+                [this, plan, before, t0, then = std::move(then)](Result<void> ok) {
+                  RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
+                  then(std::move(ok), before);
+                });
+}
+
+void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,
+                            double grace_s) {
+  int64_t id = arrival ? arrival->id : sched::kNoSession;
+  RunPlan(plan, arrival, grace_s, [this, plan, id](Result<void> ok, const sched::Snapshot& before) {
     PlanDone(plan, before, id, std::move(ok));
   });
+}
+
+void LeaderService::RestoreSnapshot(const sched::Snapshot& before) {
+  snapshot_ = before;
+  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
 }
 
 void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
@@ -238,10 +251,8 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
 
 void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& before,
                                int64_t arrival, const Error& error) {
-  // Rolled back on the nodes: the bookkeeping goes back too, but a node lost during
-  // the plan stays lost.
-  snapshot_ = before;
-  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+  // Rolled back on the nodes: the bookkeeping goes back too.
+  RestoreSnapshot(before);
   std::string why = error.ToString();
   std::string arrival_text = arrival == sched::kNoSession
                                  ? "the end of a session or a scheduling round"

@@ -102,9 +102,17 @@ class LeaderService {
   void NodesLost(const proto::NodeLost& lost);
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
-  // Applies `plan` to the snapshot and carries it out (plan_executor.hpp); `arrival`
-  // is the new session the plan was made for, if any.
+  // Applies `plan` to the snapshot, carries it out (plan_executor.hpp) and records its
+  // time; `then` gets the outcome and the snapshot from before the plan. `arrival` is
+  // the new session the plan was made for, if any.
+  using PlanOutcome = std::function<void(Result<void>, const sched::Snapshot& before)>;
+  void RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s,
+               PlanOutcome then);
+  // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
+  // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost
+  // during the plan stays lost.
+  void RestoreSnapshot(const sched::Snapshot& before);
   void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
                 Result<void> ok);
   // A plan failed and was rolled back: the snapshot goes back (nodes lost meanwhile
