@@ -162,6 +162,57 @@ std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionR
   return out;
 }
 
+std::optional<Placement> PlaceLayout(std::vector<NodeWork>& work, const SessionRequest& req,
+                                     const PlaceOptions& options) {
+  return options.layout == Layout::kSpread ? PlaceSpread(work, req, options.max_uses)
+                                           : PlaceCompact(work, req, options.max_uses);
+}
+
+bool NeighbouringIds(const Placement& p) {
+  std::vector<NodeId> ids = p.Nodes();
+  return ids.empty() || ids.back() - ids.front() + 1 == static_cast<NodeId>(ids.size());
+}
+
+// A contiguous request lands on neighbouring node ids, each holding a rank. It is placed by
+// the usual layout on one run of neighbouring nodes that can take a rank: compact tries the
+// runs in node order (first fit), spread the longest first (most nodes). A -N request tries
+// every window of exactly N nodes of a run; otherwise the layout gets the run from a
+// start node to the run's end, and a later start is tried only when a quota left a gap.
+std::optional<Placement> PlaceContiguous(std::vector<NodeWork>& work, const SessionRequest& req,
+                                         const PlaceOptions& options) {
+  std::sort(work.begin(), work.end(),
+            [](const NodeWork& a, const NodeWork& b) { return a.node->id < b.node->id; });
+  const int threads = std::max(1, req.threads_per_rank);
+  std::vector<int> scratch;
+  struct Run {
+    size_t begin, end;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (RankCapacity(work[i], threads, options.max_uses, scratch) == 0) continue;
+    if (runs.empty() || runs.back().end != i || work[i - 1].node->id + 1 != work[i].node->id)
+      runs.push_back(Run{i, i});
+    runs.back().end = i + 1;
+  }
+  if (options.layout == Layout::kSpread)
+    std::stable_sort(runs.begin(), runs.end(),
+                     [](const Run& a, const Run& b) { return a.end - a.begin > b.end - b.begin; });
+  const size_t exact = req.nodes > 0 ? static_cast<size_t>(req.nodes) : 0;
+  for (const Run& run : runs) {
+    for (size_t start = run.begin; start < run.end; ++start) {
+      const size_t end = exact > 0 ? start + exact : run.end;
+      if (end > run.end) break;
+      std::vector<NodeWork> part(work.begin() + static_cast<long>(start),
+                                 work.begin() + static_cast<long>(end));
+      std::optional<Placement> p = PlaceLayout(part, req, options);
+      if (p && NeighbouringIds(*p)) return p;
+      // Without -N a later start only has fewer nodes: if this one failed, so do they.
+      if (!p && exact == 0) break;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int UsablePus(const Node& node, int max_uses) {
@@ -193,8 +244,8 @@ std::optional<Placement> PlaceRanks(std::span<const Node> nodes, const SessionRe
         if (auto it = by_id.find(id); it != by_id.end()) consider(*it->second);
     }
   }
-  return options.layout == Layout::kSpread ? PlaceSpread(work, request, options.max_uses)
-                                           : PlaceCompact(work, request, options.max_uses);
+  if (request.contiguous) return PlaceContiguous(work, request, options);
+  return PlaceLayout(work, request, options);
 }
 
 std::optional<LeastUsedPlacement> PlaceOnLeastUsed(std::span<const Node> nodes,

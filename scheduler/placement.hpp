@@ -26,7 +26,9 @@ struct PlaceOptions {
 // Places every rank of `request` on `nodes`, or returns nullopt when it cannot.
 // A rank's threads_per_rank slots are taken from one core if possible, else from
 // one package, else from the node, in logical order: neighbours, as mpiexec users expect.
-// Honours request.nodes (-N), request.ppn and request.gpus_per_node.
+// Honours request.nodes (-N), request.ppn and request.gpus_per_node, and request.contiguous:
+// then every node used has a rank and their ids are neighbours (one block, as the papers'
+// fragmentation counts it), whatever the layout.
 std::optional<Placement> PlaceRanks(std::span<const Node> nodes, const SessionRequest& request,
                                     const PlaceOptions& options = {});
 

@@ -152,6 +152,73 @@ TEST(Placement, ExactNodeCountOnUsedSlotsCountsEachSlotsRemainingLevels) {
   EXPECT_EQ(p->ranks[5].pus, std::vector<int>{1});
 }
 
+// Nodes of 8 free slots, except the listed ones, which are full.
+std::vector<Node> NodesWithFull(int count, std::initializer_list<int> full) {
+  auto nodes = Nodes(count, 1, 8, 1);
+  for (int i : full) nodes[i].uses.assign(8, 1);
+  return nodes;
+}
+
+SessionRequest Contiguous(int ranks) {
+  SessionRequest r = Request(ranks);
+  r.contiguous = true;
+  return r;
+}
+
+TEST(Placement, CompactContiguousTakesTheFirstRunThatHoldsIt) {
+  auto nodes = NodesWithFull(5, {1});
+  auto loose = PlaceRanks(nodes, Request(12));
+  ASSERT_TRUE(loose);
+  EXPECT_EQ(loose->Nodes(), (std::vector<NodeId>{0, 2}));  // what contiguity must prevent
+  auto p = PlaceRanks(nodes, Contiguous(12));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{2, 3}));
+  EXPECT_EQ(p->ranks.size(), 12u);
+  // Fits in the first run: stays there, as compact does.
+  p = PlaceRanks(nodes, Contiguous(8));
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{0}));
+}
+
+TEST(Placement, SpreadContiguousUsesTheLongestRun) {
+  auto nodes = NodesWithFull(7, {2});
+  auto p = PlaceRanks(nodes, Contiguous(4), PlaceOptions{Layout::kSpread, 0, {}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{3, 4, 5, 6}));
+  for (const RankSlots& rs : p->ranks) EXPECT_EQ(rs.pus.size(), 1u);
+}
+
+TEST(Placement, ExactNodeCountContiguousSlidesPastNodesWithoutRoom) {
+  // -N 3, 4 per node: node 2 has only 2 free slots, so the window starts after it.
+  auto nodes = NodesWithFull(6, {});
+  for (int pu = 0; pu < 6; ++pu) nodes[2].uses[pu] = 1;
+  SessionRequest r = Contiguous(12);
+  r.nodes = 3;
+  r.ppn = 4;
+  auto p = PlaceRanks(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{3, 4, 5}));
+  r.contiguous = false;
+  EXPECT_EQ(PlaceRanks(nodes, r)->Nodes(), (std::vector<NodeId>{0, 1, 3}));
+  // Spread with -N 3 picks the roomiest nodes, here 0, 1, 3; contiguous keeps them neighbours.
+  r.contiguous = true;
+  p = PlaceRanks(nodes, r, PlaceOptions{Layout::kSpread, 0, {}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{3, 4, 5}));
+}
+
+TEST(Placement, ContiguousFailsWhenNoRunHoldsIt) {
+  auto nodes = NodesWithFull(4, {1, 3});
+  EXPECT_TRUE(PlaceRanks(nodes, Request(12)));
+  EXPECT_FALSE(PlaceRanks(nodes, Contiguous(12)));
+  EXPECT_FALSE(PlaceRanks(nodes, Contiguous(12), PlaceOptions{Layout::kSpread, 0, {}}));
+  // Candidate nodes in any order: contiguity is about ids, not the candidates' order.
+  auto free = NodesWithFull(4, {});
+  auto p = PlaceRanks(free, Contiguous(16), PlaceOptions{Layout::kCompact, 0, {3, 0, 2}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{2, 3}));
+}
+
 TEST(Placement, ZeroRanksIsRejected) {
   EXPECT_FALSE(PlaceRanks(Nodes(1, 1, 4, 1), Request(0)));
 }

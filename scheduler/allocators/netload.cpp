@@ -51,7 +51,7 @@ AdditionOrder MakeOrder(const Graph& graph, double alpha, double beta) {
 }
 
 std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, int start, int demand,
-                              double alpha, double beta, int max_vertices) {
+                              double alpha, double beta, int max_vertices, bool contiguous) {
   std::vector<std::pair<double, int>> linked;
   for (const auto& [u, nl] : graph.Neighbours(start))
     if (u != start && graph.Processors(u) > 0)
@@ -72,7 +72,13 @@ std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, in
     return c.allocated < demand;
   };
   size_t li = 0, ui = 0;
-  while (want_more()) {
+  // A contiguous session grows along the vertices that follow the start, in order.
+  for (int u = start + 1; contiguous && want_more() && u < graph.Size() && graph.Processors(u) > 0;
+       ++u) {
+    c.vertices.push_back(u);
+    c.allocated += graph.Processors(u);
+  }
+  while (!contiguous && want_more()) {
     while (ui < order.unlinked.size() &&
            (order.unlinked[ui].second == start || is_linked(order.unlinked[ui].second)))
       ++ui;
@@ -99,17 +105,18 @@ std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, in
 }  // namespace
 
 std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand, double alpha,
-                                       double beta, int max_vertices) {
-  return Grow(graph, MakeOrder(graph, alpha, beta), start, demand, alpha, beta, max_vertices);
+                                       double beta, int max_vertices, bool contiguous) {
+  return Grow(graph, MakeOrder(graph, alpha, beta), start, demand, alpha, beta, max_vertices,
+              contiguous);
 }
 
 std::optional<Candidate> ChooseSubgraph(const Graph& graph, int demand, double alpha, double beta,
-                                        int max_vertices) {
+                                        int max_vertices, bool contiguous) {
   const AdditionOrder order = MakeOrder(graph, alpha, beta);
   std::vector<Candidate> candidates;
   for (int v = 0; v < graph.Size(); ++v) {
     if (graph.Processors(v) <= 0) continue;
-    if (auto c = Grow(graph, order, v, demand, alpha, beta, max_vertices))
+    if (auto c = Grow(graph, order, v, demand, alpha, beta, max_vertices, contiguous))
       candidates.push_back(std::move(*c));
   }
   if (candidates.empty()) return std::nullopt;
@@ -211,8 +218,8 @@ std::vector<Assignment> NetloadAllocator::Allocate(const Snapshot& snapshot,
   std::vector<Node> nodes = snapshot.nodes;  // later sessions see what earlier ones took
   for (const SessionRequest& request : window) {
     Graph graph = BuildGraph(snapshot, nodes, request, config_);
-    std::optional<Candidate> c =
-        ChooseSubgraph(graph, request.ranks, config_.alpha, config_.beta, request.nodes);
+    std::optional<Candidate> c = ChooseSubgraph(graph, request.ranks, config_.alpha, config_.beta,
+                                                request.nodes, request.contiguous);
     if (!c) break;
     std::vector<NodeShare> shares;
     int left = request.ranks;

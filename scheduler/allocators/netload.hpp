@@ -66,13 +66,16 @@ struct Candidate {
 
 // Algorithm 4: the candidate sub-graph grown from `start` until `demand` processes
 // (or `max_vertices` vertices when > 0 and the demand is met). nullopt when the
-// whole graph cannot hold the demand.
+// whole graph cannot hold the demand. `contiguous` (a session that wants one block of
+// neighbouring nodes, as in the papers' workloads) grows it along start + 1, start + 2, ...
+// instead, up to the first vertex without processors: vertices are the snapshot's nodes
+// in id order, so the candidates are then the runs of neighbouring free nodes.
 std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand, double alpha,
-                                       double beta, int max_vertices = 0);
+                                       double beta, int max_vertices = 0, bool contiguous = false);
 
 // All candidates, then the one with the least normalised total load (ties: lowest start).
 std::optional<Candidate> ChooseSubgraph(const Graph& graph, int demand, double alpha, double beta,
-                                        int max_vertices = 0);
+                                        int max_vertices = 0, bool contiguous = false);
 
 // CL_v of each node from its metrics (normalised over `nodes`).
 std::vector<double> ComputeLoads(const std::vector<Node>& nodes, const NetloadConfig& config);

@@ -39,6 +39,27 @@ TEST(Netload, SlidesExampleGrowsV4ThenV1ThenV2) {
   EXPECT_FALSE(GrowCandidate(g, 3, 24, alpha, beta));
 }
 
+// A contiguous session grows along the following vertices only: from v4 (the last) it
+// cannot grow at all; from v2 it takes v2, v3, v4 even though v1's addition load is lower.
+TEST(Netload, ContiguousGrowsAlongTheFollowingVertices) {
+  Graph g(5);
+  const int pc[] = {6, 8, 5, 0, 4};  // vertex 3 has nothing free: it splits the runs
+  for (int v = 0; v < 5; ++v) g.SetProcessors(v, pc[v]);
+  g.SetComputeLoad(2, 90);
+  EXPECT_EQ(GrowCandidate(g, 1, 10, 0.5, 0.5)->vertices, (std::vector<int>{1, 0}));
+  EXPECT_EQ(GrowCandidate(g, 1, 10, 0.5, 0.5, 0, true)->vertices, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(GrowCandidate(g, 1, 14, 0.5, 0.5, 0, true));  // 8 + 5, then vertex 3
+  EXPECT_FALSE(GrowCandidate(g, 4, 5, 0.5, 0.5, 0, true));
+  // Among the runs {0, 1, 2} and {4}, 14 processes fit only from vertex 0.
+  auto c = ChooseSubgraph(g, 14, 0.5, 0.5, 0, true);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->vertices, (std::vector<int>{0, 1}));
+  // -N 3 (max_vertices): exactly three neighbours.
+  c = ChooseSubgraph(g, 3, 0.5, 0.5, 3, true);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->vertices, (std::vector<int>{0, 1, 2}));
+}
+
 TEST(Netload, PaperDefaults) {
   NetloadConfig c;
   EXPECT_DOUBLE_EQ(c.w_cpu_load, 0.3);
