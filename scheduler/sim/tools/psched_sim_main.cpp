@@ -3,6 +3,7 @@
 //
 // The shell around the pure simulator: reads traces, builds workloads and schedulers,
 // runs the simulations on --jobs threads, writes CSV / JSON / SVG.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -18,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "config/load.hpp"
 #include "scheduler/sim/generators.hpp"
 #include "scheduler/sim/report.hpp"
 #include "scheduler/sim/scheduler_spec.hpp"
@@ -42,14 +45,15 @@ struct Options {
   double theoretical_hours = 4;
   std::vector<std::string> schedulers = {"easy"};
   double interval_s = 0;
-  int window = 100;
+  std::optional<int> window;  // default: the papers' 100, or the --config file's windows
   int queue_depth = 0;
   int bids_per_job = 0;            // 0: the config default
   double solver_time_limit_s = 0;  // 0: the config default
   std::string solver_clock = "wall";
   bool no_baseline_bids = false;
   bool contiguous_bids_only = false;
-  sched::PriorityConfig priority;  // the multifactor weights; the rest stays default
+  std::string config_path;  // an admin's psched.toml: [allocator] and [priority] defaults
+  std::optional<double> multifactor_age_weight, multifactor_size_weight, multifactor_max_age_s;
   int jobs = 1;
   std::string table;
   std::string json_path, csv_dir, svg_path;
@@ -67,6 +71,9 @@ struct Outcome {
   std::optional<Error> error;
   double wall_s = 0;
 };
+
+// Queued jobs a window allocator sees per round unless told: MAX_JOB_COUNT of the auction paper.
+constexpr int kPapersWindow = 100;
 
 int Die(const std::string& message) {
   std::cerr << "psched-sim: " << message << "\n";
@@ -233,9 +240,30 @@ int Run(const Options& o) {
   for (size_t w = 0; w < workloads->size(); ++w)
     for (const SchedulerSpec& spec : specs) tasks.push_back(Task{(*workloads)[w], seeds[w], spec});
 
+  // The allocators' and priorities' settings: the built-in defaults or the admin's file,
+  // then the flags given.
   sched::AllocatorConfig allocator_config;
-  allocator_config.auction.window = o.window;
-  allocator_config.ipwindow.window = o.window;
+  sched::PriorityConfig priority_config;
+  int window = kPapersWindow;
+  if (!o.config_path.empty()) {
+    Result<config::Config> c = config::LoadConfigFile(o.config_path);
+    if (!c) return Die(c.error().ToString());
+    allocator_config = c->allocators;
+    priority_config = c->priority;
+    window = std::max(allocator_config.auction.window, allocator_config.ipwindow.window);
+  }
+  if (o.window) {
+    if (*o.window < 1) return Die("--window must be >= 1, got " + std::to_string(*o.window));
+    window = *o.window;
+  }
+  if (o.window || o.config_path.empty()) {
+    allocator_config.auction.window = window;
+    allocator_config.ipwindow.window = window;
+  }
+  if (o.multifactor_age_weight) priority_config.multifactor_age_weight = *o.multifactor_age_weight;
+  if (o.multifactor_size_weight)
+    priority_config.multifactor_size_weight = *o.multifactor_size_weight;
+  if (o.multifactor_max_age_s) priority_config.multifactor_max_age_s = *o.multifactor_max_age_s;
   if (o.bids_per_job < 0) return Die("--bids-per-job must be > 0");
   if (o.solver_time_limit_s < 0) return Die("--solver-time-limit must be > 0");
   if (o.bids_per_job > 0) allocator_config.auction.max_bids_per_job = o.bids_per_job;
@@ -254,7 +282,6 @@ int Run(const Options& o) {
     allocator_config.auction.cpu_time_limit = true;
     allocator_config.ipwindow.cpu_time_limit = true;
   }
-  const sched::PriorityConfig priority_config = o.priority;
 
   std::vector<Outcome> outcomes(tasks.size());
   std::atomic<size_t> next{0};
@@ -279,7 +306,7 @@ int Run(const Options& o) {
       }
       SimSetup& setup = (*parts)->setup;
       setup.interval_s = o.interval_s;
-      setup.window = o.window;
+      setup.window = window;
       setup.queue_depth = o.queue_depth;
       const std::string label =
           t.workload->name + (t.seed ? " seed " + std::to_string(t.seed) : "") + " " + t.spec.name;
@@ -388,7 +415,13 @@ int main(int argc, char** argv) {
   app.add_option("--scheduler", o.schedulers, scheduler_help)->delimiter(',');
   app.add_option("--interval", o.interval_s,
                  "seconds between scheduling rounds (0: at every event)");
-  app.add_option("--window", o.window, "queued jobs a window allocator sees per round");
+  app.add_option("--config", o.config_path,
+                 "an admin's psched.toml: its [allocator.*] (netload, auction, ipwindow) and "
+                 "[priority] settings replace the built-in defaults, the flags below still "
+                 "override them; which discipline and priority run is --scheduler's choice");
+  app.add_option("--window", o.window,
+                 "queued jobs a window allocator sees per round (default 100, the auction "
+                 "paper's; with --config the file's auction and ipwindow windows)");
   app.add_option("--queue-depth", o.queue_depth,
                  "fcfs/easy: queued jobs considered per round, from the head (SLURM's "
                  "bf_max_job_test; 0: the whole queue, the default)");
@@ -399,14 +432,14 @@ int main(int argc, char** argv) {
                  "auction/ipwindow: what the solver limit counts: wall (as in the daemon and "
                  "the papers) or cpu (results independent of machine load)")
       ->check(CLI::IsMember({"wall", "cpu"}));
-  app.add_option("--multifactor-age-weight", o.priority.multifactor_age_weight,
+  app.add_option("--multifactor-age-weight", o.multifactor_age_weight,
                  "multifactor priority: weight per minute waited (default 1)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--multifactor-size-weight", o.priority.multifactor_size_weight,
+  app.add_option("--multifactor-size-weight", o.multifactor_size_weight,
                  "multifactor priority: weight of a whole-machine job, scaled by the job's "
                  "share of the cores (default 10080: a week of waiting)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--multifactor-max-age", o.priority.multifactor_max_age_s,
+  app.add_option("--multifactor-max-age", o.multifactor_max_age_s,
                  "multifactor priority: seconds after which age stops counting (SLURM's "
                  "PriorityMaxAge; default 0: never)")
       ->check(CLI::NonNegativeNumber);
