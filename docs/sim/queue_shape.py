@@ -5,9 +5,12 @@ For each CSV given (e.g. one EASY and one auction run of the same workload and s
   - the mean size (slots) of the first WINDOW jobs still queued, sampled every 300 s while at
     least WINDOW jobs wait: the jobs an auction round of that window can choose from;
   - mean wait by job size (nodes' worth of cores: 1-4, 5-8, 9-12, 13-16) and kind (cpu / gpu);
-  - busy cores and busy GPUs per time bucket, in % of the machine.
+  - busy cores and busy GPUs per time bucket, in % of the machine;
+  - idle core-days while at least one job waits: what a queue without backfilling loses
+    while its head waits for room (the machine's idle time that a queue could have used).
 
 Usage: queue_shape.py [--window 100] [--bucket 900] [--cores 1024] [--gpus 256] CSV...
+  --window 0 and --bucket 0 leave out the window sampling and the busy lines (long traces).
 """
 import argparse
 import collections
@@ -63,6 +66,26 @@ def busy(rows, bucket, cores, gpus):
     return ([100 * x / (cores * bucket) for x in core_s], [100 * x / (gpus * bucket) for x in gpu_s], end)
 
 
+def idle_while_waiting(rows, cores):
+    # At equal times ends come first, then arrivals, then starts: a job that starts the
+    # moment it arrives never counts as waiting.
+    events = []
+    for r in rows:
+        c = int(r["cores"])
+        events += [(float(r["submit"]), 1, 0, 1), (float(r["start"]), 2, c, -1),
+                   (float(r["end"]), 0, -c, 0)]
+    events.sort()
+    busy_cores = waiting = 0
+    last = events[0][0]
+    idle = waiting_s = 0.0
+    for t, _, dc, dw in events:
+        if waiting > 0:
+            idle += (cores - busy_cores) * (t - last)
+            waiting_s += t - last
+        busy_cores, waiting, last = busy_cores + dc, waiting + dw, t
+    return idle / 86400, waiting_s / 86400
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("csv", nargs="+")
@@ -75,14 +98,18 @@ def main():
     for path in a.csv:
         rows = load(path)
         print(f"== {path}: {len(rows)} jobs, mean size {sum(int(r['cores']) for r in rows) / len(rows):.1f} slots")
-        w = window_size(rows, a.window)
+        w = window_size(rows, a.window) if a.window > 0 else []
         if w:
             print(f"first {a.window} queued jobs: mean size {sum(w) / len(w):.1f} slots over {len(w)} samples")
         print("mean wait h by size (nodes' worth) and kind: " + ", ".join(
             f"{kind} {size}: {m:.2f} (n={n})" for (kind, size), (m, n) in waits_by_size(rows, a.cores_per_node).items()))
-        c, g, end = busy(rows, a.bucket, a.cores, a.gpus)
-        print(f"busy cores % per {a.bucket:.0f} s (makespan {end:.0f} s): " + " ".join(f"{x:.0f}" for x in c))
-        print(f"busy GPUs  % per {a.bucket:.0f} s: " + " ".join(f"{x:.0f}" for x in g))
+        idle, waiting = idle_while_waiting(rows, a.cores)
+        print(f"idle core-days while jobs wait: {idle:.0f} over {waiting:.0f} days with a queue "
+              f"({idle / waiting if waiting else 0:.1f} cores idle on average then)")
+        if a.bucket > 0:
+            c, g, end = busy(rows, a.bucket, a.cores, a.gpus)
+            print(f"busy cores % per {a.bucket:.0f} s (makespan {end:.0f} s): " + " ".join(f"{x:.0f}" for x in c))
+            print(f"busy GPUs  % per {a.bucket:.0f} s: " + " ".join(f"{x:.0f}" for x in g))
 
 
 if __name__ == "__main__":
