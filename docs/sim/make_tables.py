@@ -128,6 +128,41 @@ def table5_summary():
     return "\n".join(lines)
 
 
+def table5_multifactor():
+    """Auction and EASY with the multifactor priority (runs/table5/multifactor/: auction_W_sS,
+    easy_W_sS on the whole queue, easy_depth100_W_sS 100 deep), fcfs figures of the same seeds
+    in brackets (runs/table5/auction_W_sS.json and the 7-seed EASY files)."""
+    d = os.path.join(RUNS, "table5", "multifactor")
+    one = lambda path: json.load(open(path))[0] if os.path.exists(path) else None
+    easy_fcfs = {(r["workload"], r["seed"]): r for r in
+                 json.load(open(os.path.join(RUNS, "table5", "easy_all_7seeds.json")))}
+    easy_fcfs100 = {(r["workload"], r["seed"]): r for r in
+                    json.load(open(os.path.join(RUNS, "table5", "easy_all_7seeds_depth100.json")))}
+    order = {w: i for i, w in enumerate(PAPER_T5)}
+    keys = []
+    for f in glob.glob(os.path.join(d, "auction_*_s*.json")):
+        w, s = os.path.basename(f)[len("auction_"):-len(".json")].rsplit("_s", 1)
+        keys.append((order[w], int(s), w))
+    rows = ["| multifactor priority (fcfs) | auction | EASY, whole queue | EASY, 100 deep "
+            "| auction − EASY (whole / 100 deep) | CBC time-outs / rounds |",
+            "|---|---|---|---|---|---|"]
+    pct = lambda r: 100 * r["utilisation"]
+    for _, s, w in sorted(keys):
+        auc = one(os.path.join(d, f"auction_{w}_s{s}.json"))
+        easy = one(os.path.join(d, f"easy_{w}_s{s}.json"))
+        deep = one(os.path.join(d, f"easy_depth100_{w}_s{s}.json"))
+        fcfs = one(os.path.join(RUNS, "table5", f"auction_{w}_s{s}.json"))
+        if easy is None or deep is None:
+            continue  # the EASY runs of this seed are not there yet
+        bracket = lambda r: f" ({pct(r):.1f}%)" if r is not None else ""
+        rows.append(
+            f"| {w} seed {s} | {pct(auc):.1f}%{bracket(fcfs)} | {pct(easy):.1f}%{bracket(easy_fcfs.get((w, s)))}"
+            f" | {pct(deep):.1f}%{bracket(easy_fcfs100.get((w, s)))}"
+            f" | {pct(auc) - pct(easy):+.1f} / {pct(auc) - pct(deep):+.1f}"
+            f" | {auc.get('solver_timeouts', 0)}/{auc.get('solver_rounds', 0)} |")
+    return "\n".join(rows)
+
+
 def table5_window():
     """The auction with the paper's 100-job window against a 1,000-job one (the whole queue), and EASY on
     the whole queue against EASY looking 100 jobs deep (SLURM's bf_max_job_test), on the same seeds:
@@ -266,10 +301,14 @@ def ip_table():
 
 
 def fill(text, name, table):
+    """Replaces what lies between the markers; the table takes the begin marker's indentation
+    (a table inside a list item)."""
     begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
     head, rest = text.split(begin, 1)
     _, tail = rest.split(end, 1)
-    return head + begin + "\n" + table + "\n" + end + tail
+    indent = head[head.rfind("\n") + 1:]
+    body = "\n".join(indent + line for line in table.split("\n"))
+    return head + begin + "\n" + body + "\n" + indent + end + tail
 
 
 if __name__ == "__main__":
@@ -277,6 +316,7 @@ if __name__ == "__main__":
     text = open(readme).read()
     text = fill(text, "table5", table5())
     text = fill(text, "table5summary", table5_summary())
+    text = fill(text, "table5multifactor", table5_multifactor())
     if "<!-- table5window -->" in text:
         text = fill(text, "table5window", table5_window())
     text = fill(text, "ip", ip_table())
