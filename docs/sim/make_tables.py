@@ -128,6 +128,45 @@ def table5_summary():
     return "\n".join(lines)
 
 
+def multifactor_runs():
+    """(workload, seed) -> utilisation % of auction/multifactor, EASY/multifactor whole queue and
+    100 deep, and auction with fcfs, for every seed whose three multifactor runs are there."""
+    d = os.path.join(RUNS, "table5", "multifactor")
+    one = lambda path: json.load(open(path))[0] if os.path.exists(path) else None
+    out = {}
+    for f in glob.glob(os.path.join(d, "auction_*_s*.json")):
+        w, s = os.path.basename(f)[len("auction_"):-len(".json")].rsplit("_s", 1)
+        runs = [one(os.path.join(d, f"{kind}_{w}_s{s}.json")) for kind in ("auction", "easy", "easy_depth100")]
+        fcfs = one(os.path.join(RUNS, "table5", f"auction_{w}_s{s}.json"))
+        if None in runs:
+            continue
+        out[(w, int(s))] = [100 * r["utilisation"] for r in runs] + [100 * fcfs["utilisation"] if fcfs else None]
+    return out
+
+
+def table5_multifactor_summary():
+    """Per row: the multifactor runs' means, and on how many seeds the auction is ahead of
+    EASY 100 deep (SLURM's backfill depth) and of EASY on the whole queue."""
+    runs = multifactor_runs()
+    lines = []
+    for w in PAPER_T5:
+        seeds = sorted(s for (x, s) in runs if x == w)
+        if not seeds:
+            continue
+        rs = [runs[(w, s)] for s in seeds]
+        mean = lambda i: statistics.mean(r[i] for r in rs)
+        gain = statistics.mean(r[0] - r[3] for r in rs if r[3] is not None)
+        ahead_deep = sum(r[0] > r[2] for r in rs)
+        ahead_whole = sum(r[0] > r[1] for r in rs)
+        n = len(seeds)
+        lines.append(
+            f"- {w} ({n} seed{'s' if n > 1 else ''}: {','.join(map(str, seeds))}): auction {mean(0):.1f}%"
+            f" ({gain:+.1f} over fcfs), EASY {mean(1):.1f}% whole queue / {mean(2):.1f}% 100 deep;"
+            f" auction − EASY {mean(0) - mean(1):+.1f} / {mean(0) - mean(2):+.1f}; ahead of EASY 100 deep"
+            f" on {ahead_deep} of {n}, of EASY on the whole queue on {ahead_whole} of {n}.")
+    return "\n".join(lines)
+
+
 def table5_multifactor():
     """Auction and EASY with the multifactor priority (runs/table5/multifactor/: auction_W_sS,
     easy_W_sS on the whole queue, easy_depth100_W_sS 100 deep), fcfs figures of the same seeds
@@ -317,6 +356,8 @@ if __name__ == "__main__":
     text = fill(text, "table5", table5())
     text = fill(text, "table5summary", table5_summary())
     text = fill(text, "table5multifactor", table5_multifactor())
+    if "<!-- table5multifactorsummary -->" in text:
+        text = fill(text, "table5multifactorsummary", table5_multifactor_summary())
     if "<!-- table5window -->" in text:
         text = fill(text, "table5window", table5_window())
     text = fill(text, "ip", ip_table())
