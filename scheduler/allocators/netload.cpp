@@ -52,9 +52,9 @@ AdditionOrder MakeOrder(const Graph& graph, double alpha, double beta) {
 
 std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, int start, int demand,
                               double alpha, double beta, int max_vertices, bool contiguous) {
-  std::vector<std::pair<double, int>> linked;
+  std::vector<std::pair<double, int>> linked;  // by addition cost; a contiguous session needs none
   for (const auto& [u, nl] : graph.Neighbours(start))
-    if (u != start && graph.Processors(u) > 0)
+    if (!contiguous && u != start && graph.Processors(u) > 0)
       linked.push_back({alpha * graph.ComputeLoad(u) + beta * nl, u});
   std::sort(linked.begin(), linked.end());
   auto is_linked = [&](int u) {

@@ -244,22 +244,22 @@ int Run(const Options& o) {
   // then the flags given.
   sched::AllocatorConfig allocator_config;
   sched::PriorityConfig priority_config;
-  int window = kPapersWindow;
-  if (!o.config_path.empty()) {
+  if (o.config_path.empty()) {
+    allocator_config.auction.window = kPapersWindow;
+    allocator_config.ipwindow.window = kPapersWindow;
+  } else {
     Result<config::Config> c = config::LoadConfigFile(o.config_path);
     if (!c) return Die(c.error().ToString());
     allocator_config = c->allocators;
     priority_config = c->priority;
-    window = std::max(allocator_config.auction.window, allocator_config.ipwindow.window);
   }
   if (o.window) {
     if (*o.window < 1) return Die("--window must be >= 1, got " + std::to_string(*o.window));
-    window = *o.window;
+    allocator_config.auction.window = *o.window;
+    allocator_config.ipwindow.window = *o.window;
   }
-  if (o.window || o.config_path.empty()) {
-    allocator_config.auction.window = window;
-    allocator_config.ipwindow.window = window;
-  }
+  // The simulator hands each round enough of the queue for either window allocator.
+  const int window = std::max(allocator_config.auction.window, allocator_config.ipwindow.window);
   if (o.multifactor_age_weight) priority_config.multifactor_age_weight = *o.multifactor_age_weight;
   if (o.multifactor_size_weight)
     priority_config.multifactor_size_weight = *o.multifactor_size_weight;
