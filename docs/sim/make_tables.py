@@ -129,19 +129,26 @@ def table5_summary():
 
 
 def multifactor_runs():
-    """(workload, seed) -> utilisation % of auction/multifactor, EASY/multifactor whole queue and
-    100 deep, and auction with fcfs, for every seed whose three multifactor runs are there."""
+    """(workload, seed) -> the JSON records of auction/multifactor ("auction"), EASY/multifactor on
+    the whole queue ("easy") and 100 deep ("deep"), and the fcfs auction of that seed ("fcfs", or
+    None), for every seed whose three multifactor runs are there; in the table's row order."""
     d = os.path.join(RUNS, "table5", "multifactor")
     one = lambda path: json.load(open(path))[0] if os.path.exists(path) else None
-    out = {}
+    order = {w: i for i, w in enumerate(PAPER_T5)}
+    found = {}
     for f in glob.glob(os.path.join(d, "auction_*_s*.json")):
         w, s = os.path.basename(f)[len("auction_"):-len(".json")].rsplit("_s", 1)
-        runs = [one(os.path.join(d, f"{kind}_{w}_s{s}.json")) for kind in ("auction", "easy", "easy_depth100")]
-        fcfs = one(os.path.join(RUNS, "table5", f"auction_{w}_s{s}.json"))
-        if None in runs:
-            continue
-        out[(w, int(s))] = [100 * r["utilisation"] for r in runs] + [100 * fcfs["utilisation"] if fcfs else None]
-    return out
+        runs = {key: one(os.path.join(d, f"{kind}_{w}_s{s}.json"))
+                for key, kind in (("auction", "auction"), ("easy", "easy"), ("deep", "easy_depth100"))}
+        if None in runs.values():
+            continue  # the EASY runs of this seed are not there yet
+        runs["fcfs"] = one(os.path.join(RUNS, "table5", f"auction_{w}_s{s}.json"))
+        found[(w, int(s))] = runs
+    return dict(sorted(found.items(), key=lambda item: (order[item[0][0]], item[0][1])))
+
+
+def pct(record):
+    return 100 * record["utilisation"]
 
 
 def table5_multifactor_summary():
@@ -150,20 +157,20 @@ def table5_multifactor_summary():
     runs = multifactor_runs()
     lines = []
     for w in PAPER_T5:
-        seeds = sorted(s for (x, s) in runs if x == w)
+        seeds = [s for (x, s) in runs if x == w]
         if not seeds:
             continue
         rs = [runs[(w, s)] for s in seeds]
-        mean = lambda i: statistics.mean(r[i] for r in rs)
-        gain = statistics.mean(r[0] - r[3] for r in rs if r[3] is not None)
-        ahead_deep = sum(r[0] > r[2] for r in rs)
-        ahead_whole = sum(r[0] > r[1] for r in rs)
+        mean = lambda key: statistics.mean(pct(r[key]) for r in rs)
+        gain = statistics.mean(pct(r["auction"]) - pct(r["fcfs"]) for r in rs if r["fcfs"] is not None)
+        ahead_deep = sum(pct(r["auction"]) > pct(r["deep"]) for r in rs)
+        ahead_whole = sum(pct(r["auction"]) > pct(r["easy"]) for r in rs)
         n = len(seeds)
         lines.append(
-            f"- {w} ({n} seed{'s' if n > 1 else ''}: {','.join(map(str, seeds))}): auction {mean(0):.1f}%"
-            f" ({gain:+.1f} over fcfs), EASY {mean(1):.1f}% whole queue / {mean(2):.1f}% 100 deep;"
-            f" auction − EASY {mean(0) - mean(1):+.1f} / {mean(0) - mean(2):+.1f}; ahead of EASY 100 deep"
-            f" on {ahead_deep} of {n}, of EASY on the whole queue on {ahead_whole} of {n}.")
+            f"- {w} ({n} seed{'s' if n > 1 else ''}: {','.join(map(str, seeds))}): auction {mean('auction'):.1f}%"
+            f" ({gain:+.1f} over fcfs), EASY {mean('easy'):.1f}% whole queue / {mean('deep'):.1f}% 100 deep;"
+            f" auction − EASY {mean('auction') - mean('easy'):+.1f} / {mean('auction') - mean('deep'):+.1f};"
+            f" ahead of EASY 100 deep on {ahead_deep} of {n}, of EASY on the whole queue on {ahead_whole} of {n}.")
     return "\n".join(lines)
 
 
@@ -171,31 +178,18 @@ def table5_multifactor():
     """Auction and EASY with the multifactor priority (runs/table5/multifactor/: auction_W_sS,
     easy_W_sS on the whole queue, easy_depth100_W_sS 100 deep), fcfs figures of the same seeds
     in brackets (runs/table5/auction_W_sS.json and the 7-seed EASY files)."""
-    d = os.path.join(RUNS, "table5", "multifactor")
-    one = lambda path: json.load(open(path))[0] if os.path.exists(path) else None
     easy_fcfs = {(r["workload"], r["seed"]): r for r in
                  json.load(open(os.path.join(RUNS, "table5", "easy_all_7seeds.json")))}
     easy_fcfs100 = {(r["workload"], r["seed"]): r for r in
                     json.load(open(os.path.join(RUNS, "table5", "easy_all_7seeds_depth100.json")))}
-    order = {w: i for i, w in enumerate(PAPER_T5)}
-    keys = []
-    for f in glob.glob(os.path.join(d, "auction_*_s*.json")):
-        w, s = os.path.basename(f)[len("auction_"):-len(".json")].rsplit("_s", 1)
-        keys.append((order[w], int(s), w))
     rows = ["| multifactor priority (fcfs) | auction | EASY, whole queue | EASY, 100 deep "
             "| auction − EASY (whole / 100 deep) | CBC time-outs / rounds |",
             "|---|---|---|---|---|---|"]
-    pct = lambda r: 100 * r["utilisation"]
-    for _, s, w in sorted(keys):
-        auc = one(os.path.join(d, f"auction_{w}_s{s}.json"))
-        easy = one(os.path.join(d, f"easy_{w}_s{s}.json"))
-        deep = one(os.path.join(d, f"easy_depth100_{w}_s{s}.json"))
-        fcfs = one(os.path.join(RUNS, "table5", f"auction_{w}_s{s}.json"))
-        if easy is None or deep is None:
-            continue  # the EASY runs of this seed are not there yet
-        bracket = lambda r: f" ({pct(r):.1f}%)" if r is not None else ""
+    bracket = lambda r: f" ({pct(r):.1f}%)" if r is not None else ""
+    for (w, s), r in multifactor_runs().items():
+        auc, easy, deep = r["auction"], r["easy"], r["deep"]
         rows.append(
-            f"| {w} seed {s} | {pct(auc):.1f}%{bracket(fcfs)} | {pct(easy):.1f}%{bracket(easy_fcfs.get((w, s)))}"
+            f"| {w} seed {s} | {pct(auc):.1f}%{bracket(r['fcfs'])} | {pct(easy):.1f}%{bracket(easy_fcfs.get((w, s)))}"
             f" | {pct(deep):.1f}%{bracket(easy_fcfs100.get((w, s)))}"
             f" | {pct(auc) - pct(easy):+.1f} / {pct(auc) - pct(deep):+.1f}"
             f" | {auc.get('solver_timeouts', 0)}/{auc.get('solver_rounds', 0)} |")
