@@ -26,18 +26,14 @@ if [ "$priority" != fcfs ]; then
   mkdir -p "$out"
 fi
 
-# run BASE ARGS...: one simulation into BASE.json and BASE.md, unless done or claimed.
+# shellcheck source=claim_run.sh
+. "$(dirname "$0")/claim_run.sh"
+
+# run BASE ARGS...: one Machine-S simulation of seed $s, laid out like Table 5.
 run() {
   base=$1
   shift
-  [ -e "$base.json" ] && return 0
-  mkdir "$base.claim" 2> /dev/null || return 0
-  echo "$(date -u +%T) $(basename "$base")"
-  "$sim" "$@" --machine S --first-seed "$s" --seeds 1 --table auction -q \
-    --json "$base.json.tmp" > "$base.md.tmp"
-  mv "$base.md.tmp" "$base.md"
-  mv "$base.json.tmp" "$base.json"
-  rmdir "$base.claim"
+  claim_run "$base" "$sim" "$@" --machine S --first-seed "$s" --seeds 1 --table auction
 }
 
 s=$first
