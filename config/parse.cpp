@@ -45,7 +45,7 @@ struct Section {
 };
 
 // Numbers in [lo, hi] (hi may be infinite); `lo_open` excludes lo itself.
-Apply Number(std::function<double&(Config&)> member, double lo, double hi, bool lo_open,
+Apply Number(const std::function<double&(Config&)>& member, double lo, double hi, bool lo_open,
              std::string_view what) {
   return [=](const toml::node& v, Config& c) -> std::string {
     std::optional<double> x = AsNumber(v);
@@ -62,20 +62,19 @@ Apply Number(std::function<double&(Config&)> member, double lo, double hi, bool 
   };
 }
 
-Apply Fraction(std::function<double&(Config&)> member) {
-  return Number(std::move(member), 0, 1, false, "a weight between 0 and 1");
+Apply Fraction(const std::function<double&(Config&)>& member) {
+  return Number(member, 0, 1, false, "a weight between 0 and 1");
 }
 // A factor's weight in a sum of priorities: any finite number >= 0.
-Apply Weight(std::function<double&(Config&)> member) {
-  return Number(std::move(member), 0, std::numeric_limits<double>::infinity(), false,
-                "a weight >= 0");
+Apply Weight(const std::function<double&(Config&)>& member) {
+  return Number(member, 0, std::numeric_limits<double>::infinity(), false, "a weight >= 0");
 }
-Apply Seconds(std::function<double&(Config&)> member, bool zero_ok) {
-  return Number(std::move(member), 0, std::numeric_limits<double>::infinity(), !zero_ok,
+Apply Seconds(const std::function<double&(Config&)>& member, bool zero_ok) {
+  return Number(member, 0, std::numeric_limits<double>::infinity(), !zero_ok,
                 zero_ok ? "seconds >= 0" : "seconds > 0");
 }
 
-Apply PositiveInt(std::function<int&(Config&)> member) {
+Apply PositiveInt(const std::function<int&(Config&)>& member) {
   return [=](const toml::node& v, Config& c) -> std::string {
     if (!v.is_integer()) return "expected an integer >= 1";
     int64_t x = *v.value<int64_t>();
@@ -86,7 +85,7 @@ Apply PositiveInt(std::function<int&(Config&)> member) {
   };
 }
 
-Apply Bool(std::function<bool&(Config&)> member) {
+Apply Bool(const std::function<bool&(Config&)>& member) {
   return [=](const toml::node& v, Config& c) -> std::string {
     if (!v.is_boolean()) return "expected true or false";
     member(c) = *v.value<bool>();
@@ -94,8 +93,8 @@ Apply Bool(std::function<bool&(Config&)> member) {
   };
 }
 
-Apply OneOf(std::function<std::string&(Config&)> member,
-            std::function<const std::vector<std::string>&()> valid, std::string_view what) {
+Apply OneOf(const std::function<std::string&(Config&)>& member,
+            const std::function<const std::vector<std::string>&()>& valid, std::string_view what) {
   return [=](const toml::node& v, Config& c) -> std::string {
     if (!v.is_string()) return "expected a string, one of: " + Join(valid());
     std::string s = *v.value<std::string>();
@@ -107,8 +106,9 @@ Apply OneOf(std::function<std::string&(Config&)> member,
   };
 }
 
-Apply NameList(std::function<std::vector<std::string>&(Config&)> member,
-               std::function<const std::vector<std::string>&()> valid, std::string_view what) {
+Apply NameList(const std::function<std::vector<std::string>&(Config&)>& member,
+               const std::function<const std::vector<std::string>&()>& valid,
+               std::string_view what) {
   return [=](const toml::node& v, Config& c) -> std::string {
     const toml::array* array = v.as_array();
     if (array == nullptr) return "expected a list of " + std::string(what) + " names";
@@ -255,10 +255,11 @@ class Reader {
       const bool is_sub = std::find(section->subsections.begin(), section->subsections.end(),
                                     key.str()) != section->subsections.end();
       if (is_sub) {
-        if (const toml::table* sub = value.as_table())
+        if (const toml::table* sub = value.as_table()) {
           Walk(*sub, full);
-        else
+        } else {
           Report(value.source(), Quote(full) + " must be a table ([" + full + "])");
+        }
         continue;
       }
       auto field = std::find_if(section->fields.begin(), section->fields.end(),
@@ -282,10 +283,11 @@ class Reader {
   }
   void ReportAt(const std::string& key, const std::string& what) {
     auto it = set_.find(key);
-    if (it != set_.end())
+    if (it != set_.end()) {
       Report(it->second, what);
-    else
+    } else {
       errors_.push_back(source_ + ": " + what);
+    }
   }
   bool WasSet(const std::string& key) const { return set_.count(key) > 0; }
   bool Rejected(const std::string& key) const { return rejected_.count(key) > 0; }
@@ -299,11 +301,13 @@ class Reader {
   }
   static std::string Valid(const Section& s) {
     std::vector<std::string> keys;
+    keys.reserve(s.fields.size());
     for (const Field& f : s.fields) keys.emplace_back(f.key);
-    for (std::string_view sub : s.subsections)
+    for (std::string_view sub : s.subsections) {
       keys.push_back(
           "[" + (s.path.empty() ? std::string(sub) : std::string(s.path) + "." + std::string(sub)) +
           "]");
+    }
     std::string where = s.path.empty() ? "at the top level" : "in [" + std::string(s.path) + "]";
     return " " + where + " (valid: " + Join(keys) + ")";
   }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "config/resolve.hpp"
 #include "config/show.hpp"
@@ -102,10 +103,5 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Run(argc, argv);
-  } catch (const std::exception& e) {  // a bug: report it, never crash silently
-    std::cerr << "psched-config: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return psched::GuardedMain("psched-config", [&] { return Run(argc, argv); });
 }

@@ -32,30 +32,35 @@ Result<ResolvedPolicy> ResolvePolicy(const Config& config, std::string_view requ
                                      bool spread) {
   const std::string name = requested.empty() ? config.default_policy : std::string(requested);
   const std::vector<std::string> allowed = AllowedPolicies(config);
-  if (!Contains(policies::PolicyNames(), name))
+  if (!Contains(policies::PolicyNames(), name)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "unknown policy '" + name + "'; allowed here: " + policies::JoinNames(allowed));
-  if (!Contains(allowed, name))
+  }
+  if (!Contains(allowed, name)) {
     return Fail(ErrorCode::kPermissionDenied,
                 "policy '" + name + "' is not allowed in this allocation; allowed here: " +
                     policies::JoinNames(allowed) + " (set by " + WhereFrom(config) + ")");
-  if (spread && !config.spread_allowed)
+  }
+  if (spread && !config.spread_allowed) {
     return Fail(ErrorCode::kPermissionDenied,
                 "--spread is not allowed in this allocation (spread_allowed = false in " +
                     WhereFrom(config) + ")");
+  }
   return ResolvedPolicy{name, spread, config.policy_options};
 }
 
 Result<std::string> ResolveAllocator(const Config& config, std::string_view requested) {
   const std::string name = requested.empty() ? config.default_allocator : std::string(requested);
   const std::vector<std::string> allowed = AllowedAllocators(config);
-  if (!Contains(sched::AllocatorNames(), name))
+  if (!Contains(sched::AllocatorNames(), name)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "unknown allocator '" + name + "'; allowed here: " + policies::JoinNames(allowed));
-  if (!Contains(allowed, name))
+  }
+  if (!Contains(allowed, name)) {
     return Fail(ErrorCode::kPermissionDenied,
                 "allocator '" + name + "' is not allowed in this allocation; allowed here: " +
                     policies::JoinNames(allowed) + " (set by " + WhereFrom(config) + ")");
+  }
   return name;
 }
 

@@ -17,7 +17,7 @@ namespace psched::daemon {
 
 class AllocatorCache {
  public:
-  explicit AllocatorCache(sched::AllocatorConfig config) : config_(std::move(config)) {}
+  explicit AllocatorCache(sched::AllocatorConfig config) : config_(config) {}
 
   // The allocator called `name`, made on first use; an unknown name is an error
   // listing the valid ones.

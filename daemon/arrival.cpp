@@ -12,16 +12,18 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
   if (request.ranks <= 0) return reject("-n must be at least 1");
   if (request.threads_per_rank <= 0) return reject("-c must be at least 1");
   int nodes = static_cast<int>(snapshot.nodes.size());
-  if (request.nodes > nodes)
+  if (request.nodes > nodes) {
     return reject("-N " + std::to_string(request.nodes) + " asks for more nodes than the " +
                   std::to_string(nodes) + " of this allocation");
+  }
   int need = request.SlotsNeeded();
   int total = snapshot.TotalPus();
-  if (need > total)
+  if (need > total) {
     return reject("session needs " + std::to_string(need) + " slots (" +
                   std::to_string(request.ranks) + " ranks x " +
                   std::to_string(request.threads_per_rank) + " threads) but the allocation has " +
                   std::to_string(total) + " slots in all");
+  }
   if (policy != nullptr) return policy->OnArrival(snapshot, request, allocator);
   if (auto placement = allocator.PlaceOne(snapshot, request)) {
     plan.actions.push_back(sched::SpawnAction{request.id, std::move(*placement)});

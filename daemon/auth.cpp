@@ -37,10 +37,11 @@ Result<Secret> Secret::FromHex(const std::string& hex) {
   size_t len = 0;
   if (sodium_hex2bin(reinterpret_cast<unsigned char*>(s.key_.data()), s.key_.size(), hex.data(),
                      hex.size(), " \n", &len, nullptr) != 0 ||
-      len != crypto_auth_KEYBYTES)
+      len != crypto_auth_KEYBYTES) {
     return Fail(
         ErrorCode::kInvalidArgument,
         "allocation secret must be " + std::to_string(2 * crypto_auth_KEYBYTES) + " hex digits");
+  }
   return s;
 }
 
@@ -48,9 +49,10 @@ Result<Secret> Secret::FromFile(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
     return Fail(Error::FromErrno("stat", "secret file '" + path + "'"));
-  if ((st.st_mode & 077) != 0)
+  if ((st.st_mode & 077) != 0) {
     return Fail(ErrorCode::kPermissionDenied,
                 "secret file '" + path + "' is readable by others (must be mode 0600)");
+  }
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();

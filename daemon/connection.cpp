@@ -110,9 +110,10 @@ void Connection::OnEvent(bufferevent*, short what, void* arg) {
   auto* self = static_cast<Connection*>(arg);
   auto keep = self->shared_from_this();
   if (what & BEV_EVENT_EOF) return self->Close("connection closed by peer");
-  if (what & BEV_EVENT_ERROR)
+  if (what & BEV_EVENT_ERROR) {
     return self->Close(std::string("connection error: ") +
                        evutil_socket_error_to_string(EVUTIL_SOCKET_ERROR()));
+  }
 }
 
 }  // namespace psched::daemon

@@ -145,12 +145,13 @@ void CoschedNode::Step(Txn& txn) {
       auto confirmed = Suspend(txn, session, confirm);
       if (confirmed && !*confirmed) return;  // the poll timer calls Step again
       if (!confirmed) ok = Fail(confirmed.error().WithSession(session));
-    } else if (what == "resume")
+    } else if (what == "resume") {
       ranks_.Resume(session);
-    else if (what == "repin")
+    } else if (what == "repin") {
       ok = Repin(session, op.value("ranks", proto::Json::array()));
-    else
+    } else {
       ok = Fail(ErrorCode::kProtocol, "unknown co-scheduling operation '" + what + "'");
+    }
     if (!ok) return Finish(txn, std::move(ok));
     txn.done.push_back(static_cast<int>(txn.next));
     ++txn.next;

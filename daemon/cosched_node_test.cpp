@@ -22,10 +22,10 @@ class CoschedNodeTest : public ::testing::Test {
   void SetUp() override {
     base_ = event_base_new();
     ranks_ = std::make_unique<NodeService>(base_, 0, std::vector<int>{0},
-                                           [](proto::MsgType, proto::Json) {});
+                                           [](proto::MsgType, const proto::Json&) {});
     node_ = std::make_unique<CoschedNode>(
         base_, 0, *ranks_, std::vector<int>{0},
-        [this](std::string reply) { replies_.push_back(proto::Json::parse(reply)); });
+        [this](const std::string& reply) { replies_.push_back(proto::Json::parse(reply)); });
   }
   void TearDown() override {
     node_.reset();
@@ -44,7 +44,8 @@ class CoschedNodeTest : public ::testing::Test {
     // The spawn may wait for the event loop (launch hooks answer there).
     ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(session).size() == size_t(n); }, 20));
   }
-  void Order(const std::string& op, int64_t session, proto::Json extra = proto::Json::object()) {
+  void Order(const std::string& op, int64_t session,
+             const proto::Json& extra = proto::Json::object()) {
     proto::Json o{{"op", op}, {"session", session}};
     o.update(extra);
     proto::Json order{{"txn", ++txn_}, {"ops", proto::Json::array({o})}};

@@ -26,14 +26,16 @@ Daemon::~Daemon() {
 
 Result<std::unique_ptr<Daemon>> Daemon::Create(event_base* base, DaemonOptions options,
                                                Secret secret) {
-  if (options.nodes < 1 || options.node < 0 || options.node >= options.nodes)
+  if (options.nodes < 1 || options.node < 0 || options.node >= options.nodes) {
     return Fail(ErrorCode::kInvalidArgument, "node " + std::to_string(options.node) +
                                                  " is outside an allocation of " +
                                                  std::to_string(options.nodes) + " nodes");
+  }
   if (options.fanout < 1) return Fail(ErrorCode::kInvalidArgument, "--fanout must be at least 1");
-  if (options.node != 0 && options.parent.empty())
+  if (options.node != 0 && options.parent.empty()) {
     return Fail(ErrorCode::kInvalidArgument,
                 "node " + std::to_string(options.node) + " needs --parent host:port");
+  }
   if (options.node == 0 && options.rundir.empty())
     return Fail(ErrorCode::kInvalidArgument, "the leader needs --rundir");
   if (options.hostname.empty()) {
@@ -55,7 +57,7 @@ Result<void> Daemon::Start() {
   Tree tree{options_.nodes, options_.fanout};
   PeerLink::Handlers h;
   h.deliver = [this](proto::Frame&& f) { Deliver(std::move(f)); };
-  h.child_lost = [this](int child, std::vector<int> lost, const std::string& why) {
+  h.child_lost = [this](int child, const std::vector<int>& lost, const std::string& why) {
     if (stopped_) return;
     std::string cause = "connection to node " + std::to_string(child) + " closed (" + why + ")";
     collectives_->NodesLost(lost, cause);  // the rest of the tree hears it from the leader
@@ -76,10 +78,11 @@ Result<void> Daemon::Start() {
   // says why) rather than suspend differently from the others.
   if (options_.config.suspend == config::SuspendMethod::kFreezer) {
     auto freezer = SessionFreezer::Create(options_.node);
-    if (!freezer)
+    if (!freezer) {
       return Fail(
           freezer.error().Wrap("[policy] suspend = \"freezer\", but this node cannot "
                                "freeze sessions"));
+    }
     freezer_ = std::move(*freezer);
     node_service_->SetFreezer(freezer_.get());
   }
@@ -88,7 +91,7 @@ Result<void> Daemon::Start() {
       [this](std::string reply) { SendToNode(0, "cosched.reply", std::move(reply)); });
   RegisterService("cosched", [this](int, const std::string& data) { cosched_->OnOrder(data); });
   monitor_ = std::make_unique<monitor::Monitor>(
-      base_, options_.node, *real, options_.monitor, [this](proto::MonitorReport r) {
+      base_, options_.node, *real, options_.monitor, [this](const proto::MonitorReport& r) {
         peers_->SendUp(proto::MsgType::kMonitorReport, proto::Json(r));
       });
   if (!tree.Children(options_.node).empty() || options_.port != 0) {
@@ -147,9 +150,10 @@ void Daemon::Join() {
   // without metrics, not without service.
   if (!monitor_started_) {
     monitor_started_ = true;
-    if (auto ok = monitor_->Start(options_.listen_host); !ok)
+    if (auto ok = monitor_->Start(options_.listen_host); !ok) {
       std::fprintf(stderr, "pschedd[%d]: monitoring off: %s\n", options_.node,
                    ok.error().ToString().c_str());
+    }
   }
 }
 
@@ -163,9 +167,10 @@ void Daemon::ReportRankFailure(int64_t session, int rank, int code, std::string 
   peers_->SendUp(proto::MsgType::kSessionRankExited, proto::Json(e));
 }
 
-void Daemon::SuspendSession(int64_t session, bool suspend, std::function<void(Result<void>)> done) {
+void Daemon::SuspendSession(int64_t session, bool suspend,
+                            const std::function<void(Result<void>)>& done) {
   if (!leader_) return done(Fail(ErrorCode::kInvalidArgument, "not the leader"));
-  leader_->UserSuspendOrResume(session, suspend, std::move(done));
+  leader_->UserSuspendOrResume(session, suspend, done);
 }
 
 void Daemon::Deliver(proto::Frame&& frame) {

@@ -59,7 +59,7 @@ class Daemon final : public TreeServices {
   // This node's ranks of a session only (PMIx job control fans out to the nodes itself).
   void SignalLocalRanks(int64_t session, int sig) { node_service_->Signal(session, sig); }
   // The leader only: a user's suspend or resume (LeaderService::UserSuspendOrResume).
-  void SuspendSession(int64_t session, bool suspend, std::function<void(Result<void>)> done);
+  void SuspendSession(int64_t session, bool suspend, const std::function<void(Result<void>)>& done);
   TreeServices& tree() { return *this; }
   event_base* base() const { return base_; }
   int port() const { return port_; }

@@ -82,11 +82,12 @@ std::string Probe(const std::string& parent, CgroupVersion v, int node) {
     return std::string("mkdir ") + dir + ": " + std::strerror(errno);
   std::string why;
   std::string control = dir + "/" + ControlFile(v);
-  if (access(control.c_str(), W_OK) != 0)
+  if (access(control.c_str(), W_OK) != 0) {
     why = control + ": " + std::strerror(errno) +
           (v == CgroupVersion::kV2 && errno == ENOENT ? " (kernel older than 5.2?)" : "");
-  else if (access((dir + "/cgroup.procs").c_str(), W_OK) != 0)
+  } else if (access((dir + "/cgroup.procs").c_str(), W_OK) != 0) {
     why = dir + "/cgroup.procs: " + std::strerror(errno);
+  }
   rmdir(dir.c_str());
   return why;
 }
@@ -193,6 +194,7 @@ std::unique_ptr<SessionFreezer> SessionFreezer::CreateIn(int node, FreezerPlace 
 
 SessionFreezer::~SessionFreezer() {
   std::vector<int64_t> sessions;
+  sessions.reserve(join_fds_.size());
   for (const auto& [session, fd] : join_fds_) sessions.push_back(session);
   for (int64_t s : sessions) Remove(s);
   // Killed processes leave their cgroup as they exit: give them a moment.
@@ -217,10 +219,11 @@ Result<int> SessionFreezer::JoinFd(int64_t session) {
   if (auto it = join_fds_.find(session); it != join_fds_.end()) return it->second;
   std::erase_if(busy_dirs_, [this](const std::string& d) { return TryRemoveDir(d); });
   std::string dir = PathOf(session);
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
     return Fail(Error::FromErrno("mkdir", "making the session's cgroup " + dir)
                     .WithSession(session)
                     .WithNode(node_));
+  }
   std::string procs = dir + "/cgroup.procs";
   int fd = open(procs.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {

@@ -44,6 +44,8 @@ class LaunchHooks {
   // runs once on the daemon's loop thread, possibly before this returns; the ranks
   // fork only then. The default calls SessionStarting.
   using StartDone = std::function<void(Result<void>)>;
+  // By value: overrides keep `done` until the start is decided.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param)
   virtual void SessionStartingAsync(const SessionLaunchInfo& info, StartDone done) {
     done(SessionStarting(info));
   }

@@ -73,26 +73,29 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
 }
 
 void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
-                                        std::function<void(Result<void>)> answered) {
+                                        const std::function<void(Result<void>)>& answered) {
   if (executor_.busy()) {
     return deferred_.push_back(
         [this, id, suspend, answered] { UserSuspendOrResume(id, suspend, answered); });
   }
   // Messages name what happened to the session; the caller says which session.
   if (Find(id) == nullptr) return answered(psched::Fail(ErrorCode::kNotFound, "has ended"));
-  if (Queued(id))
+  if (Queued(id)) {
     return answered(psched::Fail(ErrorCode::kInvalidArgument,
                                  "is queued: nothing of it runs yet to suspend or resume"));
-  if (!suspend && DisplacedByPolicy(id))
+  }
+  if (!suspend && DisplacedByPolicy(id)) {
     return answered(psched::Fail(ErrorCode::kInvalidArgument,
                                  "is suspended by session " +
                                      std::to_string(snapshot_.Find(id)->displaced_by) +
                                      " (policy surpass): it resumes when that session ends"));
+  }
   sched::Plan plan;
-  if (suspend)
+  if (suspend) {
     plan.actions.push_back(sched::SuspendAction{id});
-  else
+  } else {
     plan.actions.push_back(sched::ResumeAction{id});
+  }
   RunPlan(
       plan, nullptr, 0, [this, suspend, answered](Result<void> ok, const sched::Snapshot& before) {
         if (ok) {
@@ -131,7 +134,7 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
   const bool suspend = frame.type == proto::MsgType::kCtlSuspend;
   const int64_t id = s->id;
   std::weak_ptr<Connection> weak = client;
-  UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
+  UserSuspendOrResume(id, suspend, [weak, id, suspend](Result<void> done) {
     auto c = weak.lock();
     if (!c) return;
     if (!done)
@@ -142,7 +145,7 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
 
 proto::Json LeaderService::Status() const {
   proto::Json nodes = proto::Json::array();
-  for (const sched::Node& n : snapshot_.nodes)
+  for (const sched::Node& n : snapshot_.nodes) {
     nodes.push_back({{"id", n.id},
                      {"hostname", n.hostname},
                      {"pus", n.topology.NumPus()},
@@ -151,11 +154,13 @@ proto::Json LeaderService::Status() const {
                      {"free", n.FreePus()},
                      {"uses", n.uses},
                      {"state", "up"}});
-  for (const auto& [id, cause] : lost_)
+  }
+  for (const auto& [id, cause] : lost_) {
     nodes.push_back({{"id", id},
                      {"hostname", hostnames_.count(id) ? hostnames_.at(id) : ""},
                      {"state", "lost"},
                      {"cause", cause}});
+  }
   proto::Json sessions = proto::Json::array();
   double now = Now();
   std::map<int64_t, int> queue_position;  // 1 = next to start: priority, then arrival order
@@ -170,12 +175,13 @@ proto::Json LeaderService::Status() const {
     proto::Json placement = proto::Json::array();
     if (model != nullptr && !s.failed) {
       std::string by = std::to_string(model->displaced_by);
-      if (model->state == sched::SessionState::kSuspended && model->displaced_by >= 0)
+      if (model->state == sched::SessionState::kSuspended && model->displaced_by >= 0) {
         detail = "suspended by " + by;
-      else if (model->state == sched::SessionState::kSidestepped)
+      } else if (model->state == sched::SessionState::kSidestepped) {
         detail = "sidestepped by " + by;
-      else if (model->state == sched::SessionState::kQueued)
+      } else if (model->state == sched::SessionState::kQueued) {
         detail = "queued at position " + std::to_string(queue_position[id]);
+      }
       for (const sched::RankSlots& r : model->placement.ranks)
         placement.push_back({{"rank", r.rank}, {"node", r.node}, {"pus", r.pus}});
     }

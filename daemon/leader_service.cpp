@@ -151,10 +151,11 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   auto req = proto::Decode<proto::LaunchRequest>(frame);
   if (!req) return client->FailAndClose(req.error().message());
   if (req->argv.empty()) return SendError(*client, "no command given");
-  if (static_cast<int>(snapshot_.nodes.size()) + static_cast<int>(lost_.size()) < expected_nodes_)
+  if (static_cast<int>(snapshot_.nodes.size()) + static_cast<int>(lost_.size()) < expected_nodes_) {
     return SendError(*client,
                      "the allocation is still starting: " + std::to_string(snapshot_.nodes.size()) +
                          " of " + std::to_string(expected_nodes_) + " daemons have joined");
+  }
   auto policy = config::ResolvePolicy(config_, req->policy, req->spread);
   if (!policy) return SendError(*client, policy.error().message());
   auto allocator_name = config::ResolveAllocator(config_, req->allocator);
@@ -241,9 +242,10 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
       LiveSession* s = Find(wait->session);
       if (s == nullptr) continue;
       if (s->parent != 0) NoteToParent(*s, "queued: " + wait->reason);
-      if (auto c = s->launcher.lock())
+      if (auto c = s->launcher.lock()) {
         c->Send(proto::MsgType::kSessionAck,
                 proto::Json{{"session", s->id}, {"what", "queued"}, {"reason", wait->reason}});
+      }
     }
   }
   RunDeferred();
@@ -283,9 +285,10 @@ void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& b
     if (LiveSession* s = Find(id)) NoteToLauncher(*s, text);
   }
   if (LiveSession* s = Find(arrival)) {
-    if (auto c = s->launcher.lock())
+    if (auto c = s->launcher.lock()) {
       SendError(
           *c, "session " + std::to_string(arrival) + " could not start: " + why + " (rolled back)");
+    }
     AnswerSpawn(*s, false, "could not start: " + why + " (rolled back)");
     sessions_.erase(arrival);
   }
@@ -294,9 +297,10 @@ void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& b
   auto queue = QueuePlanWithoutUndo(snapshot_, allocators_, config_.default_allocator,
                                     config_.policy_options.backfill);
   if (queue && !queue->actions.empty()) return Execute(*queue, nullptr, 0);
-  if (!queue)
+  if (!queue) {
     std::fprintf(stderr, "pschedd[0]: queue after a failed plan: %s\n",
                  queue.error().ToString().c_str());
+  }
   RunDeferred();
 }
 
@@ -383,9 +387,10 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
     std::vector<int> pus = r.pus;
     if (spawn.floating) {  // overbook float: the whole node's slots, the kernel balances
       pus.clear();
-      for (const sched::Node& n : snapshot_.nodes)
+      for (const sched::Node& n : snapshot_.nodes) {
         if (n.id == r.node)
           for (int pu = 0; pu < n.topology.NumPus(); ++pu) pus.push_back(pu);
+      }
     }
     order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, pus});
   }
@@ -406,10 +411,11 @@ void LeaderService::OnClientClosed(Connection& client) {
   for (auto& [id, s] : sessions_) {
     if (s.launcher_key != &client) continue;
     s.launcher_key = nullptr;
-    if (Queued(id))
+    if (Queued(id)) {
       queued.push_back(id);
-    else
+    } else {
       Fail(s, 128 + SIGKILL, "launcher disconnected");
+    }
   }
   for (int64_t id : queued) DropQueued(id, 128 + SIGKILL, "launcher disconnected");
 }
@@ -456,6 +462,7 @@ void LeaderService::Fail(LiveSession& s, int code, std::string message) {
   s.code = code;
   s.message = std::move(message);
   std::vector<int> alive;
+  alive.reserve(s.pending.size());
   for (int n : s.pending) alive.push_back(n);
   if (!alive.empty())
     peers_.Send(alive, proto::MsgType::kSessionKill, proto::Json(proto::SessionRef{s.id, SIGKILL}));
@@ -483,9 +490,10 @@ void LeaderService::Finish(int64_t id) {
   if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
   if (!sessions_.contains(id)) return;  // ended meanwhile (a failed arrival, a drop)
   LiveSession& s = sessions_.at(id);
-  if (auto c = s.launcher.lock())
+  if (auto c = s.launcher.lock()) {
     c->Send(proto::Encode(proto::MsgType::kSessionEnded,
                           proto::SessionEnded{id, s.failed ? s.code : 0, s.message}));
+  }
   const sched::Session* ended = snapshot_.Find(id);
   sched::Session copy = ended ? *ended : sched::Session{};
   config::ResolvedPolicy policy = s.policy;
@@ -494,11 +502,12 @@ void LeaderService::Finish(int64_t id) {
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
   snapshot_.now = Now();
-  if (copy.start_time >= 0)  // it ran: its accuracy joins the owner's history
+  if (copy.start_time >= 0) {  // it ran: its accuracy joins the owner's history
     histories_.Finished(id, copy.request.owner, copy.request.estimate_s,
                         snapshot_.now - copy.start_time);
-  else
+  } else {
     histories_.Forget(id);
+  }
   auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);
   if (!decider) return;
   RefreshPriorities();

@@ -62,7 +62,8 @@ class LeaderService {
   // control) is a plan like a policy's: it waits for a plan in flight, every node
   // confirms it (suspend: the ranks are seen stopped) and a failure is undone.
   // `answered` gets the outcome, its message without the session's name.
-  void UserSuspendOrResume(int64_t id, bool suspend, std::function<void(Result<void>)> answered);
+  void UserSuspendOrResume(int64_t id, bool suspend,
+                           const std::function<void(Result<void>)>& answered);
 
  private:
   static void SendError(Connection& c, const std::string& message);

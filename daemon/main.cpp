@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/run_dir.hpp"
@@ -42,9 +43,7 @@ void Report(int fd, const std::string& line) {
   if (line == "ready") close(fd);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int RunCommand(int argc, char** argv) {
   CLI::App app{"pschedd: psched's per-node daemon (started by psched-exec, psched-alloc or srun)"};
   psched::daemon::DaemonOptions opt;
   std::string secret_file;
@@ -129,11 +128,12 @@ int main(int argc, char** argv) {
     actions.signal_local = [d = daemon->get()](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
     auto pmix =
         psched::pmix::DaemonPmixHost::Create(std::move(*pmix_server), (*daemon)->tree(), actions);
-    if (pmix)
+    if (pmix) {
       (*daemon)->SetLaunchHooks(std::move(*pmix));
-    else
+    } else {
       std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
                    pmix.error().ToString().c_str());
+    }
   }
   // SIGTERM/SIGINT end the daemon like a shutdown: sessions are killed first.
   auto on_term = [](evutil_socket_t, short, void* arg) {
@@ -153,4 +153,10 @@ int main(int argc, char** argv) {
   event_free(intr);
   if (own_base) event_base_free(base);  // PMIx's base ends with the process
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("pschedd", [&] { return RunCommand(argc, argv); });
 }

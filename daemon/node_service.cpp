@@ -18,7 +18,7 @@ extern char** environ;
 namespace psched::daemon {
 
 // Output is forwarded in whole lines, at most this much per message.
-constexpr size_t kChunk = 64 * 1024;
+constexpr size_t kChunk = size_t{64} * 1024;
 
 struct NodeService::Stream {
   NodeService* owner = nullptr;
@@ -129,10 +129,11 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
   sessions_[order.session] = std::move(s);
   // The hook may answer later (PMIx registration): the ranks fork then.
   auto start = [this, order](Result<void> hooked) { StartRanks(order, std::move(hooked)); };
-  if (hooks_)
+  if (hooks_) {
     hooks_->SessionStartingAsync(info, std::move(start));
-  else
+  } else {
     start({});
+  }
 }
 
 void NodeService::StartRanks(const proto::SpawnOrder& order, Result<void> hooked) {
@@ -181,12 +182,13 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   if (order.env.empty())
     for (char** e = environ; *e != nullptr; ++e) set(*e);
   for (const auto& e : order.env) set(e);
-  if (hooks_)
+  if (hooks_) {
     for (const auto& e : hooks_->EnvironmentDefaults()) {
       std::string name = e.substr(0, e.find('='));
       if (std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; }))
         set(e);
     }
+  }
   set("PSCHED_RANK=" + std::to_string(spec.rank));
   set("PSCHED_SIZE=" + std::to_string(order.size));
   set("PSCHED_LOCAL_RANK=" + std::to_string(spec.local_rank));
@@ -194,9 +196,10 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   set("PSCHED_NODE=" + std::to_string(node_));
   set("PSCHED_SESSION=" + std::to_string(order.session));
   set("OMP_NUM_THREADS=" + std::to_string(order.threads_per_rank));
-  if (hooks_)
+  if (hooks_) {
     if (auto extra = hooks_->RankEnvironment(order.session, spec.rank))
       for (const auto& e : *extra) set(e);
+  }
   std::vector<std::string> out;
   out.reserve(vars.size());
   for (auto& [k, v] : vars) out.push_back(k + "=" + v);
@@ -380,9 +383,10 @@ Result<void> NodeService::Suspend(int64_t session) {
 void NodeService::Resume(int64_t session) {
   if (LocalSession* s = Find(session)) {
     s->suspended = false;
-    if (freezer_)
+    if (freezer_) {
       if (auto ok = freezer_->Thaw(session); !ok)
         std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
+    }
     // Also after a thaw: a surpass grace's SIGTSTP may have stopped some ranks.
     Signal(session, SIGCONT);
   }
@@ -390,9 +394,10 @@ void NodeService::Resume(int64_t session) {
 
 std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) {
   std::vector<std::pair<int, pid_t>> out;
-  if (LocalSession* s = Find(session))
+  if (LocalSession* s = Find(session)) {
     for (const LocalRank& r : s->ranks)
       if (!r.reaped && r.pid > 0) out.emplace_back(r.rank, r.pid);
+  }
   return out;
 }
 
@@ -405,11 +410,12 @@ void NodeService::Stdin(const proto::StdinData& data) {
   if (!s->stdin_sink || (s->stdin_sink->fd < 0 && !s->starting)) return;
   StdinSink& sink = *s->stdin_sink;
   if (sink.pending.size() + data.data.size() > StdinSink::kMaxPending) {
-    if (!sink.warned)
+    if (!sink.warned) {
       std::fprintf(stderr,
                    "pschedd[%d]: session %ld: rank 0 does not read its stdin; "
                    "dropping input beyond %zu buffered bytes\n",
                    node_, static_cast<long>(data.session), StdinSink::kMaxPending);
+    }
     sink.warned = true;
   } else {
     sink.pending += data.data;

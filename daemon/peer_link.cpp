@@ -38,9 +38,10 @@ Result<int> PeerLink::Listen(const std::string& host, int port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
-  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1)
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
     return Fail(ErrorCode::kInvalidArgument,
                 "listen address '" + host + "' is not an IPv4 address");
+  }
   listener_ =
       evconnlistener_new_bind(base_, &PeerLink::OnAccept, this,
                               LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
@@ -63,9 +64,10 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
   addrinfo* res = nullptr;
   if (int rc = getaddrinfo(address.substr(0, colon).c_str(), address.substr(colon + 1).c_str(),
                            &hints, &res);
-      rc != 0)
+      rc != 0) {
     return Fail(ErrorCode::kInvalidArgument,
                 "cannot resolve parent '" + address + "': " + gai_strerror(rc));
+  }
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int rc = connect(fd, res->ai_addr, res->ai_addrlen);
   freeaddrinfo(res);
@@ -166,9 +168,10 @@ void PeerLink::Route(proto::Frame&& frame, int from) {
   }
   std::vector<int> to;
   auto it = frame.body.find("to");
-  if (it != frame.body.end() && it->is_array())
+  if (it != frame.body.end() && it->is_array()) {
     for (const auto& v : *it)
       if (v.is_number_integer()) to.push_back(v.get<int>());
+  }
   bool local = to.empty();
   std::vector<int> hops;
   if (to.empty()) {
@@ -178,10 +181,11 @@ void PeerLink::Route(proto::Frame&& frame, int from) {
   for (int target : to) {
     if (target < 0 || target >= tree_.size) continue;  // nowhere: dropped
     int hop = tree_.NextHop(node_, target);
-    if (hop == node_)
+    if (hop == node_) {
       local = true;
-    else if (hop != from && std::find(hops.begin(), hops.end(), hop) == hops.end())
+    } else if (hop != from && std::find(hops.begin(), hops.end(), hop) == hops.end()) {
       hops.push_back(hop);
+    }
   }
   for (int hop : hops) Forward(hop, frame);
   if (local) {
@@ -192,20 +196,22 @@ void PeerLink::Route(proto::Frame&& frame, int from) {
 
 void PeerLink::Forward(int hop, const proto::Frame& frame) {
   std::shared_ptr<Connection> conn;
-  if (hop == tree_.Parent(node_))
+  if (hop == tree_.Parent(node_)) {
     conn = parent_;
-  else if (auto it = children_.find(hop); it != children_.end())
+  } else if (auto it = children_.find(hop); it != children_.end()) {
     conn = it->second;
+  }
   if (conn && conn->authenticated)
     conn->Send(proto::EncodeFrame(frame.type, frame.body, frame.raw));
 }
 
 void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {
   std::shared_ptr<Connection> conn;
-  if (neighbour == tree_.Parent(node_))
+  if (neighbour == tree_.Parent(node_)) {
     conn = parent_;
-  else if (auto it = children_.find(neighbour); it != children_.end())
+  } else if (auto it = children_.find(neighbour); it != children_.end()) {
     conn = it->second;
+  }
   if (conn && conn->authenticated) conn->Send(wire);
 }
 

@@ -66,22 +66,25 @@ void PlanExecutor::Run(const sched::Snapshot& before, const sched::Plan& plan, d
   };
   for (const sched::Action& action : plan.actions) {
     if (const auto* s = std::get_if<sched::SuspendAction>(&action)) {
-      if (const sched::Session* was = before.Find(s->session))
+      if (const sched::Session* was = before.Find(s->session)) {
         for (int n : was->placement.Nodes())
           add(n, suspend(s->session, grace_s), {{"op", "resume"}, {"session", s->session}});
+      }
     } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
-      if (const sched::Session* was = before.Find(r->session))
+      if (const sched::Session* was = before.Find(r->session)) {
         for (int n : was->placement.Nodes())
           add(n, {{"op", "resume"}, {"session", r->session}}, suspend(r->session, 0));
+      }
     } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
       const sched::Session* was = before.Find(p->session);
       if (was == nullptr) continue;
       std::vector<int> nodes = was->placement.Nodes();
       for (int n : p->placement.Nodes())
         if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
-      for (int n : nodes)
+      for (int n : nodes) {
         add(n, {{"op", "repin"}, {"session", p->session}, {"ranks", RanksOn(p->placement, n)}},
             {{"op", "repin"}, {"session", p->session}, {"ranks", RanksOn(was->placement, n)}});
+      }
     }
   }
   if (txn->ops.empty()) return done({});
@@ -98,6 +101,7 @@ void PlanExecutor::Send(Txn& txn, double timeout_s) {
   if (arm_ && !txn.pending.empty()) arm_(txn.id, timeout_s);
   // Copy first: a reply from the local node may arrive before the loop ends.
   std::vector<std::pair<int, std::string>> orders;
+  orders.reserve(txn.ops.size());
   for (const auto& [node, ops] : txn.ops)
     orders.emplace_back(node, proto::Json{{"txn", txn.id}, {"ops", ops}}.dump());
   for (auto& [node, data] : orders) send_(node, std::move(data));
@@ -166,17 +170,19 @@ void PlanExecutor::Replied(int node, bool ok, std::vector<int> done, const std::
 std::string PlanExecutor::Report(const Txn& txn) const {
   std::string out = txn.error;
   std::set<int> undone;
-  for (const auto& [node, ops] : txn.ops)
+  for (const auto& [node, ops] : txn.ops) {
     if (!txn.silent.contains(node) && !txn.lost.contains(node) && !txn.undo_failed.contains(node))
       undone.insert(node);
+  }
   if (!undone.empty())
     out += "; rolled back on node" + std::string(undone.size() > 1 ? "s " : " ") + NodeList(undone);
   std::set<int> later;
   for (const auto& [node, ops] : txn.ops)
     if (txn.silent.contains(node)) later.insert(node);
-  if (!later.empty())
+  if (!later.empty()) {
     out += "; node" + std::string(later.size() > 1 ? "s " : " ") + NodeList(later) +
            " will undo when " + (later.size() > 1 ? "they answer" : "it answers");
+  }
   if (!txn.rollback_error.empty()) out += "; the rollback is incomplete: " + txn.rollback_error;
   return out;
 }

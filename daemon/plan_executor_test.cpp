@@ -36,9 +36,10 @@ sched::Snapshot Sessions() {
 // An executor built the way the leader builds it: from a parsed admin config.
 struct Harness {
   explicit Harness(const config::Config& c)
-      : executor([this](int node, std::string data) { sent[node].push_back(Json::parse(data)); },
-                 [this](int64_t txn, double seconds) { timers.emplace_back(txn, seconds); },
-                 c.plan_timeout_s, c.suspend_confirm_timeout_s) {}
+      : executor(
+            [this](int node, const std::string& data) { sent[node].push_back(Json::parse(data)); },
+            [this](int64_t txn, double seconds) { timers.emplace_back(txn, seconds); },
+            c.plan_timeout_s, c.suspend_confirm_timeout_s) {}
   void Reply(int node, bool ok, std::vector<int> done) {
     executor.OnReply(Json{
         {"txn", sent.at(node).back()["txn"]},

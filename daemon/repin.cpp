@@ -30,11 +30,12 @@ std::vector<pid_t> Threads(pid_t pid) {
 std::optional<std::string> AllowedList(pid_t pid, pid_t tid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
   std::string line;
-  while (std::getline(in, line))
+  while (std::getline(in, line)) {
     if (line.starts_with("Cpus_allowed_list:")) {
       auto v = line.find_first_not_of(" \t", 18);
       return v == std::string::npos ? "" : line.substr(v);
     }
+  }
   return std::nullopt;
 }
 

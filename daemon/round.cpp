@@ -74,17 +74,19 @@ Result<sched::Plan> QueuePlanWithoutUndo(const sched::Snapshot& snapshot,
   sched::Snapshot view = snapshot;
   for (const sched::Session& s : snapshot.sessions) {
     if (s.state != sched::SessionState::kSidestepped) continue;
-    for (const sched::RankSlots& r : s.original.ranks)
+    for (const sched::RankSlots& r : s.original.ranks) {
       for (sched::Node& n : view.nodes) {
         if (n.id != r.node) continue;
         for (int pu : r.pus) {
           bool held = false;
-          for (const sched::RankSlots& now : s.placement.ranks)
+          for (const sched::RankSlots& now : s.placement.ranks) {
             if (now.node == r.node)
               for (int p : now.pus) held = held || p == pu;
+          }
           if (!held && pu >= 0 && pu < static_cast<int>(n.uses.size())) ++n.uses[pu];
         }
       }
+    }
   }
   std::string name;
   auto allocator = HeadAllocator(snapshot, queue, allocators, default_allocator, name);

@@ -17,10 +17,11 @@ Result<void> EnsurePrivateDir(const std::string& dir) {
   struct stat st {};
   if (lstat(dir.c_str(), &st) != 0)
     return Fail(Error::FromErrno("lstat", "run directory '" + dir + "'"));
-  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
     return Fail(
         ErrorCode::kPermissionDenied,
         "run directory '" + dir + "' is not a directory owned by uid " + std::to_string(geteuid()));
+  }
   if ((st.st_mode & 077) != 0 && chmod(dir.c_str(), 0700) != 0)
     return Fail(Error::FromErrno("chmod", "making run directory '" + dir + "' private"));
   return {};

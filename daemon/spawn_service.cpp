@@ -48,10 +48,12 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
                 proto::Json(proto::PeerSend{from, 0, "pmix.spawned",
                                             std::string(bytes.begin(), bytes.end())}));
     // The user sees why, not only the MPI error class the parent gets.
-    if (LiveSession* p = Find(ask.parent_session))
-      if (auto c = p->launcher.lock())
+    if (LiveSession* p = Find(ask.parent_session)) {
+      if (auto c = p->launcher.lock()) {
         c->Send(proto::Encode(proto::MsgType::kIoOutput,
                               proto::Output{p->id, 0, 2, "psched: " + reply.message + "\n"}));
+      }
+    }
   };
   LiveSession* parent = Find(ask.parent_session);
   if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
@@ -60,9 +62,10 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
     int64_t sum = 0;
     for (uint32_t n : ask.app_sizes) sum += n;
     if (sum != ask.ranks ||
-        std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end())
+        std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end()) {
       return refuse("the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
                     " processes asked for");
+    }
   }
   config::ResolvedPolicy policy = parent->policy;
   auto allocator_name = config::ResolveAllocator(config_, parent->request.allocator);
@@ -87,11 +90,12 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   if (const sched::Session* model = snapshot_.Find(parent->id))
     for (const sched::RankSlots& r : model->placement.ranks) held += static_cast<int>(r.pus.size());
   int could_free = snapshot_.TotalPus() - held;
-  if (request.SlotsNeeded() > could_free && request.SlotsNeeded() <= snapshot_.TotalPus())
+  if (request.SlotsNeeded() > could_free && request.SlotsNeeded() <= snapshot_.TotalPus()) {
     return refuse("the children need " + std::to_string(request.SlotsNeeded()) +
                   " slots but at most " + std::to_string(could_free) + " of the allocation's " +
                   std::to_string(snapshot_.TotalPus()) + " can be free while session " +
                   std::to_string(parent->id) + " holds its own");
+  }
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
   metrics_.ApplyTo(snapshot_, /*links=*/true);
@@ -101,13 +105,16 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
       return refuse(reject->reason);
     // A suspended parent (or grandparent) could never connect to its children, and
     // would be resumed only when they end: both would wait forever.
-    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action))
+    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action)) {
       for (const LiveSession* up = parent; up != nullptr;
-           up = up->parent != 0 ? Find(up->parent) : nullptr)
-        if (up->id == suspend->session)
+           up = up->parent != 0 ? Find(up->parent) : nullptr) {
+        if (up->id == suspend->session) {
           return refuse("the " + policy.name + " policy would suspend session " +
                         std::to_string(up->id) +
                         ", which waits for these children (MPI_Comm_spawn)");
+        }
+      }
+    }
   }
   LiveSession& child = sessions_[request.id];
   child.id = request.id;
@@ -142,9 +149,10 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
   reply.session = child.id;
   // The nspace LeaderService::Spawn gave the children's SpawnOrder.
   reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
-  if (!ok)
+  if (!ok) {
     reply.message = "MPI_Comm_spawn from session " + std::to_string(child.parent) +
                     ": children session " + std::to_string(child.id) + " " + message;
+  }
   child.spawn_request = 0;
   auto bytes = proto::Json::to_msgpack(proto::Json(reply));
   peers_.Send({child.spawn_node}, proto::MsgType::kPeerSend,
@@ -168,13 +176,14 @@ void LeaderService::ForwardChildOutput(const LiveSession& child, proto::Output o
 void LeaderService::NoteToParent(const LiveSession& child, const std::string& text) {
   LiveSession* parent = Find(child.parent);
   if (parent == nullptr) return;
-  if (auto c = parent->launcher.lock())
+  if (auto c = parent->launcher.lock()) {
     c->Send(proto::Encode(
         proto::MsgType::kIoOutput,
         proto::Output{parent->id, 0, 2,
                       "psched: session " + std::to_string(child.id) +
                           " (MPI_Comm_spawn from session " + std::to_string(parent->id) + " rank " +
                           std::to_string(child.parent_rank) + ") " + text + "\n"}));
+  }
 }
 
 void LeaderService::ChildEnded(LiveSession& child) {

@@ -22,10 +22,11 @@ Result<TopologyPtr> Load(const std::string& spec) {
   if (xml && hwloc_topology_set_xml(raw, spec.c_str()) != 0)
     return Fail(ErrorCode::kInvalidArgument, "cannot read topology XML file '" + spec + "'");
   if (!xml && !spec.empty() &&
-      hwloc_topology_set_synthetic(raw, NormalizeSynthetic(spec).c_str()) != 0)
+      hwloc_topology_set_synthetic(raw, NormalizeSynthetic(spec).c_str()) != 0) {
     return Fail(ErrorCode::kInvalidArgument,
                 "invalid synthetic topology '" + spec +
                     "' (expected hwloc synthetic syntax, e.g. \"pack:2 core:20 pu:1\")");
+  }
   if (hwloc_topology_load(raw) != 0)
     return Fail(Error::FromErrno("hwloc_topology_load", "loading topology '" + spec + "'"));
   return topo;

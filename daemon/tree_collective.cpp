@@ -47,13 +47,15 @@ TreeCollectives::TreeCollectives(int node, Tree tree, Send send)
 Result<void> TreeCollectives::CheckParticipants(const std::vector<int>& participants) const {
   if (participants.empty()) return Fail(ErrorCode::kInvalidArgument, "no participants");
   for (int p : participants) {
-    if (p < 0 || p >= tree_.size)
+    if (p < 0 || p >= tree_.size) {
       return Fail(ErrorCode::kInvalidArgument, "participant node " + std::to_string(p) +
                                                    " is outside an allocation of " +
                                                    std::to_string(tree_.size) + " nodes");
-    if (auto it = lost_.find(p); it != lost_.end())
+    }
+    if (auto it = lost_.find(p); it != lost_.end()) {
       return Fail(ErrorCode::kNotFound,
                   "participant node " + std::to_string(p) + " was lost (" + it->second + ")");
+    }
   }
   return {};
 }
@@ -83,9 +85,10 @@ void TreeCollectives::Contribute(int64_t session, const std::string& id, std::st
     return fail(Error(ErrorCode::kInvalidArgument, "this node is not among the participants"));
   Key key{session, id};
   Pending& p = Entry(key, participants);
-  if (p.participants != participants)
+  if (p.participants != participants) {
     return fail(Error(ErrorCode::kInvalidArgument,
                       "participants differ from those another node announced"));
+  }
   if (p.done || p.blobs.contains(node_))
     return fail(Error(ErrorCode::kInvalidArgument, "this node already contributed"));
   p.done = std::move(done);
@@ -153,10 +156,11 @@ void TreeCollectives::Progress(const Key& key) {
 }
 
 void TreeCollectives::SendDown(const std::vector<int>& participants, const std::string& wire) {
-  for (int child : tree_.Children(node_))
+  for (int child : tree_.Children(node_)) {
     if (std::any_of(participants.begin(), participants.end(),
                     [&](int n) { return tree_.InSubtree(child, n); }))
       send_(child, wire);
+  }
 }
 
 void TreeCollectives::OnResult(const proto::Frame& frame) {
@@ -170,10 +174,11 @@ void TreeCollectives::OnResult(const proto::Frame& frame) {
   if (it == pending_.end() || !it->second.done) return;  // passing through, or failed already
   Done done = std::move(it->second.done);
   pending_.erase(it);
-  if (!result->error.empty())
+  if (!result->error.empty()) {
     return done(Fail(Error(ErrorCode::kNotFound, Describe(result->id) + ": " + result->error)
                          .WithSession(result->session)
                          .WithNode(node_)));
+  }
   done(std::string(frame.raw));
 }
 
@@ -189,17 +194,19 @@ void TreeCollectives::SessionEnded(int64_t session) {
     }
     // The relays above hold this node's blobs (or wait for them) in vain: they forget
     // the collective as the message passes on its way to the root.
-    if (node_ != 0)
+    if (node_ != 0) {
       send_(tree_.Parent(node_),
             proto::EncodeFrame(proto::MsgType::kCollForget,
                                proto::Json(proto::CollForget{session, it->first.second})));
+    }
     abandoned.push_back(std::move(it->second.done));
     it = pending_.erase(it);
   }
-  for (Done& done : abandoned)
+  for (Done& done : abandoned) {
     done(Fail(Error(ErrorCode::kNotFound, "collective abandoned: the session ended on this node")
                   .WithSession(session)
                   .WithNode(node_)));
+  }
 }
 
 void TreeCollectives::OnForget(const proto::Frame& frame) {
@@ -210,11 +217,12 @@ void TreeCollectives::OnForget(const proto::Frame& frame) {
   if (it == pending_.end()) return;
   Done done = std::move(it->second.done);
   pending_.erase(it);
-  if (done)
+  if (done) {
     done(Fail(Error(ErrorCode::kNotFound,
                     Describe(forget->id) + ": the session ended on another participant's node")
                   .WithSession(forget->session)
                   .WithNode(node_)));
+  }
 }
 
 void TreeCollectives::NodesLost(const std::vector<int>& nodes, const std::string& cause) {
@@ -233,11 +241,12 @@ void TreeCollectives::NodesLost(const std::vector<int>& nodes, const std::string
     it = pending_.erase(it);
   }
   // Answered after the state is gone: a callback may start the next collective.
-  for (auto& [key, done] : failed)
+  for (auto& [key, done] : failed) {
     done(Fail(Error(ErrorCode::kNotFound,
                     Describe(key.second) + ": a participant node was lost (" + cause + ")")
                   .WithSession(key.first)
                   .WithNode(node_)));
+  }
 }
 
 }  // namespace psched::daemon

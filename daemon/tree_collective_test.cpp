@@ -18,13 +18,14 @@ namespace {
 class Network {
  public:
   Network(int nodes, int fanout) : tree_{nodes, fanout} {
-    for (int n = 0; n < nodes; ++n)
+    for (int n = 0; n < nodes; ++n) {
       engines_.push_back(
           std::make_unique<TreeCollectives>(n, tree_, [this, n](int to, const std::string& wire) {
             // A frame only ever goes to a tree neighbour.
             EXPECT_TRUE(tree_.Parent(n) == to || tree_.Parent(to) == n) << n << " -> " << to;
             queue_.push_back({to, wire});
           }));
+    }
   }
 
   TreeCollectives& at(int node) { return *engines_[node]; }
@@ -63,7 +64,7 @@ class Network {
 std::string BlobOf(int node) {
   // Binary, distinct per node, of varying size (node 0's is empty).
   std::string b(static_cast<size_t>(node) * 3, '\0');
-  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>(node * 7 + i);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<char>(static_cast<size_t>(node) * 7 + i);
   return b;
 }
 
@@ -81,12 +82,13 @@ TEST(TreeCollectives, DeepTreeGathersEveryBlobOnceInNodeOrderWithOneFramePerLink
     std::string expected;
     for (int n = 0; n < kNodes; ++n) expected += BlobOf(n);
     // Contributions in reverse order: leaves first, the root last.
-    for (int n = kNodes - 1; n >= 0; --n)
+    for (int n = kNodes - 1; n >= 0; --n) {
       net.at(n).Contribute(3, "fence#0", BlobOf(n), All(kNodes), [&results, n](auto r) {
         ASSERT_TRUE(r) << r.error().ToString();
         EXPECT_FALSE(results.contains(n)) << "node " << n << " answered twice";
         results[n] = *r;
       });
+    }
     net.Run(seed);
     ASSERT_EQ(results.size(), size_t{kNodes});
     for (auto& [n, all] : results) EXPECT_EQ(all, expected) << "node " << n;
@@ -102,9 +104,10 @@ TEST(TreeCollectives, ParticipantsInOneSubtreeNeverReachTheLeader) {
   Network net(16, 2);
   std::map<int, std::string> results;
   std::vector<int> participants = {15, 3, 8};
-  for (int n : participants)
+  for (int n : participants) {
     net.at(n).Contribute(9, "x", "<" + std::to_string(n) + ">", participants,
                          [&results, n](auto r) { results[n] = r ? *r : r.error().ToString(); });
+  }
   net.Run();
   for (int n : participants) EXPECT_EQ(results[n], "<3><8><15>") << "node " << n;
   // Only the subtree's links carry frames (7 relays for 15).
@@ -123,9 +126,10 @@ TEST(TreeCollectives, ScatteredParticipantsMeetThroughNodesThatDoNotTakePart) {
   Network net(16, 2);
   std::map<int, std::string> results;
   std::vector<int> participants = {12, 5, 14};  // paths 12-5-2-0, 14-6-2: root 2
-  for (int n : participants)
+  for (int n : participants) {
     net.at(n).Contribute(1, "f", std::string(1, static_cast<char>('a' + n)), participants,
                          [&results, n](auto r) { results[n] = r ? *r : r.error().ToString(); });
+  }
   net.Run();
   for (int n : participants) EXPECT_EQ(results[n], "fmo") << "node " << n;
   EXPECT_EQ(net.Received(0, proto::MsgType::kCollContribute), 0);
@@ -135,11 +139,13 @@ TEST(TreeCollectives, ScatteredParticipantsMeetThroughNodesThatDoNotTakePart) {
 TEST(TreeCollectives, ConcurrentCollectivesDoNotMix) {
   Network net(10, 3);
   std::map<std::string, int> right;
-  for (int n = 0; n < 10; ++n)
-    for (std::string id : {"a", "b", "c"})
+  for (int n = 0; n < 10; ++n) {
+    for (std::string id : {"a", "b", "c"}) {
       net.at(n).Contribute(1, id, id, All(10), [&right, id](auto r) {
         if (r && *r == std::string(10, id[0])) right[id]++;
       });
+    }
+  }
   net.Run(7);
   EXPECT_EQ(right["a"], 10);
   EXPECT_EQ(right["b"], 10);
@@ -233,9 +239,11 @@ TEST(TreeCollectives, MalformedParticipantSpansAreDropped) {
   Network net(4, 2);
   std::string got;
   net.at(0).Contribute(1, "f", "A", {0, 1}, [&got](auto r) { got = r ? *r : "error"; });
-  for (std::vector<int> spans : std::vector<std::vector<int>>{{0}, {1, 0}, {0, 1, 1, 1}, {0, 9}})
+  for (const std::vector<int>& spans :
+       std::vector<std::vector<int>>{{0}, {1, 0}, {0, 1, 1, 1}, {0, 9}}) {
     net.at(0).OnFrame({proto::MsgType::kCollContribute,
                        proto::Json(proto::CollContribute{1, "f", spans, {1}, {1}}), "X"});
+  }
   EXPECT_EQ(got, "");
   net.at(1).Contribute(1, "f", "B", {0, 1}, [](auto) {});
   net.Run();
@@ -248,11 +256,12 @@ TEST(TreeCollectives, SessionEndingInsideACollectiveLeavesNothingBehind) {
   constexpr int kNodes = 15;
   Network net(kNodes, 2);  // depth 3: the contributors' blobs wait on relays
   std::vector<std::string> errors;
-  for (int n : {7, 8, 9, 13})
+  for (int n : {7, 8, 9, 13}) {
     net.at(n).Contribute(4, "fence#0", BlobOf(n), All(kNodes), [&errors](auto r) {
       ASSERT_FALSE(r);
       errors.push_back(r.error().ToString());
     });
+  }
   net.Run();
   size_t held = 0;
   for (int n = 0; n < kNodes; ++n) held += net.at(n).in_flight();

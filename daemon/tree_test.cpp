@@ -18,7 +18,7 @@ TEST(Tree, ParentsAndChildren) {
 
 TEST(Tree, EveryNodeReachableFromEveryNode) {
   Tree t{.size = 64, .fanout = 4};
-  for (int from = 0; from < t.size; ++from)
+  for (int from = 0; from < t.size; ++from) {
     for (int to = 0; to < t.size; ++to) {
       int at = from, hops = 0;
       while (at != to && hops < 64) {
@@ -27,6 +27,7 @@ TEST(Tree, EveryNodeReachableFromEveryNode) {
       }
       ASSERT_EQ(at, to) << from << "->" << to;
     }
+  }
 }
 
 TEST(Tree, Subtree) {

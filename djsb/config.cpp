@@ -75,6 +75,7 @@ const std::vector<std::string>& KnownPolicies() {
 
 std::vector<Scenario> PlanScenarios(const DjsbConfig& config, bool in_slurm) {
   std::vector<Scenario> out;
+  out.reserve(config.policies.size());
   for (const std::string& p : config.policies) out.push_back({p, p, false, ""});
   if (config.spread) {
     for (const std::string& p : config.policies)
@@ -182,24 +183,28 @@ Result<void> ValidateConfig(const DjsbConfig& c) {
   if (c.repeats <= 0) return Invalid("repeats must be > 0 (got " + std::to_string(c.repeats) + ")");
   const ScheduleConfig& s = c.schedule;
   if (!s.at.empty()) {
-    if (static_cast<int>(s.at.size()) != c.analyses)
+    if (static_cast<int>(s.at.size()) != c.analyses) {
       return Invalid("schedule.at has " + std::to_string(s.at.size()) + " times for " +
                      std::to_string(c.analyses) + " analyses");
+    }
     for (double f : s.at) {
       if (f < 0)
         return Invalid("schedule.at: " + std::to_string(f) + " is before the simulation starts");
-      if (f >= 1)
+      if (f >= 1) {
         return Invalid(
             "schedule.at: analysis at " + std::to_string(f) +
             " of the simulation's time is scheduled after the simulation ends (must be < 1)");
+      }
     }
   } else {
-    if (s.earliest < 0 || s.earliest > s.latest)
+    if (s.earliest < 0 || s.earliest > s.latest) {
       return Invalid("schedule: need 0 <= earliest <= latest (got " + std::to_string(s.earliest) +
                      ", " + std::to_string(s.latest) + ")");
-    if (s.latest >= 1)
+    }
+    if (s.latest >= 1) {
       return Invalid("schedule.latest " + std::to_string(s.latest) +
                      " schedules analyses after the simulation ends (must be < 1)");
+    }
   }
   if (c.policies.empty() && !c.baseline)
     return Invalid("nothing to run: no policies and no baseline");
@@ -244,21 +249,22 @@ Result<std::string> ExpandTemplate(const std::string& templ, const AppConfig& ap
     size_t close = templ.find('}', i);
     if (close == std::string::npos) return Invalid("launcher template: unmatched '{' in: " + templ);
     std::string key = templ.substr(i + 1, close - i - 1);
-    if (key == "ranks")
+    if (key == "ranks") {
       out += std::to_string(app.ranks);
-    else if (key == "threads")
+    } else if (key == "threads") {
       out += std::to_string(app.threads);
-    else if (key == "policy")
+    } else if (key == "policy") {
       out += policy;
-    else if (key == "spread")
+    } else if (key == "spread") {
       out += spread ? " --spread" : "";
-    else if (key == "command")
+    } else if (key == "command") {
       out += command;
-    else if (key == "bin")
+    } else if (key == "bin") {
       out += bin_dir;
-    else
+    } else {
       return Invalid("launcher template: unknown placeholder {" + key +
                      "} (valid: {ranks} {threads} {policy} {spread} {command} {bin})");
+    }
     i = close + 1;
   }
   return out;

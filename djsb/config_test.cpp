@@ -154,6 +154,7 @@ TEST(DjsbConfig, ScenariosAddSpreadVariantsAndTheBaseline) {
   DjsbConfig c;
   auto s = PlanScenarios(c, false);
   std::vector<std::string> names;
+  names.reserve(s.size());
   for (const auto& x : s) names.push_back(x.name);
   EXPECT_EQ(names,
             (std::vector<std::string>{"wait", "surpass", "overbook", "sidestep", "overbook+spread",

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/guarded_main.hpp"
 #include "djsb/config.hpp"
 #include "djsb/orchestrator.hpp"
 #include "djsb/report.hpp"
@@ -195,10 +196,11 @@ int Main(int argc, char** argv) {
   std::cout << "psched-djsb: SVG report: " << dir << "/djsb.svg\n";
   bool any_ran = false, any_failed = false;
   for (const ScenarioResult& s : results->scenarios) {
-    if (s.skipped.empty())
+    if (s.skipped.empty()) {
       any_ran = true;
-    else if (s.skipped != "psched-exec not found")
+    } else if (s.skipped != "psched-exec not found") {
       any_failed = true;
+    }
   }
   if (!any_ran) {
     std::cerr << "psched-djsb: no scenario ran\n";
@@ -211,10 +213,5 @@ int Main(int argc, char** argv) {
 }  // namespace psched::djsb
 
 int main(int argc, char** argv) {
-  try {
-    return psched::djsb::Main(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "psched-djsb: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return psched::GuardedMain("psched-djsb", [&] { return psched::djsb::Main(argc, argv); });
 }

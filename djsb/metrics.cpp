@@ -117,11 +117,13 @@ Result<Summary> Summarize(const std::vector<RunMetrics>& runs) {
   s.repeats = static_cast<int>(runs.size());
   auto med = [&](auto field) {
     std::vector<double> v;
+    v.reserve(runs.size());
     for (const RunMetrics& r : runs) v.push_back(field(r));
     return Median(std::move(v));
   };
   auto mean_ana = [](const RunMetrics& r, double AnalysisMetrics::*f) {
     std::vector<double> v;
+    v.reserve(r.analyses.size());
     for (const AnalysisMetrics& a : r.analyses) v.push_back(a.*f);
     return Mean(v);
   };

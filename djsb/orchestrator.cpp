@@ -58,10 +58,12 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
   const std::string runs_dir = config_.output_dir + "/runs";
   std::vector<Pending> pending;
   if (with_sim) pending.push_back({"sim", &config_.simulation, 0, std::nullopt});
-  for (size_t k = 0; k < fractions.size(); ++k)
+  for (size_t k = 0; k < fractions.size(); ++k) {
     pending.push_back({"ana" + std::to_string(k), &config_.analysis,
                        with_sim ? fractions[k] * x_sim_alone : 0.0, std::nullopt});
+  }
   std::vector<std::string> tags;
+  tags.reserve(pending.size());
   for (const Pending& p : pending) tags.push_back("djsb-" + run_id + "-" + p.name);
 
   const bool use_ctl = launcher.family == "psched" && !tools_.psched_ctl.empty();
@@ -93,10 +95,11 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
   while (true) {
     const double now = WallClockNow();
     if (!anchor && pending[0].launched) {
-      if (auto begin = AnnouncedBegin(*pending[0].launched, tags[0]))
+      if (auto begin = AnnouncedBegin(*pending[0].launched, tags[0])) {
         anchor = *begin;
-      else if (PollExited(*pending[0].launched))
+      } else if (PollExited(*pending[0].launched)) {
         anchor = now;  // it failed before computing: its error is reported at the end
+      }
     }
     // Submit every session whose time has come, in schedule order.
     while (next < pending.size() && due_at(pending[next]) && now >= *due_at(pending[next])) {
@@ -160,9 +163,10 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
   std::vector<RunTimes> relative;
   for (size_t i = 0; i < pending.size(); ++i) {
     auto times = ReadStreamTimes(*pending[i].launched);
-    if (!times)
+    if (!times) {
       return Fail(
           times.error().Wrap(name + " #" + std::to_string(repeat + 1) + ": " + pending[i].name));
+    }
     SessionRecord rec;
     rec.name = pending[i].name;
     rec.tag = tags[i];
@@ -170,9 +174,10 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
     rec.output_path = pending[i].launched->output_path;
     rec.nodes.assign(nodes[i].begin(), nodes[i].end());
     if (rec.nodes.empty()) rec.nodes.push_back(0);
-    for (const SampleTick& t : ticks)
+    for (const SampleTick& t : ticks) {
       if (t.sessions[i].procs > 0 && t.sessions[i].stopped == t.sessions[i].procs)
         rec.observed_stopped = true;
+    }
     relative.push_back({times->submit - start, times->begin - start, times->end - start});
     run.sessions.push_back(std::move(rec));
   }
@@ -181,11 +186,12 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
     std::ofstream samples(runs_dir + "/" + run_id + ".samples.jsonl");
     for (const SampleTick& t : ticks) {
       nlohmann::json line{{"t", t.t}};
-      for (size_t i = 0; i < t.sessions.size(); ++i)
+      for (size_t i = 0; i < t.sessions.size(); ++i) {
         line[pending[i].name] = {{"procs", t.sessions[i].procs},
                                  {"stopped", t.sessions[i].stopped},
                                  {"cpus", t.sessions[i].cpus},
                                  {"ctl", t.sessions[i].ctl_state}};
+      }
       samples << line.dump() << "\n";
     }
   }
@@ -248,10 +254,11 @@ Result<DjsbResults> Orchestrator::Run() {
   for (const Scenario& s : scenarios)
     if (s.baseline.empty()) any_policy = true;
   if (any_policy && !psched_available) {
-    if (tools_.require_psched)
+    if (tools_.require_psched) {
       return Fail(
           ErrorCode::kNotFound,
           "psched-exec not found (beside psched-djsb or on PATH); the policy columns need it");
+    }
     Progress("MISSING psched-exec (beside psched-djsb or on PATH): the policy columns are skipped");
   }
 

@@ -73,9 +73,9 @@ std::string UnionCpus(const std::string& acc, const std::string& list) {
 void CollectNodes(const nlohmann::json& j, std::set<int>* nodes) {
   if (j.is_object()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
-      if ((it.key() == "node" || it.key() == "node_id") && it->is_number_integer())
+      if ((it.key() == "node" || it.key() == "node_id") && it->is_number_integer()) {
         nodes->insert(it->get<int>());
-      else if (it.key() == "nodes" && it->is_array()) {
+      } else if (it.key() == "nodes" && it->is_array()) {
         for (const auto& n : *it)
           if (n.is_number_integer()) nodes->insert(n.get<int>());
       }
@@ -117,9 +117,10 @@ std::vector<StateSample> SampleProcesses(const std::vector<std::string>& tags,
     if (state == 'Z' || state == 'X') continue;
     std::string cpus;
     std::istringstream status(ReadFile(dir + "/status"));
-    for (std::string line; std::getline(status, line);)
+    for (std::string line; std::getline(status, line);) {
       if (line.rfind("Cpus_allowed_list:", 0) == 0)
         cpus = line.substr(line.find_first_not_of(" \t", 18));
+    }
     out[i].procs++;
     if (state == 'T' || state == 't') out[i].stopped++;
     out[i].cpus = UnionCpus(out[i].cpus, cpus);

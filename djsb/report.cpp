@@ -216,7 +216,7 @@ nlohmann::json ToJson(const DjsbResults& r) {
                          {"d", m.d},
                          {"sim_real_slowdown", m.sim_real_slowdown},
                          {"sim_expected_slowdown", m.sim_expected_slowdown}};
-        for (const AnalysisMetrics& a : m.analyses)
+        for (const AnalysisMetrics& a : m.analyses) {
           jr["metrics"]["analyses"].push_back({{"wait", a.wait},
                                                {"execution", a.execution},
                                                {"response", a.response},
@@ -225,17 +225,19 @@ nlohmann::json ToJson(const DjsbResults& r) {
                                                {"expected_slowdown", a.expected_slowdown},
                                                {"efficiency", a.efficiency},
                                                {"wait_coefficient", a.wait_coefficient}});
+        }
       }
       js["runs"].push_back(jr);
     }
     j["scenarios"].push_back(js);
   }
-  if (auto v = ComputeVerdict(r))
+  if (auto v = ComputeVerdict(r)) {
     j["verdict"] = {{"best", v->best},
                     {"best_d", v->best_d},
                     {"baseline", v->baseline},
                     {"baseline_d", v->baseline_d},
                     {"ratio", v->ratio}};
+  }
   return j;
 }
 

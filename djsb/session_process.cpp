@@ -40,6 +40,7 @@ Result<LaunchedSession> LaunchSession(const std::string& command,
   }
   for (const std::string& x : extra_env) env_strings.push_back(x);
   std::vector<char*> envp;
+  envp.reserve(env_strings.size());
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
 
@@ -114,15 +115,18 @@ Result<RunTimes> ReadStreamTimes(const LaunchedSession& session) {
     if (!j.is_discarded() && j.value("program", "") == "psched-stream") found = j;
   }
   auto tail = [&] { return all.size() > 600 ? "..." + all.substr(all.size() - 600) : all; };
-  if (session.exit_code != 0)
+  if (session.exit_code != 0) {
     return Fail(ErrorCode::kInternal, "launcher exited with " + std::to_string(session.exit_code) +
                                           " (output " + session.output_path + "):\n" + tail());
-  if (!found)
+  }
+  if (!found) {
     return Fail(ErrorCode::kProtocol,
                 "no psched-stream JSON line in " + session.output_path + ":\n" + tail());
-  if (!found->value("valid", false))
+  }
+  if (!found->value("valid", false)) {
     return Fail(ErrorCode::kInternal,
                 "psched-stream results failed validation (" + session.output_path + ")");
+  }
   RunTimes t;
   t.submit = session.submit;
   t.begin = found->value("begin", 0.0);

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/guarded_main.hpp"
 #include "djsb/stream_protocol.hpp"
 
 namespace psched::djsb {
@@ -184,7 +185,9 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
 }  // namespace
 }  // namespace psched::djsb
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunCommand(int argc, char** argv) {
   psched::djsb::StreamOptions opt;
   CLI::App app{
       "psched-stream: MPI + OpenMP STREAM (Copy, Scale, Add, Triad) for djsb.\n"
@@ -219,4 +222,10 @@ int main(int argc, char** argv) {
   int rc = psched::djsb::RunStream(opt, MPI_COMM_WORLD);
   MPI_Finalize();
   return rc;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("psched-stream", [&] { return RunCommand(argc, argv); });
 }

@@ -153,10 +153,12 @@ std::string RenderSvg(const DjsbResults& r) {
 
   // ---- Timelines: every scenario's first repeat on one time axis.
   double t_max = 1;
-  for (const ScenarioResult& s : r.scenarios)
-    if (!s.runs.empty())
+  for (const ScenarioResult& s : r.scenarios) {
+    if (!s.runs.empty()) {
       for (const SessionRecord& rec : s.runs[0].sessions)
         for (const StateInterval& iv : rec.timeline) t_max = std::max(t_max, iv.t1);
+    }
+  }
   const double axis_w = kWidth - kLeft - kRight;
   auto xof = [&](double t) { return kLeft + axis_w * t / t_max; };
   const double step = TickStep(t_max, 10);
@@ -177,9 +179,10 @@ std::string RenderSvg(const DjsbResults& r) {
     for (const SessionRecord& rec : run.sessions) nodes.insert(rec.nodes.begin(), rec.nodes.end());
     for (int node : nodes) {
       std::vector<const SessionRecord*> lanes;
-      for (const SessionRecord& rec : run.sessions)
+      for (const SessionRecord& rec : run.sessions) {
         if (std::find(rec.nodes.begin(), rec.nodes.end(), node) != rec.nodes.end())
           lanes.push_back(&rec);
+      }
       const double node_top = y + 2;
       for (const SessionRecord* rec : lanes) {
         y += kLaneGap;

@@ -9,10 +9,13 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/guarded_main.hpp"
 #include "launcher/emulated_allocation.hpp"
 #include "scheduler/allocator_registry.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunCommand(int argc, char** argv) {
   using namespace psched::launcher;
   CLI::App app{"psched-alloc: run CMD inside an emulated N-node allocation on this host",
                "psched-alloc"};
@@ -40,9 +43,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "psched-alloc: %s\n", alloc.error().ToString().c_str());
     return 1;
   }
-  if (o.verbose)
+  if (o.verbose) {
     std::fprintf(stderr, "psched-alloc: %d nodes up, PSCHED_ALLOCATION=%s\n", o.nodes,
                  alloc->dir().c_str());
+  }
   // CMD shares our terminal; we only wait for it.
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
     signal(SIGQUIT, SIG_DFL);
     setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
     std::vector<char*> args;
+    args.reserve(cmd.size());
     for (auto& a : cmd) args.push_back(a.data());
     args.push_back(nullptr);
     execvp(args[0], args.data());
@@ -63,4 +68,10 @@ int main(int argc, char** argv) {
   }
   alloc->Stop();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("psched-alloc", [&] { return RunCommand(argc, argv); });
 }

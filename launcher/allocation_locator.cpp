@@ -81,9 +81,10 @@ Result<void> StartEmbedded(const std::string& rundir) {
   while ((n = read(ready[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
     if (n > 0) text.append(buf, static_cast<size_t>(n));
   close(ready[0]);
-  if (text.find("ready") == std::string::npos)
+  if (text.find("ready") == std::string::npos) {
     return Fail(ErrorCode::kSystem,
                 "the embedded daemon '" + pschedd + "' did not start (see " + log + ")");
+  }
   return {};
 }
 
@@ -110,6 +111,8 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
     if (start_embedded) {
       slurm = slurm::FindSlurmLeader(env, /*start=*/true, daemons);
       if (!slurm) return Fail(slurm.error());
+      if (!*slurm)
+        return Fail(ErrorCode::kNotFound, "Slurm job vanished while its daemons started");
       where->path = (**slurm).socket;
     }
     auto fd = ConnectUnix(where->path);

@@ -24,9 +24,10 @@ Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, const proto::Jso
         auto e = proto::Decode<proto::ErrorReply>(**frame);
         return Fail(ErrorCode::kPermissionDenied, e ? e->message : "daemon error");
       }
-      if ((*frame)->type != proto::MsgType::kCtlReply)
+      if ((*frame)->type != proto::MsgType::kCtlReply) {
         return Fail(ErrorCode::kProtocol,
                     std::string("unexpected reply ") + proto::MsgTypeName((*frame)->type));
+      }
       return proto::Decode<proto::CtlReply>(**frame);
     }
     uint8_t chunk[65536];

@@ -6,11 +6,14 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/guarded_main.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
 #include "launcher/status_format.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunCommand(int argc, char** argv) {
   using namespace psched;
   CLI::App app{"psched-ctl: show and steer the sessions of the current allocation", "psched-ctl"};
   app.require_subcommand(1);
@@ -21,10 +24,11 @@ int main(int argc, char** argv) {
   auto* kill = app.add_subcommand("kill", "kill a session on every node");
   auto* suspend = app.add_subcommand("suspend", "stop a session's processes on every node");
   auto* resume = app.add_subcommand("resume", "continue a suspended session");
-  for (auto* sub : {kill, suspend, resume})
+  for (auto* sub : {kill, suspend, resume}) {
     sub->add_option("SESSION", session, "session id (see status)")
         ->required()
         ->check(CLI::PositiveNumber);
+  }
   auto* shutdown = app.add_subcommand("shutdown", "kill every session and stop the daemons");
   CLI11_PARSE(app, argc, argv);
 
@@ -50,9 +54,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "psched-ctl: %s\n", reply->message.c_str());
     return 1;
   }
-  if (status->parsed())
+  if (status->parsed()) {
     std::cout << (json ? reply->status.dump(2) + "\n" : launcher::FormatStatus(reply->status));
-  else
+  } else {
     std::cout << reply->message << "\n";
+  }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("psched-ctl", [&] { return RunCommand(argc, argv); });
 }

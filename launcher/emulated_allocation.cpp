@@ -143,6 +143,7 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
     for (int fd = 4; fd < 1024; ++fd) close(fd);
     setpgid(0, 0);  // the terminal's Ctrl-C is for CMD, not the daemons
     std::vector<char*> argv;
+    argv.reserve(args.size());
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     execv(argv[0], argv.data());
@@ -158,10 +159,11 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
     return Fail(ErrorCode::kSystem, "daemon for node " + std::to_string(node) +
                                         " failed to start: " + LastLogLine(node));
   }
-  if (node == 0)
+  if (node == 0) {
     leader_ready_fd_ = ready[0];
-  else
+  } else {
     close(ready[0]);  // a child's own "ready" is implied by the leader's
+  }
   return std::atoi(line.c_str() + 5);
 }
 

@@ -6,13 +6,16 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "common/guarded_main.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/exec_options.hpp"
 #include "launcher/exec_session.hpp"
 
 extern char** environ;
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunCommand(int argc, char** argv) {
   using namespace psched::launcher;
   ParsedExec parsed = ParseExecOptions(argc, argv);
   if (parsed.exit) return parsed.exit_code;
@@ -49,8 +52,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "psched-exec: %s\n", fd.error().ToString().c_str());
     return 1;
   }
-  if (o.verbose)
+  if (o.verbose) {
     std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),
                  where.path.c_str());
+  }
   return RunSession(*fd, o, req);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("psched-exec", [&] { return RunCommand(argc, argv); });
 }

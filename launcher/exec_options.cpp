@@ -17,14 +17,16 @@ Result<double> ParseDuration(const std::string& text) {
   while (std::getline(in, field, ':')) {
     char* end = nullptr;
     double v = std::strtod(field.c_str(), &end);
-    if (field.empty() || *end != '\0' || v < 0)
+    if (field.empty() || *end != '\0' || v < 0) {
       return Fail(ErrorCode::kInvalidArgument,
                   "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
+    }
     parts.push_back(v);
   }
-  if (parts.empty() || parts.size() > 3)
+  if (parts.empty() || parts.size() > 3) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
+  }
   double seconds = 0;
   for (double p : parts) seconds = seconds * 60 + p;
   return seconds;
@@ -79,9 +81,10 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
     return fail("-c must be at least 1 (got " + std::to_string(o.cpus_per_rank) + ")");
   if (o.nodes < 0) return fail("-N must not be negative");
   if (o.ppn < 0) return fail("--ppn must not be negative");
-  if (o.nodes > o.ranks)
+  if (o.nodes > o.ranks) {
     return fail("-N " + std::to_string(o.nodes) + " needs at least as many ranks (-n " +
                 std::to_string(o.ranks) + ")");
+  }
   if (!time_text.empty()) {
     auto t = ParseDuration(time_text);
     if (!t) return fail(t.error().message());

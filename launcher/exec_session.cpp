@@ -157,11 +157,12 @@ class ExecClient {
   void Ended(const proto::Frame& frame) {
     auto ended = proto::Decode<proto::SessionEnded>(frame);
     if (!ended) return Finish(1);
-    if (ended->code != 0 && !ended->message.empty())
+    if (ended->code != 0 && !ended->message.empty()) {
       std::fprintf(stderr, "psched-exec: session %ld: %s\n", static_cast<long>(ended->session),
                    ended->message.c_str());
-    else if (options_.verbose)
+    } else if (options_.verbose) {
       std::fprintf(stderr, "psched-exec: session %ld ended\n", static_cast<long>(ended->session));
+    }
     Finish(ended->code);
   }
 

@@ -433,7 +433,7 @@ void DaemonPmixHost::OnDmodexRequest(int from, const std::string& data) {
 
 // --- name service (kept by the leader) ----------------------------------------------------
 
-void DaemonPmixHost::ToLeader(const std::string& op, std::string payload,
+void DaemonPmixHost::ToLeader(const std::string& op, const std::string& payload,
                               std::function<void(Result<std::string>)> reply,
                               std::chrono::milliseconds limit) {
   Json j = Json::from_msgpack(payload);

@@ -137,7 +137,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   // namespace must be known here before the parent may connect to it.
   void OnSpawned(const std::string& data);
   void SendReply(int to, uint64_t id, Result<std::string> r);
-  void ToLeader(const std::string& op, std::string payload,
+  void ToLeader(const std::string& op, const std::string& payload,
                 std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
   void RunCollective(const std::string& kind, std::vector<int64_t> sessions, std::vector<int> nodes,
                      std::string blob, BlobDone done);

@@ -94,9 +94,10 @@ void DaemonPmixHost::Registered(const daemon::SessionLaunchInfo& info, const Pmi
 // --- any node: pulling ------------------------------------------------------------------
 
 std::optional<int64_t> DaemonPmixHost::SessionOfNspace(const std::string& nspace) const {
-  for (const auto* m : {&nspaces_, &foreign_})
+  for (const auto* m : {&nspaces_, &foreign_}) {
     for (const auto& [session, ns] : *m)
       if (ns == nspace) return session;
+  }
   return std::nullopt;
 }
 

@@ -636,8 +636,8 @@ ProcsLocation PmixServer::Locate(const std::vector<ProcName>& procs) const {
   return where;
 }
 
-void PmixServer::DirectModexLocal(ProcName proc, BlobDone done) {
-  Upcalls::RequestLocalModex(this, std::move(proc), std::move(done));
+void PmixServer::DirectModexLocal(const ProcName& proc, BlobDone done) {
+  Upcalls::RequestLocalModex(this, proc, std::move(done));
 }
 
 }  // namespace psched::pmix

@@ -109,7 +109,7 @@ class PmixServer {
 
   // Answers a peer daemon's direct-modex request for a local rank
   // (PMIx_server_dmodex_request); `done` runs on the event-loop thread.
-  void DirectModexLocal(ProcName proc, BlobDone done);
+  void DirectModexLocal(const ProcName& proc, BlobDone done);
 
   ProcsLocation Locate(const std::vector<ProcName>& procs) const;
 

@@ -73,6 +73,7 @@ std::vector<uint32_t> RanksOnNode(const PmixSessionInfo& info, int node) {
   }
   std::sort(by_local.begin(), by_local.end());
   std::vector<uint32_t> out;
+  out.reserve(by_local.size());
   for (const auto& [local, rank] : by_local) out.push_back(rank);
   return out;
 }

@@ -40,7 +40,7 @@ TEST(SessionLayout, RanksOnNodeOrderedByLocalRank) {
 }
 
 TEST(SessionLayout, RejectsBadLayouts) {
-  auto expect_bad = [](PmixSessionInfo s, const std::string& needle) {
+  auto expect_bad = [](const PmixSessionInfo& s, const std::string& needle) {
     auto r = ValidateSessionInfo(s);
     ASSERT_FALSE(r) << needle;
     EXPECT_EQ(r.error().code(), ErrorCode::kInvalidArgument);

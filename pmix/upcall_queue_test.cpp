@@ -22,6 +22,7 @@ TEST(UpcallQueue, RunsForeignThreadWorkOnLoopThread) {
   int total = 0;
   bool wrong_thread = false;
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {

@@ -225,7 +225,7 @@ pmix_status_t Upcalls::DirectModex(const pmix_proc_t* proc, const pmix_info_t[],
   });
 }
 
-void Upcalls::RequestLocalModex(PmixServer* server, ProcName proc, BlobDone done) {
+void Upcalls::RequestLocalModex(PmixServer* server, const ProcName& proc, BlobDone done) {
   struct Pending {
     PmixServer* server;
     BlobDone done;
@@ -398,15 +398,15 @@ pmix_status_t Upcalls::JobControl(const pmix_proc_t* requestor, const pmix_proc_
     bool known = false;
     for (size_t i = 0; i < ndirs; ++i) {
       const pmix_info_t& d = directives[i];
-      if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_PAUSE))
+      if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_PAUSE)) {
         req.action = JobControlAction::kPause, known = true;
-      else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_RESUME))
+      } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_RESUME)) {
         req.action = JobControlAction::kResume, known = true;
-      else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_TERMINATE))
+      } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_TERMINATE)) {
         req.action = JobControlAction::kTerminate, known = true;
-      else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_KILL))
+      } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_KILL)) {
         req.action = JobControlAction::kKill, known = true;
-      else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_SIGNAL) && d.value.type == PMIX_INT) {
+      } else if (PMIX_CHECK_KEY(&d, PMIX_JOB_CTRL_SIGNAL) && d.value.type == PMIX_INT) {
         req.action = JobControlAction::kSignal;
         req.signal = d.value.data.integer;
         known = true;

@@ -22,7 +22,7 @@ class Upcalls {
   static pmix_server_module_t* Module();
 
   // PMIx_server_dmodex_request for a local proc; `done` runs on the loop thread.
-  static void RequestLocalModex(PmixServer* server, ProcName proc, BlobDone done);
+  static void RequestLocalModex(PmixServer* server, const ProcName& proc, BlobDone done);
 
  private:
   // pmix_server_module_t entries (progress thread).

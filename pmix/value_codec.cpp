@@ -33,7 +33,8 @@ Result<void> UnpackValue(const std::string& bytes, pmix_value_t* out) {
   // PMIx_Data_load takes ownership of malloc'd bytes.
   char* raw = static_cast<char*>(malloc(bytes.size() == 0 ? 1 : bytes.size()));
   if (raw == nullptr) throw std::bad_alloc();
-  std::memcpy(raw, bytes.data(), bytes.size());
+  // Packed bytes, not a C string: the length travels in the byte object.
+  std::memcpy(raw, bytes.data(), bytes.size());  // NOLINT(bugprone-not-null-terminated-result)
   pmix_byte_object_t bo{raw, bytes.size()};
   PMIx_Data_load(&buf, &bo);
   int32_t n = 1;

@@ -54,16 +54,18 @@ void MarkSlots(SlotMask& mask, const Snapshot& snapshot, const Placement& placem
 
 SlotMask ExclusiveSlots(const Snapshot& snapshot, SessionId except) {
   SlotMask mask;
-  for (const Session& s : snapshot.sessions)
+  for (const Session& s : snapshot.sessions) {
     if (s.exclusive && HoldsSlots(s) && s.request.id != except)
       MarkSlots(mask, snapshot, s.placement);
+  }
   return mask;
 }
 
 bool Intersects(const Placement& placement, const SlotMask& mask) {
-  for (const RankSlots& r : placement.ranks)
+  for (const RankSlots& r : placement.ranks) {
     for (int pu : r.pus)
       if (Masked(mask, r.node, pu)) return true;
+  }
   return false;
 }
 
@@ -72,15 +74,17 @@ std::optional<Placement> Displace(const Snapshot& snapshot, const Session& sessi
   // Use counts without this session's own ranks: they are what it moves.
   std::map<sched::NodeId, std::vector<int>> uses;
   for (const Node& n : snapshot.nodes) uses[n.id] = n.uses;
-  if (HoldsSlots(session))
+  if (HoldsSlots(session)) {
     for (const RankSlots& r : session.placement.ranks)
       for (int pu : r.pus) --uses[r.node][pu];
+  }
 
   Placement out = session.original;
   // Kept slots count first, so displaced threads see the node as it will be.
-  for (const RankSlots& r : out.ranks)
+  for (const RankSlots& r : out.ranks) {
     for (int pu : r.pus)
       if (!Masked(mask, r.node, pu)) ++uses[r.node][pu];
+  }
   for (RankSlots& r : out.ranks) {
     std::vector<int>& node_uses = uses[r.node];
     for (int& pu : r.pus) {

@@ -16,9 +16,10 @@ sched::Plan OverbookPolicy::OnArrival(const sched::Snapshot& snapshot,
   const sched::Layout layout = LayoutFor(request, allocator);
   std::optional<sched::LeastUsedPlacement> least =
       sched::PlaceOnLeastUsed(view.nodes, request, layout);
-  if (!least)
+  if (!least) {
     return sched::Plan{{sched::RejectAction{
         request.id, "overbook: no placement even on the least-used slots (over 64 uses each)"}}};
+  }
   sched::SpawnAction spawn{request.id, std::move(least->placement),
                            options_.overbook_mode == OverbookMode::kFloat};
   spawn.overbooked = least->overbooked;

@@ -36,13 +36,18 @@ int MaxUses(const sched::Snapshot& s) {
 
 // Every live exclusive session holds its slots alone.
 std::string CheckExclusive(const sched::Snapshot& s) {
-  for (const sched::Session& session : s.sessions)
-    if (session.exclusive && HoldsSlots(session))
-      for (const sched::RankSlots& r : session.placement.ranks)
-        for (int pu : r.pus)
-          if (s.nodes[r.node].uses[pu] != 1)
+  for (const sched::Session& session : s.sessions) {
+    if (session.exclusive && HoldsSlots(session)) {
+      for (const sched::RankSlots& r : session.placement.ranks) {
+        for (int pu : r.pus) {
+          if (s.nodes[r.node].uses[pu] != 1) {
             return "session " + std::to_string(session.request.id) + " shares node " +
                    std::to_string(r.node) + " PU " + std::to_string(pu);
+          }
+        }
+      }
+    }
+  }
   return "";
 }
 

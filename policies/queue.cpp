@@ -35,16 +35,18 @@ std::vector<SessionId> QueueOrder(const Snapshot& snapshot) {
     return a->request.priority > b->request.priority;
   });
   std::vector<SessionId> ids;
+  ids.reserve(queued.size());
   for (const Session* s : queued) ids.push_back(s->request.id);
   return ids;
 }
 
 int SessionsAhead(const Snapshot& snapshot, const SessionRequest& request) {
   int ahead = 0;
-  for (const Session& s : snapshot.sessions)
+  for (const Session& s : snapshot.sessions) {
     if (s.state == SessionState::kQueued && s.request.id != request.id &&
         s.request.priority >= request.priority)
       ++ahead;
+  }
   return ahead;
 }
 
@@ -60,13 +62,16 @@ Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
       MarkSlots(chain, snapshot, d->placement);
       d = snapshot.Find(d->displaced_by);
     }
-    for (const sched::RankSlots& r : s.placement.ranks)
-      for (Node& n : view.nodes)
-        if (n.id == r.node)
+    for (const sched::RankSlots& r : s.placement.ranks) {
+      for (Node& n : view.nodes) {
+        if (n.id == r.node) {
           for (int pu : r.pus) {
             auto mask = chain.find(r.node);
             if (mask == chain.end() || !mask->second[pu]) ++n.uses[pu];
           }
+        }
+      }
+    }
   }
   return view;
 }
@@ -133,24 +138,28 @@ namespace {
 // suspension (a surpass suspends the most recent first): oldest first.
 void ResumeOrphans(PlanBuilder& builder) {
   std::vector<const Session*> orphans;
-  for (const Session& s : builder.work().sessions)
+  for (const Session& s : builder.work().sessions) {
     if (s.state == SessionState::kSuspended && s.displaced_by != sched::kNoSession &&
         builder.work().Find(s.displaced_by) == nullptr)
       orphans.push_back(&s);
+  }
   std::stable_sort(orphans.begin(), orphans.end(), [](const Session* a, const Session* b) {
     return a->start_time < b->start_time;
   });
   std::vector<SessionId> ids;
+  ids.reserve(orphans.size());
   for (const Session* s : orphans) ids.push_back(s->request.id);
   for (SessionId id : ids) {
     const Snapshot& work = builder.work();
     const Session& s = *work.Find(id);
     // Resume only onto free slots; otherwise it stays suspended until they free up.
     bool free = true;
-    for (const sched::RankSlots& r : s.placement.ranks)
-      for (const Node& n : work.nodes)
+    for (const sched::RankSlots& r : s.placement.ranks) {
+      for (const Node& n : work.nodes) {
         if (n.id == r.node)
           for (int pu : r.pus) free = free && n.uses[pu] == 0;
+      }
+    }
     if (free) builder.Add(sched::ResumeAction{id});
   }
 }

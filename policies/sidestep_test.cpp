@@ -50,10 +50,11 @@ TEST_F(SidestepTest, PaperAnalysisGetsItsSlotsAloneAndTheSimulationShares) {
   const sched::Placement& now = s_.Find(1)->placement;
   for (size_t r = 0; r < now.ranks.size(); ++r) {
     EXPECT_EQ(now.ranks[r].node, original.ranks[r].node);
-    if (original.ranks[r].node == 0 && original.ranks[r].pus[0] < 32)
+    if (original.ranks[r].node == 0 && original.ranks[r].pus[0] < 32) {
       EXPECT_GE(now.ranks[r].pus[0], 32);
-    else
+    } else {
       EXPECT_EQ(now.ranks[r], original.ranks[r]);
+    }
   }
 
   plan = End(s_, policy_, 2, *compact_);

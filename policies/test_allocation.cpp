@@ -8,9 +8,10 @@ namespace psched::policies::testing {
 
 sched::Snapshot PaperAllocation(int nodes) {
   sched::Snapshot s;
-  for (int i = 0; i < nodes; ++i)
+  for (int i = 0; i < nodes; ++i) {
     s.nodes.push_back(
         sched::Node::Make(i, "node" + std::to_string(i), sched::NodeTopology::Uniform(2, 20, 1)));
+  }
   return s;
 }
 
@@ -42,19 +43,23 @@ sched::Plan End(sched::Snapshot& snapshot, const Policy& policy, sched::SessionI
 std::string CheckUses(const sched::Snapshot& snapshot) {
   std::map<int, std::vector<int>> expected;
   for (const sched::Node& n : snapshot.nodes) expected[n.id].assign(n.uses.size(), 0);
-  for (const sched::Session& s : snapshot.sessions)
-    if (HoldsSlots(s))
+  for (const sched::Session& s : snapshot.sessions) {
+    if (HoldsSlots(s)) {
       for (const sched::RankSlots& r : s.placement.ranks)
         for (int pu : r.pus) ++expected[r.node][pu];
-  for (const sched::Node& n : snapshot.nodes)
+    }
+  }
+  for (const sched::Node& n : snapshot.nodes) {
     for (size_t pu = 0; pu < n.uses.size(); ++pu) {
       if (n.uses[pu] < 0)
         return "node " + std::to_string(n.id) + " PU " + std::to_string(pu) + " has negative uses";
-      if (n.uses[pu] != expected[n.id][pu])
+      if (n.uses[pu] != expected[n.id][pu]) {
         return "node " + std::to_string(n.id) + " PU " + std::to_string(pu) + " has " +
                std::to_string(n.uses[pu]) + " uses, holders add up to " +
                std::to_string(expected[n.id][pu]);
+      }
     }
+  }
   return "";
 }
 

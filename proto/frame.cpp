@@ -72,16 +72,18 @@ Result<Header> ParseHeader(std::span<const uint8_t> bytes) {
   uint16_t type = GetU16(bytes.data() + 6);
   h.length = GetU32(bytes.data() + 8);
   if (h.magic != kMagic) return Fail(ErrorCode::kProtocol, "bad frame magic (not a psched peer?)");
-  if (h.version != kVersion)
+  if (h.version != kVersion) {
     return Fail(ErrorCode::kProtocol, "protocol version " + std::to_string(h.version) +
                                           " not supported (this build speaks " +
                                           std::to_string(kVersion) + ")");
+  }
   if (type < 1 || type > static_cast<uint16_t>(MsgType::kLast))
     return Fail(ErrorCode::kProtocol, "unknown message type " + std::to_string(type));
-  if (h.length > kMaxPayload)
+  if (h.length > kMaxPayload) {
     return Fail(ErrorCode::kProtocol, "frame of " + std::to_string(h.length) +
                                           " bytes exceeds the limit of " +
                                           std::to_string(kMaxPayload));
+  }
   h.type = static_cast<MsgType>(type);
   return h;
 }
@@ -96,21 +98,24 @@ Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t*
   std::string raw;
   if (CarriesRaw(header->type)) {
     uint32_t map_length = payload.size() < 4 ? 0 : GetU32(payload.data());
-    if (payload.size() < 4 || map_length > payload.size() - 4)
+    if (payload.size() < 4 || map_length > payload.size() - 4) {
       return Fail(ErrorCode::kProtocol,
                   std::string("bad map length in ") + MsgTypeName(header->type) + " frame");
+    }
     auto tail = payload.subspan(4 + map_length);
     raw.assign(reinterpret_cast<const char*>(tail.data()), tail.size());
     payload = payload.subspan(4, map_length);
   }
   // allow_exceptions=false: malformed MessagePack yields a discarded value instead of a throw.
   Json body = Json::from_msgpack(payload.begin(), payload.end(), true, false);
-  if (body.is_discarded())
+  if (body.is_discarded()) {
     return Fail(ErrorCode::kProtocol,
                 std::string("malformed payload in ") + MsgTypeName(header->type) + " frame");
-  if (!body.is_object())
+  }
+  if (!body.is_object()) {
     return Fail(ErrorCode::kProtocol,
                 std::string(MsgTypeName(header->type)) + " payload is not a map");
+  }
   *consumed = kHeaderSize + header->length;
   return std::optional<Frame>{Frame{header->type, std::move(body), std::move(raw)}};
 }

@@ -120,7 +120,7 @@ TEST(Frame, RejectsNonMapPayload) {
 }
 
 TEST(Frame, CollectiveFramesCarryRawBytesBesideTheMap) {
-  std::string raw("\0\xff blob \x80\xc1", 11);
+  std::string raw("\0\xff blob \x80\xc1\0", 11);  // binary, NULs included
   CollContribute part{5, "pmix.fence:5#0", {0, 3}, {3}, {11}};
   std::string wire = EncodeFrame(MsgType::kCollContribute, Json(part), raw);
   size_t consumed = 0;

@@ -39,6 +39,7 @@ std::optional<Placement> Compact(std::span<const Node> nodes, const SessionReque
 
 std::vector<SessionId> Started(const QueueDecision& d) {
   std::vector<SessionId> ids;
+  ids.reserve(d.starts.size());
   for (const Assignment& a : d.starts) ids.push_back(a.session);
   return ids;
 }

@@ -9,9 +9,10 @@ NodeTopology NodeTopology::Uniform(int packages, int cores_per_package, int pus_
                                    int gpus) {
   NodeTopology t;
   t.gpus = gpus;
-  for (int p = 0; p < packages; ++p)
+  for (int p = 0; p < packages; ++p) {
     for (int c = 0; c < cores_per_package; ++c)
       for (int u = 0; u < pus_per_core; ++u) t.pus.push_back(Pu{p * cores_per_package + c, p});
+  }
   return t;
 }
 
@@ -62,6 +63,7 @@ int Node::FreePus() const {
 
 std::vector<NodeId> Placement::Nodes() const {
   std::vector<NodeId> ids;
+  ids.reserve(ranks.size());
   for (const RankSlots& r : ranks) ids.push_back(r.node);
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -116,10 +118,12 @@ void CountUses(Snapshot& snapshot, const Placement& placement, int delta) {
     for (int pu : r.pus)
       if (pu >= 0 && pu < static_cast<int>(node->uses.size())) node->uses[pu] += delta;
   }
-  if (placement.gpus_per_node > 0)
-    for (NodeId id : placement.Nodes())
+  if (placement.gpus_per_node > 0) {
+    for (NodeId id : placement.Nodes()) {
       if (Node* node = FindNode(snapshot.nodes, id))
         node->gpus_used += delta * placement.gpus_per_node;
+    }
+  }
 }
 
 bool Holds(const Session& s) {
@@ -143,9 +147,10 @@ struct Applier {
   void operator()(const SpawnAction& a) {
     Session& s = FindOrAdd(snapshot, a.session, request);
     bool shared = false;
-    for (const RankSlots& r : a.placement.ranks)
+    for (const RankSlots& r : a.placement.ranks) {
       if (Node* node = FindNode(snapshot.nodes, r.node))
         for (int pu : r.pus) shared = shared || node->uses[pu] > 0;
+    }
     s.placement = a.placement;
     s.original = a.placement;
     s.floating = a.floating;

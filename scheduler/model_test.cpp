@@ -31,6 +31,7 @@ TEST(Topology, UniformIsInLogicalOrder) {
 
 TEST(FindNode, ByIndexBySubspanAndByScan) {
   std::vector<Node> nodes;
+  nodes.reserve(5);
   for (int i = 0; i < 5; ++i) nodes.push_back(Node::Make(i, "n", NodeTopology::Uniform(1, 1, 1)));
   EXPECT_EQ(FindNode(nodes, 3), &nodes[3]);
   EXPECT_EQ(FindNode(nodes, 5), nullptr);

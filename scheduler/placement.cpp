@@ -194,9 +194,10 @@ std::optional<Placement> PlaceContiguous(std::vector<NodeWork>& work, const Sess
       runs.push_back(Run{i, i});
     runs.back().end = i + 1;
   }
-  if (options.layout == Layout::kSpread)
+  if (options.layout == Layout::kSpread) {
     std::stable_sort(runs.begin(), runs.end(),
                      [](const Run& a, const Run& b) { return a.end - a.begin > b.end - b.begin; });
+  }
   const size_t exact = req.nodes > 0 ? static_cast<size_t>(req.nodes) : 0;
   for (const Run& run : runs) {
     for (size_t start = run.begin; start < run.end; ++start) {

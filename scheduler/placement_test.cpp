@@ -7,9 +7,11 @@ namespace {
 
 std::vector<Node> Nodes(int count, int packages, int cores, int pus, int gpus = 0) {
   std::vector<Node> nodes;
-  for (int i = 0; i < count; ++i)
+  nodes.reserve(count);
+  for (int i = 0; i < count; ++i) {
     nodes.push_back(
         Node::Make(i, "n" + std::to_string(i), NodeTopology::Uniform(packages, cores, pus, gpus)));
+  }
   return nodes;
 }
 

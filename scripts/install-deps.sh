@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   slurm-wlm slurm-client munge
   iproute2 iputils-ping stress-ng procps psmisc
-  clang-format clang-tidy
+  clang-format clang-tidy-16
   librsvg2-bin
 )
 

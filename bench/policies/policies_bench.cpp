@@ -17,9 +17,10 @@ using namespace psched;
 
 sched::Snapshot Allocation(int nodes) {
   sched::Snapshot s;
-  for (int i = 0; i < nodes; ++i)
+  for (int i = 0; i < nodes; ++i) {
     s.nodes.push_back(
         sched::Node::Make(i, "node" + std::to_string(i), sched::NodeTopology::Uniform(2, 20, 1)));
+  }
   return s;
 }
 
@@ -100,9 +101,10 @@ void RegisterQueue(bool backfill) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (const std::string& name : psched::policies::PolicyNames())
+  for (const std::string& name : psched::policies::PolicyNames()) {
     for (int nodes : {4, 64})
       for (bool spread : {false, true}) RegisterScenario(name, nodes, spread);
+  }
   RegisterQueue(false);
   RegisterQueue(true);
   benchmark::Initialize(&argc, argv);

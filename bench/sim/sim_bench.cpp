@@ -28,13 +28,14 @@ Workload Kth(int copies) {
   }
   const size_t n = w->jobs.size();
   const double span = w->jobs.back().request.submit_time + 1;
-  for (int c = 1; c < copies; ++c)
+  for (int c = 1; c < copies; ++c) {
     for (size_t i = 0; i < n; ++i) {
       SimJob j = w->jobs[i];
-      j.request.id += c * 1000000;
+      j.request.id += static_cast<decltype(j.request.id)>(c) * 1000000;
       j.request.submit_time += c * span;
       w->jobs.push_back(std::move(j));
     }
+  }
   return std::move(*w);
 }
 
@@ -53,10 +54,11 @@ void BM_Replay(benchmark::State& state, const char* scheduler, int copies) {
   for (auto _ : state) {
     auto parts = BuildScheduler(*spec, {}, {});
     Result<SimResult> r = Simulate(w, (*parts)->setup);
-    if (!r)
+    if (!r) {
       state.SkipWithError(r.error().ToString().c_str());
-    else
+    } else {
       wait = r->summary.wait_s.mean;
+    }
   }
   state.counters["jobs"] = static_cast<double>(w.jobs.size());
   state.counters["jobs_per_s"] = benchmark::Counter(static_cast<double>(w.jobs.size()),

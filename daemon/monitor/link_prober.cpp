@@ -154,9 +154,10 @@ void LinkProber::Probe(int peer, const std::string& address, Done done) {
                 static_cast<suseconds_t>((timeout_s_ - static_cast<time_t>(timeout_s_)) * 1e6)};
   bufferevent_set_timeouts(client_, &limit, &limit);
   bufferevent_enable(client_, EV_READ | EV_WRITE);
-  if (bufferevent_socket_connect(client_, reinterpret_cast<sockaddr*>(&*addr), sizeof *addr) != 0)
+  if (bufferevent_socket_connect(client_, reinterpret_cast<sockaddr*>(&*addr), sizeof *addr) != 0) {
     Finish(Fail(Error::FromErrno("connect",
                                  "link probe to node " + std::to_string(peer) + " at " + address)));
+  }
 }
 
 void LinkProber::SendPing() {
@@ -199,10 +200,11 @@ void LinkProber::OnClientRead(bufferevent* bev, void* arg) {
     if (c == kPing && !self->in_bulk_) {
       double rtt = now - self->sent_at_;
       if (self->min_rtt_ == 0 || rtt < self->min_rtt_) self->min_rtt_ = rtt;
-      if (--self->pings_left_ > 0)
+      if (--self->pings_left_ > 0) {
         self->SendPing();
-      else
+      } else {
         self->SendBulk();
+      }
     } else if (c == kAck && self->in_bulk_) {
       return self->Finish(
           LinkFromProbe(self->peer_, self->min_rtt_, self->bytes_, now - self->sent_at_));

@@ -29,7 +29,8 @@ struct Loop {
 
 TEST(LinkProber, MeasuresLatencyAndBandwidthOverLoopback) {
   Loop loop;
-  LinkProber server(loop.base, 3, 64 * 1024, 10), client(loop.base, 3, 256 * 1024, 10);
+  LinkProber server(loop.base, 3, uint64_t{64} * 1024, 10),
+      client(loop.base, 3, uint64_t{256} * 1024, 10);
   auto address = server.Listen("127.0.0.1");
   ASSERT_TRUE(address) << address.error().message();
   EXPECT_EQ(address->rfind("127.0.0.1:", 0), 0u);

@@ -69,11 +69,12 @@ proto::Json MetricsJson(const sched::NodeMetrics& m) {
 
 proto::Json LinksJson(const std::vector<sched::LinkMetrics>& links) {
   proto::Json out = proto::Json::array();
-  for (const sched::LinkMetrics& l : links)
+  for (const sched::LinkMetrics& l : links) {
     out.push_back({{"a", l.a},
                    {"b", l.b},
                    {"latency_us", l.latency_us},
                    {"bandwidth_mbps", l.bandwidth_mbps}});
+  }
   return out;
 }
 

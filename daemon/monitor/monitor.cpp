@@ -22,16 +22,19 @@ timeval ToTimeval(double s) {
 
 Result<void> Validate(const MonitorOptions& o) {
   auto bad = [](const std::string& what) { return Fail(ErrorCode::kInvalidArgument, what); };
-  if (!(o.sample_interval_s >= 0.1))
+  if (!(o.sample_interval_s >= 0.1)) {
     return bad("--monitor-interval must be at least 0.1 s (got " +
                std::to_string(o.sample_interval_s) + ")");
-  if (!(o.probe_interval_s == 0 || o.probe_interval_s >= 0.1))
+  }
+  if (!(o.probe_interval_s == 0 || o.probe_interval_s >= 0.1)) {
     return bad("--probe-interval must be 0 (no probes) or at least 0.1 s (got " +
                std::to_string(o.probe_interval_s) + ")");
+  }
   if (o.peers_per_round < 1) return bad("--probe-peers must be at least 1");
-  if (o.probe_bytes < 1024 || o.probe_bytes > LinkProber::kMaxTransfer)
+  if (o.probe_bytes < 1024 || o.probe_bytes > LinkProber::kMaxTransfer) {
     return bad("--probe-bytes must be between 1024 and " +
                std::to_string(LinkProber::kMaxTransfer));
+  }
   return {};
 }
 
@@ -87,6 +90,7 @@ void Monitor::Report() {
   report.node = node_;
   report.probe = probe_address_;
   std::vector<proto::LinkReport> all;
+  all.reserve(links_.size());
   for (const auto& [peer, link] : links_) all.push_back(link);
   report.metrics = MakeNodeReport(sampler_.load(), sampler_.utilisation(), sampler_.memory(),
                                   sampler_.clock_mhz(), all);

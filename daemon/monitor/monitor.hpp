@@ -29,7 +29,7 @@ struct MonitorOptions {
   double probe_interval_s = 30;  // 0: no link probes
   int peers_per_round = 4;
   int pings = 3;
-  uint64_t probe_bytes = 256 * 1024;
+  uint64_t probe_bytes = uint64_t{256} * 1024;
   double probe_timeout_s = 5;
 };
 

@@ -11,6 +11,7 @@ namespace {
 
 std::vector<std::pair<int, int>> Ranges(const std::vector<TreeLevel>& levels) {
   std::vector<std::pair<int, int>> out;
+  out.reserve(levels.size());
   for (const auto& l : levels) out.emplace_back(l.first, l.last);
   return out;
 }

@@ -102,9 +102,10 @@ Result<std::vector<std::string>> ExpandRanges(std::string_view expression, std::
 // out left to right.
 Result<std::vector<std::string>> ExpandItem(std::string_view expression, std::string_view item,
                                             std::size_t budget) {
-  if (item.empty())
+  if (item.empty()) {
     return Invalid(expression,
                    "empty host name (two commas in a row, or a leading or trailing comma)");
+  }
   std::vector<std::string> names{""};
   std::size_t pos = 0;
   while (pos < item.size()) {

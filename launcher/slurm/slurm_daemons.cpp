@@ -77,6 +77,7 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
     dup2(null_fd, 0);
     dup2(null_fd, 2);
     std::vector<char*> args;
+    args.reserve(argv.size());
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
@@ -140,6 +141,7 @@ Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& 
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
     std::vector<char*> args;
+    args.reserve(argv.size());
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
@@ -291,7 +293,7 @@ Result<void> StartDaemons(const SlurmAllocation& allocation, const SlurmDaemonOp
       return Fail(level_ports.error());
     }
     for (int i = 0; i < level.size(); ++i) {
-      ports[static_cast<std::size_t>(level.first + i)] =
+      ports[static_cast<std::size_t>(level.first) + static_cast<std::size_t>(i)] =
           (*level_ports)[static_cast<std::size_t>(i)];
     }
   }

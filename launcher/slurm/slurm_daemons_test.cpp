@@ -80,7 +80,7 @@ TEST(SweepEndedJobRunDirs, RemovesOnlyTheDirectoriesOfEndedJobs) {
   ASSERT_NE(mkdtemp(tmpl), nullptr);
   const std::string parent = tmpl;
   const std::string prefix = parent + "/psched-" + std::to_string(geteuid()) + "-slurm-";
-  auto make = [&](const std::string& job, std::vector<std::string> files) {
+  auto make = [&](const std::string& job, const std::vector<std::string>& files) {
     std::filesystem::create_directory(prefix + job);
     for (const auto& f : files) std::ofstream(prefix + job + "/" + f) << "x";
   };

@@ -23,6 +23,7 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
   // The same job view as the auction (priorities, ranks, threads, GPUs).
   std::vector<auction::Job> jobs = auction::JobsOf(window);
   std::vector<auction::NodeFree> free;
+  free.reserve(nodes.size());
   for (const Node& node : nodes) free.push_back({node.FreePus(), std::max(0, node.FreeGpus())});
 
   mip::Problem p;
@@ -94,9 +95,10 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
   auto greedy = [&](bool gpu_first) {
     std::vector<int> order(m);
     for (int j = 0; j < m; ++j) order[j] = j;
-    if (gpu_first)
+    if (gpu_first) {
       std::stable_sort(order.begin(), order.end(),
                        [&](int a, int b) { return jobs[a].gpus > jobs[b].gpus; });
+    }
     std::vector<double> x0(p.NumColumns(), 0.0);
     std::vector<auction::NodeFree> left = free;
     for (int j : order) {
@@ -129,9 +131,10 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
   for (int j = 0; j < m; ++j) {
     out.selected[j] = sol.x[s[j]] > 0.5;
     if (!out.selected[j]) continue;
-    for (int i = 0; i < n; ++i)
+    for (int i = 0; i < n; ++i) {
       if (x[j][i] >= 0 && sol.x[x[j][i]] > 0.5)
         out.shares[j].push_back({i, static_cast<int>(std::lround(sol.x[x[j][i]]))});
+    }
   }
   return out;
 }
@@ -144,10 +147,11 @@ std::vector<Assignment> IpWindowAllocator::Allocate(const Snapshot& snapshot,
   Outcome o = Solve(snapshot.nodes, part, config_.time_limit_s, config_.cpu_time_limit);
   if (o.solved) ++solver_rounds_;
   if (o.timed_out) ++solver_timeouts_;
-  if (o.timed_out)
+  if (o.timed_out) {
     window_.store(std::max(1, size / 2));
-  else if (o.status == mip::Status::kOptimal)
+  } else if (o.status == mip::Status::kOptimal) {
     window_.store(std::min(std::max(1, config_.window), size * 2));
+  }
   std::vector<Node> nodes = snapshot.nodes;
   std::vector<Assignment> out;
   for (size_t j = 0; j < part.size(); ++j) {

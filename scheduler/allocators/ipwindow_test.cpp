@@ -9,9 +9,11 @@ namespace {
 
 std::vector<Node> Machine(int count, int cores, int gpus) {
   std::vector<Node> nodes;
-  for (int i = 0; i < count; ++i)
+  nodes.reserve(count);
+  for (int i = 0; i < count; ++i) {
     nodes.push_back(
         Node::Make(i, "n" + std::to_string(i), NodeTopology::Uniform(1, cores, 1, gpus)));
+  }
   return nodes;
 }
 

@@ -50,9 +50,10 @@ bool Problem::Feasible(const std::vector<double>& x, double tolerance) const {
   std::vector<double> activity(NumRows(), 0.0);
   for (size_t e = 0; e < entry_value_.size(); ++e)
     activity[entry_row_[e]] += entry_value_[e] * x[entry_column_[e]];
-  for (int r = 0; r < NumRows(); ++r)
+  for (int r = 0; r < NumRows(); ++r) {
     if (activity[r] < row_lower_[r] - tolerance || activity[r] > row_upper_[r] + tolerance)
       return false;
+  }
   return true;
 }
 

@@ -13,10 +13,11 @@ void Graph::SetNetworkLoad(int u, int v, double load) {
   auto put = [&](int from, int to) {
     auto& list = adjacency_[from];
     auto it = std::lower_bound(list.begin(), list.end(), std::make_pair(to, -1e300));
-    if (it != list.end() && it->first == to)
+    if (it != list.end() && it->first == to) {
       it->second = load;
-    else
+    } else {
       list.insert(it, {to, load});
+    }
   };
   put(u, v);
   put(v, u);
@@ -42,10 +43,12 @@ struct AdditionOrder {
 
 AdditionOrder MakeOrder(const Graph& graph, double alpha, double beta) {
   AdditionOrder order;
-  for (int u = 0; u < graph.Size(); ++u)
-    if (graph.Processors(u) > 0)
+  for (int u = 0; u < graph.Size(); ++u) {
+    if (graph.Processors(u) > 0) {
       order.unlinked.push_back(
           {alpha * graph.ComputeLoad(u) + beta * graph.DefaultNetworkLoad(), u});
+    }
+  }
   std::sort(order.unlinked.begin(), order.unlinked.end());
   return order;
 }
@@ -53,9 +56,10 @@ AdditionOrder MakeOrder(const Graph& graph, double alpha, double beta) {
 std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, int start, int demand,
                               double alpha, double beta, int max_vertices, bool contiguous) {
   std::vector<std::pair<double, int>> linked;  // by addition cost; a contiguous session needs none
-  for (const auto& [u, nl] : graph.Neighbours(start))
+  for (const auto& [u, nl] : graph.Neighbours(start)) {
     if (!contiguous && u != start && graph.Processors(u) > 0)
       linked.push_back({alpha * graph.ComputeLoad(u) + beta * nl, u});
+  }
   std::sort(linked.begin(), linked.end());
   auto is_linked = [&](int u) {
     const auto& list = graph.Neighbours(start);
@@ -85,10 +89,11 @@ std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, in
     const bool have_l = li < linked.size(), have_u = ui < order.unlinked.size();
     if (!have_l && !have_u) break;
     int u;
-    if (have_l && (!have_u || linked[li] < order.unlinked[ui]))
+    if (have_l && (!have_u || linked[li] < order.unlinked[ui])) {
       u = linked[li++].second;
-    else
+    } else {
       u = order.unlinked[ui++].second;
+    }
     c.vertices.push_back(u);
     c.allocated += graph.Processors(u);
   }

@@ -84,6 +84,7 @@ TEST(Netload, AvailableProcessorsFormula) {
 
 TEST(Netload, ComputeLoadWeightsAndDirections) {
   std::vector<Node> nodes;
+  nodes.reserve(2);
   for (int i = 0; i < 2; ++i) nodes.push_back(Node::Make(i, "n", NodeTopology::Uniform(1, 4, 1)));
   nodes[0].metrics.cpu_load_1m = 4;        // busiest: full CPU-load weight
   nodes[1].metrics.bandwidth_mbps = 1000;  // fastest: no bandwidth load
@@ -160,9 +161,10 @@ TEST(Netload, WindowStopsAtFirstMisfitAndNeverDoubleBooks) {
   auto a = NetloadAllocator{NetloadConfig{}}.Allocate(s, window);
   ASSERT_EQ(a.size(), 2u);  // 10 + 6 = 16 = all slots; the third does not fit
   std::vector<std::vector<int>> used(4, std::vector<int>(4, 0));
-  for (const auto& as : a)
+  for (const auto& as : a) {
     for (const auto& r : as.placement.ranks)
       for (int pu : r.pus) EXPECT_EQ(++used[r.node][pu], 1);
+  }
 }
 
 TEST(Netload, RegistryBuildsIt) {

@@ -38,6 +38,7 @@ std::vector<SessionId> Order(const PriorityModule& m, std::vector<SessionRequest
     return m.Priority(a, {}, now) > m.Priority(b, {}, now);
   });
   std::vector<SessionId> ids;
+  ids.reserve(jobs.size());
   for (const SessionRequest& j : jobs) ids.push_back(j.id);
   return ids;
 }

@@ -27,10 +27,12 @@ std::span<const FinishedJob> OwnerHistories::AtSubmission(SessionId id) const {
 
 void AssignPriorities(const PriorityModule& module, const OwnerHistories& histories,
                       Snapshot& snapshot) {
-  for (Session& s : snapshot.sessions)
-    if (s.state == SessionState::kQueued)
+  for (Session& s : snapshot.sessions) {
+    if (s.state == SessionState::kQueued) {
       s.request.priority =
           module.Priority(s.request, histories.AtSubmission(s.request.id), snapshot.now);
+    }
+  }
 }
 
 }  // namespace psched::sched::prio

@@ -18,14 +18,16 @@ Result<std::unique_ptr<PriorityModule>> MakePriority(std::string_view name,
   if (name == "psp+aging") return std::make_unique<Psp>(config, true);
   if (name == "multifactor") {
     // The size factor is a share of the machine: without its size there is no factor.
-    if (config.machine_cores <= 0)
+    if (config.machine_cores <= 0) {
       return Fail(ErrorCode::kInvalidArgument,
                   "priority 'multifactor' needs the machine's core count (got " +
                       std::to_string(config.machine_cores) + ")");
+    }
     if (config.multifactor_age_weight < 0 || config.multifactor_size_weight < 0 ||
-        config.multifactor_max_age_s < 0)
+        config.multifactor_max_age_s < 0) {
       return Fail(ErrorCode::kInvalidArgument,
                   "priority 'multifactor': weights and max age must be >= 0");
+    }
     return std::make_unique<Multifactor>(config);
   }
   std::string valid;

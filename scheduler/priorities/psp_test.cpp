@@ -34,6 +34,7 @@ TEST(Psp, AccuracyToPriorityTable) {
 TEST(Psp, AccuracyIsAverageOfLastTenJobs) {
   std::vector<FinishedJob> history;
   // Five old, perfectly accurate jobs that fall out of the window of 10...
+  history.reserve(5);
   for (int i = 0; i < 5; ++i) history.push_back({100, 100});
   // ...then ten jobs at accuracy 0.1 and 0.3 alternately: average 0.2 -> g5, 30.
   for (int i = 0; i < 10; ++i) history.push_back({100, i % 2 ? 30.0 : 10.0});

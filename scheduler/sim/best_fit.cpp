@@ -87,6 +87,7 @@ std::optional<Placement> PlaceBestFit(std::span<const Node> nodes, const Session
     if (request.contiguous) return std::nullopt;
     // No set is big enough: the biggest sets first, as few fragments as possible.
     std::vector<const Run*> order;
+    order.reserve(runs.size());
     for (const Run& run : runs) order.push_back(&run);
     std::stable_sort(order.begin(), order.end(),
                      [](const Run* a, const Run* b) { return a->total > b->total; });

@@ -66,6 +66,7 @@ TEST(EasyBackfillTest, FcfsKeepsOrder) {
 TEST(BestFitTest, PicksTheSmallestConsecutiveSetAndHonoursContiguity) {
   // 8 nodes of 1 core.
   std::vector<sched::Node> nodes;
+  nodes.reserve(8);
   for (int i = 0; i < 8; ++i)
     nodes.push_back(sched::Node::Make(i, "n", sched::NodeTopology::Uniform(1, 1, 1)));
   nodes[2].uses[0] = 1;
@@ -90,6 +91,7 @@ TEST(BestFitTest, PicksTheSmallestConsecutiveSetAndHonoursContiguity) {
 TEST(BestFitTest, NodeRequestsAndGpus) {
   // 4 nodes x 8 cores x 2 GPUs; node 1 has a GPU taken. 2 nodes x 4 cores with 2 GPUs each.
   std::vector<sched::Node> nodes;
+  nodes.reserve(4);
   for (int i = 0; i < 4; ++i)
     nodes.push_back(sched::Node::Make(i, "n", sched::NodeTopology::Uniform(1, 8, 1, 2)));
   nodes[1].gpus_used = 1;

@@ -48,19 +48,23 @@ Result<Machine> AuctionMachine(char size) {
 }
 
 Result<Workload> MakeAuctionWorkload(const AuctionWorkloadSpec& spec) {
-  if (spec.kind < 1 || spec.kind > 5)
+  if (spec.kind < 1 || spec.kind > 5) {
     return Fail(ErrorCode::kInvalidArgument,
                 "auction workload must be I..V (1..5), got " + std::to_string(spec.kind));
-  if (spec.version < 1 || spec.version > 3)
+  }
+  if (spec.version < 1 || spec.version > 3) {
     return Fail(ErrorCode::kInvalidArgument,
                 "auction workload version must be 1, 2 or 3, got " + std::to_string(spec.version));
+  }
   const Machine& m = spec.machine;
-  if (m.nodes <= 0 || m.cores_per_node < 8 || m.gpus_per_node < 2)
+  if (m.nodes <= 0 || m.cores_per_node < 8 || m.gpus_per_node < 2) {
     return Fail(ErrorCode::kInvalidArgument,
                 "auction workloads need nodes > 0 with at least 8 cores and 2 GPUs each");
-  if (spec.max_nodes_per_job < 1 || spec.max_nodes_per_job > m.nodes)
+  }
+  if (spec.max_nodes_per_job < 1 || spec.max_nodes_per_job > m.nodes) {
     return Fail(ErrorCode::kInvalidArgument,
                 "max nodes per job must be in 1.." + std::to_string(m.nodes));
+  }
   std::mt19937_64 rng(spec.seed);
   std::uniform_real_distribution<double> runtime(spec.min_runtime_s, spec.max_runtime_s);
   std::uniform_int_distribution<int> node_count(1, spec.max_nodes_per_job);
@@ -144,8 +148,8 @@ Result<Workload> MakeEspWorkload(const EspWorkloadSpec& spec) {
   };
 
   std::vector<SimJob> pool;
-  for (const EspClass& c : kEspClasses)
-    for (int i = 0; i < c.count; ++i)
+  for (const EspClass& c : kEspClasses) {
+    for (int i = 0; i < c.count; ++i) {
       for (int copy = 0; copy < (spec.gpu_copies ? 2 : 1); ++copy) {
         SimJob job;
         job.request.command = std::string(1, c.name) + (copy ? "-gpu" : "");
@@ -155,6 +159,8 @@ Result<Workload> MakeEspWorkload(const EspWorkloadSpec& spec) {
         job.request.estimate_s = c.runtime_s;
         pool.push_back(std::move(job));
       }
+    }
+  }
   std::shuffle(pool.begin(), pool.end(), rng);
 
   const int scale = spec.gpu_copies ? 2 : 1;

@@ -213,11 +213,12 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
   double t_end = 0, w_max = 0;
   for (const RunReport& r : runs) {
     if (r.records == nullptr) continue;
-    for (const JobRecord& j : *r.records)
+    for (const JobRecord& j : *r.records) {
       if (j.Ran()) {
         t_end = std::max(t_end, j.end);
         w_max = std::max(w_max, j.Wait());
       }
+    }
   }
   if (t_end <= 0) t_end = 1;
   if (w_max <= 0) w_max = 1;
@@ -288,9 +289,10 @@ std::string UtilisationAndWaitSvg(const std::vector<RunReport>& runs, const Mach
     std::sort(waits.begin(), waits.end());
     o << "<polyline fill=\"none\" stroke=\"" << colour << "\" points=\"";
     const size_t step = std::max<size_t>(1, waits.size() / 400);
-    for (size_t k = 0; k < waits.size(); k += step)
+    for (size_t k = 0; k < waits.size(); k += step) {
       o << FormatFixed(wait_x(waits[k]), 1) << ','
         << FormatFixed(y0 - kH * (k + 1.0) / waits.size(), 1) << ' ';
+    }
     if (!waits.empty()) o << FormatFixed(right + kW, 1) << ',' << FormatFixed(y0 - kH, 1);
     o << "\"/>\n";
     o << "<text x=\"" << right + kW - 150 << "\" y=\"" << y0 - 12 - 16 * i << "\" fill=\"" << colour

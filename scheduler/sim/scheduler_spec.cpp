@@ -42,18 +42,20 @@ Result<SchedulerSpec> ParseSchedulerSpec(const std::string& name) {
     spec.discipline = Discipline::kEasy;
   } else {
     const auto& allocators = sched::AllocatorNames();
-    if (std::find(allocators.begin(), allocators.end(), discipline) == allocators.end())
+    if (std::find(allocators.begin(), allocators.end(), discipline) == allocators.end()) {
       return Fail(ErrorCode::kInvalidArgument, "unknown scheduler '" + name +
                                                    "' (valid: " + Join(DisciplineNames()) +
                                                    ", optionally /PRIORITY)");
+    }
     spec.discipline = Discipline::kAllocator;
     spec.allocator = discipline;
   }
   const std::vector<std::string> priorities = PriorityNamesForSim();
-  if (std::find(priorities.begin(), priorities.end(), spec.priority) == priorities.end())
+  if (std::find(priorities.begin(), priorities.end(), spec.priority) == priorities.end()) {
     return Fail(ErrorCode::kInvalidArgument, "unknown priority '" + spec.priority +
                                                  "' in scheduler '" + name +
                                                  "' (valid: " + Join(priorities) + ")");
+  }
   return spec;
 }
 

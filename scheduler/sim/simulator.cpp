@@ -57,10 +57,11 @@ class Simulation {
         if (auto ok = Round(); !ok) return Fail(ok.error());
       }
     }
-    if (!queue_.empty())
+    if (!queue_.empty()) {
       return Fail(ErrorCode::kInternal, std::to_string(queue_.size()) +
                                             " jobs still queued with nothing running (" +
                                             setup_.name + ")");
+    }
     SimResult result;
     result.summary = Summarise(records_, w_.machine);
     result.summary.workload = w_.name;
@@ -72,23 +73,26 @@ class Simulation {
 
  private:
   Result<void> Check() const {
-    if (w_.machine.nodes <= 0 || w_.machine.cores_per_node <= 0)
+    if (w_.machine.nodes <= 0 || w_.machine.cores_per_node <= 0) {
       return Fail(ErrorCode::kInvalidArgument,
                   "machine has " + std::to_string(w_.machine.nodes) + " nodes of " +
                       std::to_string(w_.machine.cores_per_node) + " cores: both must be > 0");
+    }
     if (setup_.discipline == Discipline::kAllocator && setup_.allocator == nullptr)
       return Fail(ErrorCode::kInvalidArgument, setup_.name + ": no allocator given");
     if (setup_.discipline != Discipline::kAllocator && !setup_.select)
       return Fail(ErrorCode::kInvalidArgument, setup_.name + ": no node selection given");
     if (setup_.interval_s < 0)
       return Fail(ErrorCode::kInvalidArgument, "scheduling interval must be >= 0");
-    if (setup_.queue_depth < 0)
+    if (setup_.queue_depth < 0) {
       return Fail(ErrorCode::kInvalidArgument,
                   "queue depth must be >= 0 (0: the whole queue), got " +
                       std::to_string(setup_.queue_depth));
-    for (size_t j = 1; j < w_.jobs.size(); ++j)
+    }
+    for (size_t j = 1; j < w_.jobs.size(); ++j) {
       if (w_.jobs[j].request.submit_time < w_.jobs[j - 1].request.submit_time)
         return Fail(ErrorCode::kInvalidArgument, "workload jobs are not in submit order");
+    }
     return {};
   }
 
@@ -123,9 +127,10 @@ class Simulation {
     sched::RemoveSession(snapshot_, job.request.id);
     records_[j].end = snapshot_.now;
     ++finished_;
-    if (setup_.priority)
+    if (setup_.priority) {
       histories_.Finished(job.request.id, std::to_string(job.user), job.request.estimate_s,
                           job.runtime_s);
+    }
     if (setup_.progress && finished_ % kProgressEvery == 0)
       setup_.progress(finished_, static_cast<int>(w_.jobs.size()));
   }
@@ -134,9 +139,10 @@ class Simulation {
   void OrderQueue() {
     if (!setup_.priority) return;
     priority_.resize(records_.size());
-    for (int j : queue_)
+    for (int j : queue_) {
       priority_[j] = setup_.priority(w_.jobs[j].request,
                                      histories_.AtSubmission(w_.jobs[j].request.id), snapshot_.now);
+    }
     std::stable_sort(queue_.begin(), queue_.end(),
                      [&](int a, int b) { return priority_[a] > priority_[b]; });
     for (size_t k = 0; k < queue_.size(); ++k) {
@@ -149,10 +155,11 @@ class Simulation {
     ++rounds_;
     OrderQueue();
     size_t depth = queue_.size();
-    if (setup_.discipline == Discipline::kAllocator)
+    if (setup_.discipline == Discipline::kAllocator) {
       depth = std::min<size_t>(depth, std::max(1, setup_.window));
-    else if (setup_.queue_depth > 0)
+    } else if (setup_.queue_depth > 0) {
       depth = std::min<size_t>(depth, setup_.queue_depth);
+    }
     const std::span<const sched::SessionRequest> window(requests_.data(), depth);
     std::vector<sched::Assignment> starts;
     if (setup_.discipline == Discipline::kAllocator) {
@@ -167,9 +174,10 @@ class Simulation {
     if (starts.empty()) return {};
     for (sched::Assignment& a : starts) {
       auto it = index_of_.find(a.session);
-      if (it == index_of_.end() || records_[it->second].Ran())
+      if (it == index_of_.end() || records_[it->second].Ran()) {
         return Fail(ErrorCode::kInternal, setup_.name + " started unknown or running session " +
                                               std::to_string(a.session));
+      }
       const int j = it->second;
       sched::Plan plan;
       plan.actions.push_back(sched::SpawnAction{a.session, a.placement, false});

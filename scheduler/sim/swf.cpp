@@ -71,21 +71,24 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
       size_t j = i;
       while (j < line.size() && line[j] != ' ' && line[j] != '\t') ++j;
       std::string_view field = line.substr(i, j - i);
-      if (n >= kSwfFields)
+      if (n >= kSwfFields) {
         return Fail(ErrorCode::kInvalidArgument,
                     source + ":" + std::to_string(line_no) + ": more than 18 fields");
+      }
       auto v = ParseNumber(field);
-      if (!v)
+      if (!v) {
         return Fail(ErrorCode::kInvalidArgument,
                     source + ":" + std::to_string(line_no) + ": field " + std::to_string(n + 1) +
                         " is not a number: '" + std::string(field) + "'");
+      }
       f[n++] = *v;
       i = j;
     }
-    if (n != kSwfFields)
+    if (n != kSwfFields) {
       return Fail(ErrorCode::kInvalidArgument, source + ":" + std::to_string(line_no) +
                                                    ": expected 18 fields, found " +
                                                    std::to_string(n));
+    }
     const double runtime = f[3];
     const int procs = static_cast<int>(f[4] > 0 ? f[4] : f[7]);
     if (runtime <= 0 || procs <= 0) {
@@ -115,10 +118,11 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
   if (options.nodes > 0) m.nodes = options.nodes;
   if (options.cores_per_node > 0) m.cores_per_node = options.cores_per_node;
   m.gpus_per_node = options.gpus_per_node;
-  if (m.nodes <= 0)
+  if (m.nodes <= 0) {
     return Fail(
         ErrorCode::kInvalidArgument,
         source + ": no machine size: the header has no MaxNodes/MaxProcs and none was given");
+  }
 
   std::stable_sort(jobs.begin(), jobs.end(), [](const SimJob& a, const SimJob& b) {
     return a.request.submit_time < b.request.submit_time;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "scheduler/allocator_registry.hpp"
 #include "scheduler/tools/decision_format.hpp"
@@ -87,10 +88,5 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return Run(argc, argv);
-  } catch (const std::exception& e) {  // a bug: report it rather than abort silently
-    std::cerr << "psched-place: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return psched::GuardedMain("psched-place", [&] { return Run(argc, argv); });
 }

@@ -38,9 +38,10 @@ class ObjectReader {
     if (!v.is_number_integer())
       return Fail(ErrorCode::kInvalidArgument, Where(key) + "expected an integer, got " + Shown(v));
     long x = v.get<long>();
-    if (x < min || x > max)
+    if (x < min || x > max) {
       return Fail(ErrorCode::kInvalidArgument,
                   Where(key) + "expected an integer " + Range(min, max) + ", got " + v.dump());
+    }
     return x;
   }
   Result<double> Number(std::string_view key, double min, double fallback) const {
@@ -49,17 +50,19 @@ class ObjectReader {
     if (!v.is_number())
       return Fail(ErrorCode::kInvalidArgument, Where(key) + "expected a number, got " + Shown(v));
     double x = v.get<double>();
-    if (x < min)
+    if (x < min) {
       return Fail(ErrorCode::kInvalidArgument,
                   Where(key) + "expected a number >= " + json(min).dump() + ", got " + v.dump());
+    }
     return x;
   }
   Result<bool> Bool(std::string_view key, bool fallback) const {
     if (!Has(key)) return fallback;
     const json& v = object_.at(std::string(key));
-    if (!v.is_boolean())
+    if (!v.is_boolean()) {
       return Fail(ErrorCode::kInvalidArgument,
                   Where(key) + "expected true or false, got " + Shown(v));
+    }
     return v.get<bool>();
   }
   Result<std::string> String(std::string_view key, std::string fallback) const {
@@ -104,10 +107,13 @@ class ObjectReader {
 constexpr long kMax = std::numeric_limits<long>::max();
 constexpr long kIntMax = std::numeric_limits<int>::max();
 
+// `var` names a declaration, it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define PSCHED_TRY(var, expr)                 \
   auto var##_r = (expr);                      \
   if (!var##_r) return Fail(var##_r.error()); \
   auto var = *var##_r
+// NOLINTEND(bugprone-macro-parentheses)
 
 Result<Node> ParseNode(const json& j, const std::string& path, int index) {
   ObjectReader r(j, path);
@@ -154,10 +160,12 @@ Result<LinkMetrics> ParseLink(const json& j, const std::string& path, const std:
     return Fail(ok.error());
   PSCHED_TRY(a, r.Int("a", 0, kIntMax, std::nullopt));
   PSCHED_TRY(b, r.Int("b", 0, kIntMax, std::nullopt));
-  for (auto [key, id] : {std::pair{"a", a}, std::pair{"b", b}})
-    if (!ids.contains(static_cast<NodeId>(id)))
+  for (auto [key, id] : {std::pair{"a", a}, std::pair{"b", b}}) {
+    if (!ids.contains(static_cast<NodeId>(id))) {
       return Fail(ErrorCode::kInvalidArgument,
                   r.Path(key) + ": no node has id " + std::to_string(id));
+    }
+  }
   PSCHED_TRY(lat, r.Number("latency_us", 0, 0));
   PSCHED_TRY(bw, r.Number("bandwidth_mbps", 0, 0));
   return LinkMetrics{static_cast<NodeId>(a), static_cast<NodeId>(b), lat, bw};
@@ -222,9 +230,10 @@ Result<PlaceInput> ParseSnapshot(std::string_view text, std::string_view source)
     const std::string path = "nodes[" + std::to_string(i) + "]";
     auto node = ParseNode((**nodes)[i], path, static_cast<int>(i));
     if (!node) return fail(node.error());
-    if (!ids.insert(node->id).second)
+    if (!ids.insert(node->id).second) {
       return fail(Error(ErrorCode::kInvalidArgument,
                         path + ".id: duplicate node id " + std::to_string(node->id)));
+    }
     in.snapshot.nodes.push_back(std::move(*node));
   }
   auto links = top.Array("links", false);
@@ -243,9 +252,10 @@ Result<PlaceInput> ParseSnapshot(std::string_view text, std::string_view source)
     const std::string path = "sessions[" + std::to_string(i) + "]";
     auto s = ParseSession((**sessions)[i], path);
     if (!s) return fail(s.error());
-    if (!session_ids.insert(s->id).second)
+    if (!session_ids.insert(s->id).second) {
       return fail(Error(ErrorCode::kInvalidArgument,
                         path + ".id: duplicate session id " + std::to_string(s->id)));
+    }
     in.waiting.push_back(std::move(*s));
   }
   std::stable_sort(

@@ -21,19 +21,19 @@ namespace {
 
 std::vector<pid_t> Pids(const std::string& out) {
   std::vector<pid_t> pids;
-  for (const auto& line : Lines(out))
+  for (const auto& line : Lines(out)) {
     if (auto at = line.find("pid "); at != std::string::npos)
       pids.push_back(std::stoi(line.substr(at + 4)));
+  }
   return pids;
 }
 
 TEST(Alloc, SessionAcrossNodesWithPinning) {
   EmulatedAlloc alloc(4, "pack:2 core:4 pu:1");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
-  auto r = RunCmd({Bin("psched-exec"), "-n", "12", "--ppn", "3", "sh", "-c",
-                   "echo $PSCHED_NODE $PSCHED_LOCAL_RANK "
-                   "$(grep Cpus_allowed_list /proc/self/status | cut -f2)"},
-                  alloc.Env());
+  const std::string report =
+      "echo $PSCHED_NODE $PSCHED_LOCAL_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)";
+  auto r = RunCmd({Bin("psched-exec"), "-n", "12", "--ppn", "3", "sh", "-c", report}, alloc.Env());
   ASSERT_EQ(r.code, 0) << r.err;
   std::map<std::string, int> per_node;
   for (const auto& line : Lines(r.out)) {
@@ -51,11 +51,11 @@ TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
   EmulatedAlloc alloc(4, "core:2", 2);
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   constexpr int kLines = 16384;  // x 64 bytes = 1 MiB per rank
-  auto r = RunCmd({Bin("psched-exec"), "-n", "8", "--label", "awk",
-                   "BEGIN { for (i = 0; i < 16384; i++) printf \"%02d %06d "
-                   "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", "
-                   "ENVIRON[\"PSCHED_RANK\"], i }"},
-                  alloc.Env());
+  const std::string megabyte =
+      "BEGIN { for (i = 0; i < 16384; i++) printf \"%02d %06d "
+      "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\n\", "
+      "ENVIRON[\"PSCHED_RANK\"], i }";
+  auto r = RunCmd({Bin("psched-exec"), "-n", "8", "--label", "awk", megabyte}, alloc.Env());
   ASSERT_EQ(r.code, 0) << r.err;
   std::vector<int> next(8, 0);
   auto lines = Lines(r.out);
@@ -75,10 +75,9 @@ TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
 TEST(Alloc, SignalsAreForwardedToEveryRank) {
   EmulatedAlloc alloc(2, "core:2");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
-  Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c",
-          "trap 'echo got USR1 $PSCHED_RANK; exit 0' USR1; echo pid $$; "
-          "while :; do sleep 0.05; done"},
-         alloc.Env());
+  const std::string trap_usr1 =
+      "trap 'echo got USR1 $PSCHED_RANK; exit 0' USR1; echo pid $$; while :; do sleep 0.05; done";
+  Proc p({Bin("psched-exec"), "-n", "4", "sh", "-c", trap_usr1}, alloc.Env());
   ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 4; }));
   p.Signal(SIGUSR1);
   EXPECT_EQ(p.Wait(), 0) << p.err();

@@ -100,7 +100,7 @@ TEST_F(CoschedFreezerTest, SurpassFreezesTheSimulationCgroupsOnEveryNodeAndThaws
   auto env = alloc->Env();
   Proc sim({Bin("psched-exec"), "-n", std::to_string(kNodes * kPus), Bin("cosched_threads"), "1"},
            env);
-  auto sim_ranks = WaitRanks(*alloc, 1, kNodes * kPus);
+  auto sim_ranks = WaitRanks(*alloc, 1, size_t{kNodes} * kPus);
   ASSERT_EQ(sim_ranks.size(), static_cast<size_t>(kNodes * kPus));
 
   // Every rank in its node's cgroup of session 1, named after node, session, daemon.
@@ -169,7 +169,7 @@ TEST_F(CoschedFreezerTest, AFrozenSessionCanBeKilled) {
   auto env = alloc->Env();
   Proc sim({Bin("psched-exec"), "-n", std::to_string(kNodes * kPus), Bin("cosched_threads"), "1"},
            env);
-  auto sim_ranks = WaitRanks(*alloc, 1, kNodes * kPus);
+  auto sim_ranks = WaitRanks(*alloc, 1, size_t{kNodes} * kPus);
   ASSERT_FALSE(sim_ranks.empty());
   Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "4", Bin("cosched_threads"), "1"},
                 env);

@@ -39,7 +39,7 @@ struct Harness {
   std::map<int, std::vector<Json>> sent;           // node -> orders, in order
   std::vector<std::pair<int64_t, double>> timers;  // (txn, seconds) armed
   PlanExecutor executor{
-      [this](int node, std::string data) { sent[node].push_back(Json::parse(data)); },
+      [this](int node, const std::string& data) { sent[node].push_back(Json::parse(data)); },
       [this](int64_t txn, double seconds) { timers.emplace_back(txn, seconds); }, 10};
   std::optional<Result<void>> result;
   void Reply(int node, bool ok, std::vector<int> done, const std::string& error = "") {

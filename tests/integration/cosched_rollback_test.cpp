@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "tests/support/allocation.hpp"
 #include "tests/support/eventually.hpp"
@@ -49,7 +50,9 @@ class CoschedRollbackTest : public ::testing::Test {
   }
   void ContinueDaemon(int node) { kill(alloc_->DaemonPid(node), SIGCONT); }
 
-  std::unique_ptr<Proc> Exec(std::vector<std::string> args) { return alloc_->Exec(args); }
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) {
+    return alloc_->Exec(std::move(args));
+  }
   Json Status() { return alloc_->Status(); }
   Json Session(int id) { return SessionOf(Status(), id); }
   bool SessionIs(int id, const std::string& detail) {

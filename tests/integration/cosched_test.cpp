@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "daemon/repin.hpp"
 #include "daemon/topology.hpp"
@@ -39,7 +40,9 @@ class CoschedTest : public ::testing::Test {
   }
   void TearDown() override { alloc_.reset(); }
 
-  std::unique_ptr<Proc> Exec(std::vector<std::string> args) { return alloc_->Exec(args); }
+  std::unique_ptr<Proc> Exec(std::vector<std::string> args) {
+    return alloc_->Exec(std::move(args));
+  }
   Json Status() { return alloc_->Status(); }
   Json Session(const Json& status, int id) { return SessionOf(status, id); }
   // Waits until session `id` is in `state` with all its `ranks` processes (and `threads`
@@ -49,9 +52,10 @@ class CoschedTest : public ::testing::Test {
     EXPECT_TRUE(Eventually(
         [&] {
           by_rank.clear();
-          for (const RankProc& r : AllocationRanks(alloc_->dir(), comm))
+          for (const RankProc& r : AllocationRanks(alloc_->dir(), comm)) {
             if (r.session == id && static_cast<int>(Threads(r.pid).size()) == threads)
               by_rank[r.rank] = r;
+          }
           return static_cast<int>(by_rank.size()) == ranks;
         },
         60))
@@ -61,7 +65,7 @@ class CoschedTest : public ::testing::Test {
   std::string Expected(const std::vector<int>& pus) {
     cpu_set_t set = daemon::CpuSetFor(pus, real_);
     std::string out;
-    for (int c = 0; c < CPU_SETSIZE; ++c)
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
       if (CPU_ISSET(c, &set)) {
         int end = c;
         while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set)) ++end;
@@ -69,6 +73,7 @@ class CoschedTest : public ::testing::Test {
                (end > c ? "-" + std::to_string(end) : "");
         c = end;
       }
+    }
     return out;
   }
   // Every thread of every rank of `id` is bound to what the daemon recorded for it.
@@ -85,16 +90,18 @@ class CoschedTest : public ::testing::Test {
         pus.clear();
         for (int p = 0; p < kPus; ++p) pus.push_back(p);
       }
-      for (pid_t tid : Threads(it->second.pid))
+      for (pid_t tid : Threads(it->second.pid)) {
         EXPECT_EQ(ThreadCpusAllowed(it->second.pid, tid), Expected(pus))
             << "session " << id << " rank " << rank << " thread " << tid;
+      }
     }
   }
   void ExpectStates(const std::map<int, RankProc>& procs, char state) {
-    for (const auto& [rank, r] : procs)
+    for (const auto& [rank, r] : procs) {
       EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == state; }, 20))
           << "rank " << rank << " pid " << r.pid << " is " << ProcessState(r.pid) << ", not "
           << state;
+    }
   }
   std::vector<int> Uses(const Json& status, int node) {
     return status["nodes"][node].value("uses", std::vector<int>{});
@@ -147,9 +154,10 @@ class CoschedTest : public ::testing::Test {
 // Slots of `node` the session's placement uses.
 std::set<int> PusOn(const Json& session, int node) {
   std::set<int> pus;
-  for (const auto& r : session.value("placement", Json::array()))
+  for (const auto& r : session.value("placement", Json::array())) {
     if (r.value("node", -1) == node)
       for (int p : r["pus"]) pus.insert(p);
+  }
   return pus;
 }
 
@@ -182,11 +190,12 @@ TEST_P(CoschedPolicyTest, SurpassSuspendsTheSimulationAndResumesIt) {
   for (const auto& [rank, r] : procs) EXPECT_NE(ProcessState(r.pid), 'T');
   ExpectPinned(st, 2, procs);
   int used = 0;
-  for (int n = 0; n < kNodes; ++n)
+  for (int n = 0; n < kNodes; ++n) {
     for (int u : Uses(st, n)) {
       EXPECT_LE(u, 1) << "surpass never shares a slot";
       used += u;
     }
+  }
   EXPECT_EQ(used, 32);
   if (spread) {
     for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(Session(st, 2), n).size(), 8u);
@@ -225,10 +234,11 @@ TEST_P(CoschedPolicyTest, SidestepRepinsEveryThreadAndRestoresIt) {
     for (int u : uses) total += u;
     EXPECT_EQ(total, kPus + static_cast<int>(mine.size())) << "node " << n;
   }
-  if (spread)
+  if (spread) {
     for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(a, n).size(), 8u);
-  else
+  } else {
     EXPECT_EQ(PusOn(a, 0).size(), 32u);
+  }
   EndAll(analysis);
   ASSERT_TRUE(Eventually([&] { return Session(Status(), 1).value("state", "") == "running"; }));
   st = Status();
@@ -254,12 +264,13 @@ TEST_P(CoschedPolicyTest, OverbookSharesTheLeastUsedSlots) {
   for (const auto& [rank, r] : procs)
     EXPECT_EQ(EnvInt(r.env, "OMPI_MCA_mpi_yield_when_idle"), 1) << "rank " << rank;
   int twice = 0;
-  for (int n = 0; n < kNodes; ++n)
+  for (int n = 0; n < kNodes; ++n) {
     for (int u : Uses(st, n)) {
       EXPECT_GE(u, 1);
       EXPECT_LE(u, 2);
       twice += u == 2;
     }
+  }
   EXPECT_EQ(twice, 32);
   if (spread) {
     for (int n = 0; n < kNodes; ++n) EXPECT_EQ(PusOn(Session(st, 2), n).size(), 8u);
@@ -421,19 +432,22 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
              Bin("cosched_threads"), "3"},
             alloc.Env());
   ASSERT_TRUE(threads_of_session(2, 1));
-  for (const RankProc& r : sim_ranks)
+  for (const RankProc& r : sim_ranks) {
     for (pid_t tid : Threads(r.pid)) {
       std::string cpus = ThreadCpusAllowed(r.pid, tid);
       EXPECT_TRUE(cpus == "0" || cpus == "1")
           << "rank " << r.rank << " thread " << tid << ": " << cpus << " (not moved to one slot)";
     }
+  }
   ASSERT_EQ(ctl({"kill", "2"}).code, 0);
   EXPECT_EQ(side.Wait(), 128 + SIGKILL);
-  for (const RankProc& r : sim_ranks)
-    for (pid_t tid : Threads(r.pid))
+  for (const RankProc& r : sim_ranks) {
+    for (pid_t tid : Threads(r.pid)) {
       EXPECT_TRUE(Eventually([&] { return ThreadCpusAllowed(r.pid, tid) == "0-1"; }))
           << "rank " << r.rank << " thread " << tid
           << " not restored: " << ThreadCpusAllowed(r.pid, tid);
+    }
+  }
   ASSERT_EQ(ctl({"kill", "1"}).code, 0);
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }

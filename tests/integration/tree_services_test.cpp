@@ -60,22 +60,25 @@ TEST_F(TreeServicesTest, CollectiveConcatenatesBlobsInNodeOrderOnEveryParticipan
   std::vector<int> participants = {1, 2, 4, 5};
   std::map<int, std::string> results;
   // Contribute in a scrambled order: the result is still in node order.
-  for (int node : {5, 1, 4, 2})
+  for (int node : {5, 1, 4, 2}) {
     daemons_[node]->tree().Collective(
         7, "fence-1", "<" + std::to_string(node) + ">", participants,
         [&results, node](Result<std::string> all) { results[node] = all ? *all : "error"; });
+  }
   ASSERT_TRUE(RunUntil([&] { return results.size() == participants.size(); }));
   for (int node : participants) EXPECT_EQ(results[node], "<1><2><4><5>") << "node " << node;
 }
 
 TEST_F(TreeServicesTest, TwoCollectivesAtOnceDoNotMix) {
   std::map<std::string, int> done;
-  for (int node = 0; node < kNodes; ++node)
-    for (std::string id : {"a", "b"})
+  for (int node = 0; node < kNodes; ++node) {
+    for (std::string id : {"a", "b"}) {
       daemons_[node]->tree().Collective(1, id, id, {0, 1, 2, 3, 4, 5},
                                         [&done, id](Result<std::string> all) {
                                           if (all && *all == std::string(6, id[0])) done[id]++;
                                         });
+    }
+  }
   ASSERT_TRUE(RunUntil([&] { return done["a"] == kNodes && done["b"] == kNodes; }));
 }
 
@@ -111,10 +114,11 @@ TEST_F(DeepTreeServicesTest, FenceWithDataReturnsEveryNodesDataExactlyOnce) {
   std::map<int, Result<std::string>> results;
   for (int round = 0; round < 2; ++round) {
     results.clear();
-    for (int node = kDeepNodes - 1; node >= 0; --node)
+    for (int node = kDeepNodes - 1; node >= 0; --node) {
       daemons_[node]->tree().Collective(
           11, "fence#" + std::to_string(round), blob(node), everyone,
           [&results, node](Result<std::string> all) { results.emplace(node, std::move(all)); });
+    }
     ASSERT_TRUE(RunUntil([&] { return results.size() == size_t{kDeepNodes}; }));
     std::string expected;
     for (int n = 0; n < kDeepNodes; ++n) expected += blob(n);
@@ -137,11 +141,13 @@ TEST_F(DeepTreeServicesTest, LosingAParticipantFailsTheCollectiveOnEveryOtherNod
   for (int n = 0; n < kDeepNodes; ++n) everyone[n] = n;
   std::map<int, Result<std::string>> results;
   // Node 13 (a leaf under 6 -> 2 -> 0) never contributes: its daemon goes away.
-  for (int node = 0; node < kDeepNodes; ++node)
-    if (node != 13)
+  for (int node = 0; node < kDeepNodes; ++node) {
+    if (node != 13) {
       daemons_[node]->tree().Collective(
           12, "fence#0", "x", everyone,
           [&results, node](Result<std::string> all) { results.emplace(node, std::move(all)); });
+    }
+  }
   daemons_[13].reset();
   ASSERT_TRUE(RunUntil([&] { return results.size() == size_t{kDeepNodes - 1}; }));
   for (auto& [node, all] : results) {
@@ -159,10 +165,11 @@ TEST_F(DeepTreeServicesTest, LosingAParticipantFailsTheCollectiveOnEveryOtherNod
       << later->error().ToString();
   // The survivors still run collectives among themselves.
   std::map<int, std::string> ok;
-  for (int node : {1, 2, 14})
+  for (int node : {1, 2, 14}) {
     daemons_[node]->tree().Collective(
         12, "fence#2", std::to_string(node), {1, 2, 14},
         [&ok, node](Result<std::string> all) { ok[node] = all ? *all : all.error().ToString(); });
+  }
   ASSERT_TRUE(RunUntil([&] { return ok.size() == 3; }));
   for (auto& [node, all] : ok) EXPECT_EQ(all, "1214") << "node " << node;
 }

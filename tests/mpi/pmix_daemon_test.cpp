@@ -340,11 +340,12 @@ TEST(PmixDaemon, SpawnAcrossFourNodes) {
   auto o = InAllocation({"-N", "4", "--topology", "pack:1 core:1 pu:1"},
                         "psched-exec -n 1 mpi_spawn_exchange 3");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {
     EXPECT_NE(o.out.find("parent: child " + std::to_string(i) + " answered " +
                          std::to_string(2 * (42 + i))),
               std::string::npos)
         << o.out << o.err;
+  }
   EXPECT_EQ(Count(o.out, "of 3: got"), 3) << o.out;
 }
 

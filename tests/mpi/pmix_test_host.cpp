@@ -25,6 +25,7 @@
 
 #include <pmix_server.h>
 
+#include "common/guarded_main.hpp"
 #include "pmix/local_host_services.hpp"
 #include "pmix/pmix_server.hpp"
 
@@ -292,7 +293,7 @@ int Run(const Options& o, const std::vector<std::string>& argv) {
   };
   int64_t next_session = nsessions + 1;
   hooks.spawn = [&](psched::pmix::SpawnRequest req,
-                    std::function<void(psched::Result<std::string>)> done) {
+                    const std::function<void(psched::Result<std::string>)>& done) {
     // Single-node stand-in for the daemon: children go into free slots of the universe.
     if (req.apps.size() != 1) {
       done(psched::Fail(psched::ErrorCode::kInvalidArgument, "spawn: only one app is supported"));
@@ -408,9 +409,7 @@ int Run(const Options& o, const std::vector<std::string>& argv) {
   return host.any_failure ? 1 : 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int RunCommand(int argc, char** argv) {
   CLI::App app{"Single-node PMIx server host for psched tests: runs N ranks of an MPI program"};
   Options o;
   std::vector<std::string> command;
@@ -466,4 +465,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   return Run(o, command);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("pmix_test_host", [&] { return RunCommand(argc, argv); });
 }

@@ -24,12 +24,13 @@ std::string ProcPath(pid_t pid, const std::string& file) {
 std::string CpusAllowedIn(const std::string& status_path) {
   std::istringstream in(ReadFile(status_path));
   std::string line;
-  while (std::getline(in, line))
+  while (std::getline(in, line)) {
     if (line.starts_with("Cpus_allowed_list:")) {
       auto v = line.substr(18);
       v.erase(0, v.find_first_not_of(" \t"));
       return v;
     }
+  }
   return "";
 }
 

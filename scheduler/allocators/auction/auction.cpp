@@ -180,9 +180,10 @@ std::vector<Award> FromColumns(const Model& m, const std::vector<Bid>& bids,
   for (int c = 0; c < static_cast<int>(bids.size()); ++c) {
     if (x[m.bid_column[c]] < 0.5) continue;
     Award a{bids[c].job, c, {}};
-    for (const auto& [n, u] : m.u_column[a.job])
+    for (const auto& [n, u] : m.u_column[a.job]) {
       if (x[u] > 0.5)
         a.shares.push_back({n, 1 + static_cast<int>(std::lround(x[m.r_column[a.job].at(n)]))});
+    }
     out.push_back(std::move(a));
   }
   std::sort(out.begin(), out.end(), [](const Award& a, const Award& b) { return a.job < b.job; });
@@ -193,6 +194,7 @@ std::vector<Award> FromColumns(const Model& m, const std::vector<Bid>& bids,
 
 std::vector<NodeFree> FreeOf(const std::vector<Node>& nodes) {
   std::vector<NodeFree> out;
+  out.reserve(nodes.size());
   for (const Node& n : nodes) out.push_back(NodeFree{n.FreePus(), std::max(0, n.FreeGpus())});
   return out;
 }
@@ -253,6 +255,7 @@ std::vector<Assignment> AuctionAllocator::Allocate(const Snapshot& snapshot,
   std::vector<Assignment> out;
   for (const Award& a : o.awards) {
     std::vector<NodeShare> shares;
+    shares.reserve(a.shares.size());
     for (const auto& [n, ranks] : a.shares) shares.push_back(NodeShare{n, ranks});
     if (auto p = LayRanks(nodes, part[a.job], shares))
       out.push_back(Assignment{part[a.job].id, std::move(*p)});

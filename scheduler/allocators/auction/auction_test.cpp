@@ -15,6 +15,7 @@ TEST(Nodesets, FigureOneAllEightTuples) {
                                        {1, 2}, {2, 1}, {2, 1}, {2, 0}, {0, 0}, {4, 1}};
   std::vector<Nodeset> sets = MakeNodesets(nodes);
   std::vector<Nodeset> one_based;
+  one_based.reserve(sets.size());
   for (Nodeset s : sets) one_based.push_back(Nodeset{s.first + 1, s.last + 1, s.cores, s.gpus});
   const std::vector<Nodeset> paper = {
       {1, 4, 18, 0}, {6, 10, 11, 0}, {12, 12, 4, 0},  // 0 GPUs
@@ -81,6 +82,7 @@ std::vector<Job> Figure3Jobs() {
 
 std::vector<int> NodesOf(const Award& a) {
   std::vector<int> out;
+  out.reserve(a.shares.size());
   for (const auto& s : a.shares) out.push_back(s.first + 1);  // 1-based as the paper
   return out;
 }
@@ -103,7 +105,7 @@ TEST(Auction, Figure3AllFourJobsAllocated) {
   std::vector<Nodeset> sets = MakeNodesets(free);
   ASSERT_EQ(sets.size(), 6u);
   for (int g = 0; g < 3; ++g) {
-    EXPECT_EQ(sets[2 * g], (Nodeset{0, 63, 512, g}));
+    EXPECT_EQ(sets[2 * static_cast<size_t>(g)], (Nodeset{0, 63, 512, g}));
     EXPECT_EQ(sets[2 * g + 1], (Nodeset{80, 143, 512, g}));
   }
   AuctionConfig config;
@@ -157,12 +159,13 @@ TEST(Auction, BidCapsPerJobAndInTotal) {
   std::vector<int> per_job(6, 0);
   for (const Bid& b : bids) ++per_job[b.job];
   for (int n : per_job) EXPECT_EQ(n, 3);
-  for (int j = 0; j < 6; ++j)  // the cap keeps every job's best-fit bid
+  for (int j = 0; j < 6; ++j) {  // the cap keeps every job's best-fit bid
     EXPECT_EQ(
         std::count_if(bids.begin(), bids.end(),
                       [&](const Bid& b) { return b.job == j && b.type == BidType::kBaseline; }),
         1)
         << j;
+  }
   bids = GenerateBids(jobs, free, BidLimits{15, 20, true});
   EXPECT_EQ(bids.size(), 20u);
 }

@@ -217,6 +217,7 @@ std::vector<Bid> GenerateBids(std::span<const Job> jobs, std::span<const NodeFre
       auto shares = BestFit(job, after_baseline);
       if (!shares.empty()) {
         std::vector<int> nodes;
+        nodes.reserve(shares.size());
         for (const auto& s : shares) nodes.push_back(s.first);
         int count = static_cast<int>(nodes.size());
         // When an aligned bid already asks for exactly these nodes, that bid is the

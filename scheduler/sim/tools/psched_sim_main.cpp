@@ -20,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "scheduler/sim/generators.hpp"
 #include "scheduler/sim/report.hpp"
@@ -91,15 +92,18 @@ Result<std::vector<std::pair<int, int>>> ParseAuctionNames(const std::vector<std
       continue;
     }
     bool found = false;
-    for (int k = 1; k <= 5 && !found; ++k)
-      for (int v = 1; v <= 3 && !found; ++v)
+    for (int k = 1; k <= 5 && !found; ++k) {
+      for (int v = 1; v <= 3 && !found; ++v) {
         if (name == std::string(kRoman[k - 1]) + "." + std::to_string(v)) {
           out.emplace_back(k, v);
           found = true;
         }
-    if (!found)
+      }
+    }
+    if (!found) {
       return Fail(ErrorCode::kInvalidArgument,
                   "unknown auction workload '" + name + "' (valid: I.1 .. V.3, or all)");
+    }
   }
   return out;
 }
@@ -111,13 +115,14 @@ void Concatenate(Workload& w, int copies) {
   const double span = w.jobs.back().request.submit_time + 1;
   sched::SessionId max_id = 0;
   for (const SimJob& j : w.jobs) max_id = std::max(max_id, j.request.id);
-  for (int c = 1; c < copies; ++c)
+  for (int c = 1; c < copies; ++c) {
     for (size_t i = 0; i < n; ++i) {
       SimJob j = w.jobs[i];
       j.request.id += c * (max_id + 1);
       j.request.submit_time += c * span;
       w.jobs.push_back(std::move(j));
     }
+  }
   w.name += " x" + std::to_string(copies);
 }
 
@@ -129,12 +134,14 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
     return Fail(ErrorCode::kInvalidArgument, "give one workload: --swf, --auction or --esp");
   if (o.nodes == 0 || o.nodes < -1)
     return Fail(ErrorCode::kInvalidArgument, "--nodes must be > 0, got " + std::to_string(o.nodes));
-  if (o.cores_per_node == 0 || o.cores_per_node < -1)
+  if (o.cores_per_node == 0 || o.cores_per_node < -1) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--cores-per-node must be > 0, got " + std::to_string(o.cores_per_node));
-  if (o.min_cores < 0)
+  }
+  if (o.min_cores < 0) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--min-cores must be >= 0, got " + std::to_string(o.min_cores));
+  }
   if (!o.swf.empty()) {
     SwfOptions so;
     so.nodes = std::max(0, o.nodes);
@@ -160,9 +167,10 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
       auto names = ParseAuctionNames(o.auction);
       if (!names) return Fail(names.error());
       Result<Machine> m = AuctionMachine(o.machine.size() == 1 ? o.machine[0] : '?');
-      if (!m)
+      if (!m) {
         return Fail(Error(ErrorCode::kInvalidArgument,
                           "unknown auction machine '" + o.machine + "' (valid: S, M, L)"));
+      }
       for (auto [kind, version] : *names) {
         AuctionWorkloadSpec spec;
         spec.kind = kind;
@@ -216,9 +224,10 @@ std::string FileSafe(std::string s) {
 int Run(const Options& o) {
   if (o.jobs < 1) return Die("--jobs must be >= 1, got " + std::to_string(o.jobs));
   if (o.seeds < 1) return Die("--seeds must be >= 1, got " + std::to_string(o.seeds));
-  if (o.queue_depth < 0)
+  if (o.queue_depth < 0) {
     return Die("--queue-depth must be >= 0 (0: the whole queue), got " +
                std::to_string(o.queue_depth));
+  }
   if (o.concat < 1) return Die("--concat must be >= 1, got " + std::to_string(o.concat));
   std::vector<SchedulerSpec> specs;
   for (const std::string& name : o.schedulers) {
@@ -274,11 +283,12 @@ int Run(const Options& o) {
   if (o.no_baseline_bids) allocator_config.auction.baseline_bids = false;
   if (o.contiguous_bids_only) allocator_config.auction.contiguous_bids_only = true;
   if (o.solver_clock == "cpu") {
-    if (o.jobs > 1)
+    if (o.jobs > 1) {
       std::fprintf(stderr,
                    "psched-sim: note: --solver-clock cpu counts the CPU time of the whole "
                    "process, so with -j %d parallel runs share each solver's limit\n",
                    o.jobs);
+    }
     allocator_config.auction.cpu_time_limit = true;
     allocator_config.ipwindow.cpu_time_limit = true;
   }
@@ -347,9 +357,10 @@ int Run(const Options& o) {
   }
   std::cout << FormatTable(reports, *style);
 
-  if (!o.json_path.empty())
+  if (!o.json_path.empty()) {
     if (auto ok = WriteFile(o.json_path, summaries.dump(2) + "\n"); !ok)
       return Die(ok.error().ToString());
+  }
   if (!o.csv_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.csv_dir, ec);
@@ -365,9 +376,10 @@ int Run(const Options& o) {
   if (!o.svg_path.empty()) {
     // One figure for the first workload (and seed): its runs under every scheduler.
     std::vector<RunReport> first;
-    for (const RunReport& r : reports)
+    for (const RunReport& r : reports) {
       if (r.summary.workload == reports.front().summary.workload && r.seed == reports.front().seed)
         first.push_back(r);
+    }
     const std::string svg = UtilisationAndWaitSvg(first, tasks.front().workload->machine,
                                                   reports.front().summary.workload);
     if (auto ok = WriteFile(o.svg_path, svg); !ok) return Die(ok.error().ToString());
@@ -378,7 +390,9 @@ int Run(const Options& o) {
 }  // namespace
 }  // namespace psched::sim
 
-int main(int argc, char** argv) {
+namespace {
+
+int RunCommand(int argc, char** argv) {
   using psched::sim::Options;
   Options o;
   CLI::App app{
@@ -459,10 +473,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  try {
-    return psched::sim::Run(o);
-  } catch (const std::exception& e) {
-    std::cerr << "psched-sim: internal error: " << e.what() << "\n";
-    return 70;
-  }
+  return psched::sim::Run(o);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return psched::GuardedMain("psched-sim", [&] { return RunCommand(argc, argv); });
 }
