@@ -408,7 +408,7 @@ void DaemonPmixHost::OnReply(const std::string& data) {
 void DaemonPmixHost::DirectModexRemote(ProcName proc, int node, BlobDone done) {
   if (node == tree_.node()) {
     // A local proc whose data PMIx does not have yet: ask our own server.
-    server_->DirectModexLocal(std::move(proc), std::move(done));
+    server_->DirectModexLocal(proc, std::move(done));
     return;
   }
   std::string what = "direct modex for " + proc.nspace + ":" + std::to_string(proc.rank) +
@@ -425,7 +425,7 @@ void DaemonPmixHost::OnDmodexRequest(int from, const std::string& data) {
     uint64_t id = j->at("id").get<uint64_t>();
     ProcName proc{j->at("ns").get<std::string>(), j->at("rank").get<uint32_t>()};
     server_->DirectModexLocal(
-        std::move(proc), [this, from, id](Result<Blob> r) { SendReply(from, id, std::move(r)); });
+        proc, [this, from, id](Result<Blob> r) { SendReply(from, id, std::move(r)); });
   } catch (const Json::exception& e) {
     std::fprintf(stderr, "psched pmix: malformed pmix.dmodex dropped: %s\n", e.what());
   }
