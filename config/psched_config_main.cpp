@@ -25,7 +25,7 @@ psched::Result<Config> Effective(const std::vector<std::string>& files) {
   return config;
 }
 
-int Run(int argc, char** argv) {
+int RunCommand(int argc, char** argv) {
   CLI::App app{
       "Check and show psched's admin configuration (TOML: /etc/psched/psched.toml, then "
       "$PSCHED_CONF)",
@@ -103,5 +103,5 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return psched::GuardedMain("psched-config", [&] { return Run(argc, argv); });
+  return psched::GuardedMain("psched-config", [&] { return RunCommand(argc, argv); });
 }

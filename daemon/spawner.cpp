@@ -8,6 +8,8 @@
 
 #include <cstring>
 
+#include "common/exec_args.hpp"
+
 namespace psched::daemon {
 namespace {
 
@@ -86,11 +88,7 @@ std::string StageName(int stage) {
 
 Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   if (spec.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command to run");
-  std::vector<char*> argv, envp;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  std::vector<char*> argv = ExecArray(spec.argv), envp = ExecArray(spec.env);
 
   Pipe out, err, in, status;
   for (Pipe* p : {&out, &err, &status})

@@ -105,7 +105,7 @@ Result<void> WriteFile(const std::string& path, const std::string& text) {
   return {};
 }
 
-int Main(int argc, char** argv) {
+int RunCommand(int argc, char** argv) {
   Overrides o;
   CLI::App app{
       "psched-djsb: the Dynamic Job Scheduler Benchmark for psched (metrics are a "
@@ -213,5 +213,5 @@ int Main(int argc, char** argv) {
 }  // namespace psched::djsb
 
 int main(int argc, char** argv) {
-  return psched::GuardedMain("psched-djsb", [&] { return psched::djsb::Main(argc, argv); });
+  return psched::GuardedMain("psched-djsb", [&] { return psched::djsb::RunCommand(argc, argv); });
 }

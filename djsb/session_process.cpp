@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/exec_args.hpp"
 #include "djsb/stream_protocol.hpp"
 
 extern char** environ;
@@ -29,20 +30,8 @@ Result<LaunchedSession> LaunchSession(const std::string& command,
                                       const std::vector<std::string>& extra_env,
                                       const std::string& output_path) {
   // Environment: ours, with extra_env overriding variables of the same name.
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    std::string entry = *e;
-    std::string name = entry.substr(0, entry.find('='));
-    bool overridden = false;
-    for (const std::string& x : extra_env)
-      if (x.substr(0, x.find('=')) == name) overridden = true;
-    if (!overridden) env_strings.push_back(entry);
-  }
-  for (const std::string& x : extra_env) env_strings.push_back(x);
-  std::vector<char*> envp;
-  envp.reserve(env_strings.size());
-  for (std::string& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
+  std::vector<std::string> env_strings = EnvironmentWith(environ, extra_env);
+  std::vector<char*> envp = ExecArray(env_strings);
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/exec_args.hpp"
 #include "common/guarded_main.hpp"
 #include "launcher/emulated_allocation.hpp"
 #include "scheduler/allocator_registry.hpp"
@@ -55,10 +56,7 @@ int RunCommand(int argc, char** argv) {
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
     setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
-    std::vector<char*> args;
-    args.reserve(cmd.size());
-    for (auto& a : cmd) args.push_back(a.data());
-    args.push_back(nullptr);
+    std::vector<char*> args = psched::ExecArray(cmd);
     execvp(args[0], args.data());
     std::fprintf(stderr, "psched-alloc: cannot run '%s': %s\n", args[0], strerror(errno));
     _exit(127);

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <utility>
 
+#include "common/exec_args.hpp"
 #include "daemon/auth.hpp"
 #include "daemon/tree.hpp"
 #include "launcher/allocation_locator.hpp"
@@ -142,10 +143,7 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
     dup2(ready[1], 3);
     for (int fd = 4; fd < 1024; ++fd) close(fd);
     setpgid(0, 0);  // the terminal's Ctrl-C is for CMD, not the daemons
-    std::vector<char*> argv;
-    argv.reserve(args.size());
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
+    std::vector<char*> argv = ExecArray(args);
     execv(argv[0], argv.data());
     _exit(127);
   }

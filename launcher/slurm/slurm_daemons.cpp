@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/exec_args.hpp"
 #include "daemon/auth.hpp"
 #include "daemon/launcher_service.hpp"
 #include "daemon/run_dir.hpp"
@@ -76,10 +77,7 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
     int null_fd = open("/dev/null", O_RDWR);
     dup2(null_fd, 0);
     dup2(null_fd, 2);
-    std::vector<char*> args;
-    args.reserve(argv.size());
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
+    std::vector<char*> args = ExecArray(argv);
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -140,10 +138,7 @@ Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& 
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> args;
-    args.reserve(argv.size());
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
+    std::vector<char*> args = ExecArray(argv);
     execvp(args[0], args.data());
     // Lands in the err file, which the error message quotes.
     std::string why = "cannot run '" + argv[0] + "': " + std::strerror(errno) + "\n";

@@ -26,7 +26,7 @@ Result<std::string> ReadFile(const std::string& path) {
   return text.str();
 }
 
-int Run(int argc, char** argv) {
+int RunCommand(int argc, char** argv) {
   CLI::App app{
       "psched-place: runs an allocator over a JSON snapshot of an allocation and prints what "
       "it would decide (nothing is started)."};
@@ -88,5 +88,5 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return psched::GuardedMain("psched-place", [&] { return Run(argc, argv); });
+  return psched::GuardedMain("psched-place", [&] { return RunCommand(argc, argv); });
 }

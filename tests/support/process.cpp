@@ -6,9 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+
+#include "common/exec_args.hpp"
 
 extern char** environ;
 
@@ -38,19 +39,8 @@ Proc::Proc(const std::vector<std::string>& argv, const std::vector<std::string>&
   int in[2], out[2], err[2];
   // A test cannot go on without its child: failing to make pipes is a broken machine.
   if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) std::abort();
-  std::vector<std::string> envs;
-  for (char** e = environ; *e; ++e) envs.emplace_back(*e);
-  for (const auto& e : env) {
-    std::string name = e.substr(0, e.find('='));
-    std::erase_if(envs, [&](const std::string& x) { return x.starts_with(name + "="); });
-    envs.push_back(e);
-  }
-  // Built before fork: the child only execs.
-  std::vector<char*> args, envp;
-  for (const auto& s : argv) args.push_back(const_cast<char*>(s.c_str()));
-  args.push_back(nullptr);
-  for (const auto& s : envs) envp.push_back(const_cast<char*>(s.c_str()));
-  envp.push_back(nullptr);
+  std::vector<std::string> envs = EnvironmentWith(environ, env);
+  std::vector<char*> args = ExecArray(argv), envp = ExecArray(envs);
   pid_ = fork();
   if (pid_ == 0) {
     dup2(in[0], 0);
