@@ -109,11 +109,11 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
     where->kind = "slurm";
     if (auto fd = ConnectUnix(where->path)) return fd;
     if (start_embedded) {
-      slurm = slurm::FindSlurmLeader(env, /*start=*/true, daemons);
-      if (!slurm) return Fail(slurm.error());
-      if (!*slurm)
-        return Fail(ErrorCode::kNotFound, "Slurm job vanished while its daemons started");
-      where->path = (**slurm).socket;
+      // Whether there is a job depends on `env` alone, so this finds it again (and starts
+      // its daemons); were it not found, the connect below fails and says so.
+      auto started = slurm::FindSlurmLeader(env, /*start=*/true, daemons);
+      if (!started) return Fail(started.error());
+      if (*started) where->path = (*started)->socket;
     }
     auto fd = ConnectUnix(where->path);
     if (!fd) return Fail(fd.error().Wrap("Slurm job " + (**slurm).job_id));
