@@ -221,78 +221,60 @@ std::string FileSafe(std::string s) {
   return s;
 }
 
-int Run(const Options& o) {
-  if (o.jobs < 1) return Die("--jobs must be >= 1, got " + std::to_string(o.jobs));
-  if (o.seeds < 1) return Die("--seeds must be >= 1, got " + std::to_string(o.seeds));
-  if (o.queue_depth < 0) {
-    return Die("--queue-depth must be >= 0 (0: the whole queue), got " +
-               std::to_string(o.queue_depth));
-  }
-  if (o.concat < 1) return Die("--concat must be >= 1, got " + std::to_string(o.concat));
-  std::vector<SchedulerSpec> specs;
-  for (const std::string& name : o.schedulers) {
-    Result<SchedulerSpec> s = ParseSchedulerSpec(name);
-    if (!s) return Die(s.error().ToString());
-    specs.push_back(*s);
-  }
-  std::string table_name = o.table;
-  if (table_name.empty())
-    table_name = !o.auction.empty() ? "auction" : (o.swf.empty() ? "ip" : "psp");
-  Result<TableStyle> style = ParseTableStyle(table_name);
-  if (!style) return Die(style.error().ToString());
+// What the allocators and priorities run with: the built-in defaults or the admin's
+// file, then the flags given.
+struct Settings {
+  sched::AllocatorConfig allocators;
+  sched::PriorityConfig priorities;
+  int window = 0;  // queued jobs handed to each round: enough for either window allocator
+};
 
-  std::vector<uint64_t> seeds;
-  auto workloads = BuildWorkloads(o, seeds);
-  if (!workloads) return Die(workloads.error().ToString());
-
-  std::vector<Task> tasks;
-  for (size_t w = 0; w < workloads->size(); ++w)
-    for (const SchedulerSpec& spec : specs) tasks.push_back(Task{(*workloads)[w], seeds[w], spec});
-
-  // The allocators' and priorities' settings: the built-in defaults or the admin's file,
-  // then the flags given.
-  sched::AllocatorConfig allocator_config;
-  sched::PriorityConfig priority_config;
+Result<Settings> ResolveSettings(const Options& o) {
+  auto invalid = [](const std::string& what) { return Fail(ErrorCode::kInvalidArgument, what); };
+  Settings s;
   if (o.config_path.empty()) {
-    allocator_config.auction.window = kPapersWindow;
-    allocator_config.ipwindow.window = kPapersWindow;
+    s.allocators.auction.window = kPapersWindow;
+    s.allocators.ipwindow.window = kPapersWindow;
   } else {
     Result<config::Config> c = config::LoadConfigFile(o.config_path);
-    if (!c) return Die(c.error().ToString());
-    allocator_config = c->allocators;
-    priority_config = c->priority;
+    if (!c) return Fail(c.error());
+    s.allocators = c->allocators;
+    s.priorities = c->priority;
   }
   if (o.window) {
-    if (*o.window < 1) return Die("--window must be >= 1, got " + std::to_string(*o.window));
-    allocator_config.auction.window = *o.window;
-    allocator_config.ipwindow.window = *o.window;
+    if (*o.window < 1) return invalid("--window must be >= 1, got " + std::to_string(*o.window));
+    s.allocators.auction.window = *o.window;
+    s.allocators.ipwindow.window = *o.window;
   }
-  // The simulator hands each round enough of the queue for either window allocator.
-  const int window = std::max(allocator_config.auction.window, allocator_config.ipwindow.window);
-  if (o.multifactor_age_weight) priority_config.multifactor_age_weight = *o.multifactor_age_weight;
-  if (o.multifactor_size_weight)
-    priority_config.multifactor_size_weight = *o.multifactor_size_weight;
-  if (o.multifactor_max_age_s) priority_config.multifactor_max_age_s = *o.multifactor_max_age_s;
-  if (o.bids_per_job < 0) return Die("--bids-per-job must be > 0");
-  if (o.solver_time_limit_s < 0) return Die("--solver-time-limit must be > 0");
-  if (o.bids_per_job > 0) allocator_config.auction.max_bids_per_job = o.bids_per_job;
+  s.window = std::max(s.allocators.auction.window, s.allocators.ipwindow.window);
+  if (o.multifactor_age_weight) s.priorities.multifactor_age_weight = *o.multifactor_age_weight;
+  if (o.multifactor_size_weight) s.priorities.multifactor_size_weight = *o.multifactor_size_weight;
+  if (o.multifactor_max_age_s) s.priorities.multifactor_max_age_s = *o.multifactor_max_age_s;
+  if (o.bids_per_job < 0)
+    return invalid("--bids-per-job must be > 0, got " + std::to_string(o.bids_per_job));
+  if (o.solver_time_limit_s < 0) {
+    std::ostringstream m;
+    m << "--solver-time-limit must be > 0, got " << o.solver_time_limit_s;
+    return invalid(m.str());
+  }
+  if (o.bids_per_job > 0) s.allocators.auction.max_bids_per_job = o.bids_per_job;
   if (o.solver_time_limit_s > 0) {
-    allocator_config.auction.time_limit_s = o.solver_time_limit_s;
-    allocator_config.ipwindow.time_limit_s = o.solver_time_limit_s;
+    s.allocators.auction.time_limit_s = o.solver_time_limit_s;
+    s.allocators.ipwindow.time_limit_s = o.solver_time_limit_s;
   }
-  if (o.no_baseline_bids) allocator_config.auction.baseline_bids = false;
-  if (o.contiguous_bids_only) allocator_config.auction.contiguous_bids_only = true;
+  if (o.no_baseline_bids) s.allocators.auction.baseline_bids = false;
+  if (o.contiguous_bids_only) s.allocators.auction.contiguous_bids_only = true;
   if (o.solver_clock == "cpu") {
-    if (o.jobs > 1) {
-      std::fprintf(stderr,
-                   "psched-sim: note: --solver-clock cpu counts the CPU time of the whole "
-                   "process, so with -j %d parallel runs share each solver's limit\n",
-                   o.jobs);
-    }
-    allocator_config.auction.cpu_time_limit = true;
-    allocator_config.ipwindow.cpu_time_limit = true;
+    s.allocators.auction.cpu_time_limit = true;
+    s.allocators.ipwindow.cpu_time_limit = true;
   }
+  return s;
+}
 
+// Runs every task on --jobs threads, each taking the next task not yet taken; progress
+// and each run's headline go to stderr unless --quiet.
+std::vector<Outcome> RunTasks(const std::vector<Task>& tasks, const Settings& settings,
+                              const Options& o) {
   std::vector<Outcome> outcomes(tasks.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0};
@@ -307,16 +289,16 @@ int Run(const Options& o) {
       const Task& t = tasks[i];
       Outcome& out = outcomes[i];
       // multifactor's size factor is a share of this workload's machine.
-      sched::PriorityConfig priorities = priority_config;
+      sched::PriorityConfig priorities = settings.priorities;
       priorities.machine_cores = t.workload->machine.TotalCores();
-      auto parts = BuildScheduler(t.spec, allocator_config, priorities);
+      auto parts = BuildScheduler(t.spec, settings.allocators, priorities);
       if (!parts) {
         out.error = parts.error();
         continue;
       }
       SimSetup& setup = (*parts)->setup;
       setup.interval_s = o.interval_s;
-      setup.window = window;
+      setup.window = settings.window;
       setup.queue_depth = o.queue_depth;
       const std::string label =
           t.workload->name + (t.seed ? " seed " + std::to_string(t.seed) : "") + " " + t.spec.name;
@@ -343,7 +325,76 @@ int Run(const Options& o) {
   for (int k = 0; k < std::min<int>(o.jobs, static_cast<int>(tasks.size())); ++k)
     threads.emplace_back(worker);
   for (std::thread& th : threads) th.join();
+  return outcomes;
+}
 
+// --json, --csv-dir and --svg, each when asked for.
+Result<void> WriteOutputs(const Options& o, const std::vector<Task>& tasks,
+                          const std::vector<RunReport>& reports, const nlohmann::json& summaries) {
+  if (!o.json_path.empty()) {
+    if (auto ok = WriteFile(o.json_path, summaries.dump(2) + "\n"); !ok) return ok;
+  }
+  if (!o.csv_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.csv_dir, ec);
+    if (ec) return Fail(ErrorCode::kSystem, "cannot create '" + o.csv_dir + "': " + ec.message());
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      const std::string file = o.csv_dir + "/" + FileSafe(reports[i].summary.workload) + "_s" +
+                               std::to_string(tasks[i].seed) + "_" +
+                               FileSafe(reports[i].summary.scheduler) + ".csv";
+      if (auto ok = WriteFile(file, JobsCsv(*reports[i].records)); !ok) return ok;
+    }
+  }
+  if (!o.svg_path.empty()) {
+    // One figure for the first workload (and seed): its runs under every scheduler.
+    std::vector<RunReport> first;
+    for (const RunReport& r : reports) {
+      if (r.summary.workload == reports.front().summary.workload && r.seed == reports.front().seed)
+        first.push_back(r);
+    }
+    const std::string svg = UtilisationAndWaitSvg(first, tasks.front().workload->machine,
+                                                  reports.front().summary.workload);
+    if (auto ok = WriteFile(o.svg_path, svg); !ok) return ok;
+  }
+  return {};
+}
+
+int Run(const Options& o) {
+  if (o.jobs < 1) return Die("--jobs must be >= 1, got " + std::to_string(o.jobs));
+  if (o.seeds < 1) return Die("--seeds must be >= 1, got " + std::to_string(o.seeds));
+  if (o.queue_depth < 0) {
+    return Die("--queue-depth must be >= 0 (0: the whole queue), got " +
+               std::to_string(o.queue_depth));
+  }
+  if (o.concat < 1) return Die("--concat must be >= 1, got " + std::to_string(o.concat));
+  std::vector<SchedulerSpec> specs;
+  for (const std::string& name : o.schedulers) {
+    Result<SchedulerSpec> s = ParseSchedulerSpec(name);
+    if (!s) return Die(s.error().ToString());
+    specs.push_back(*s);
+  }
+  std::string table_name = o.table;
+  if (table_name.empty())
+    table_name = !o.auction.empty() ? "auction" : (o.swf.empty() ? "ip" : "psp");
+  Result<TableStyle> style = ParseTableStyle(table_name);
+  if (!style) return Die(style.error().ToString());
+  Result<Settings> settings = ResolveSettings(o);
+  if (!settings) return Die(settings.error().ToString());
+  if (o.solver_clock == "cpu" && o.jobs > 1) {
+    std::fprintf(stderr,
+                 "psched-sim: note: --solver-clock cpu counts the CPU time of the whole "
+                 "process, so with -j %d parallel runs share each solver's limit\n",
+                 o.jobs);
+  }
+
+  std::vector<uint64_t> seeds;
+  auto workloads = BuildWorkloads(o, seeds);
+  if (!workloads) return Die(workloads.error().ToString());
+  std::vector<Task> tasks;
+  for (size_t w = 0; w < workloads->size(); ++w)
+    for (const SchedulerSpec& spec : specs) tasks.push_back(Task{(*workloads)[w], seeds[w], spec});
+
+  std::vector<Outcome> outcomes = RunTasks(tasks, *settings, o);
   std::vector<RunReport> reports;
   nlohmann::json summaries = nlohmann::json::array();
   for (size_t i = 0; i < tasks.size(); ++i) {
@@ -356,34 +407,7 @@ int Run(const Options& o) {
     summaries.push_back(std::move(j));
   }
   std::cout << FormatTable(reports, *style);
-
-  if (!o.json_path.empty()) {
-    if (auto ok = WriteFile(o.json_path, summaries.dump(2) + "\n"); !ok)
-      return Die(ok.error().ToString());
-  }
-  if (!o.csv_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.csv_dir, ec);
-    if (ec) return Die("cannot create '" + o.csv_dir + "': " + ec.message());
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      const std::string file = o.csv_dir + "/" + FileSafe(reports[i].summary.workload) + "_s" +
-                               std::to_string(tasks[i].seed) + "_" +
-                               FileSafe(reports[i].summary.scheduler) + ".csv";
-      if (auto ok = WriteFile(file, JobsCsv(*reports[i].records)); !ok)
-        return Die(ok.error().ToString());
-    }
-  }
-  if (!o.svg_path.empty()) {
-    // One figure for the first workload (and seed): its runs under every scheduler.
-    std::vector<RunReport> first;
-    for (const RunReport& r : reports) {
-      if (r.summary.workload == reports.front().summary.workload && r.seed == reports.front().seed)
-        first.push_back(r);
-    }
-    const std::string svg = UtilisationAndWaitSvg(first, tasks.front().workload->machine,
-                                                  reports.front().summary.workload);
-    if (auto ok = WriteFile(o.svg_path, svg); !ok) return Die(ok.error().ToString());
-  }
+  if (auto ok = WriteOutputs(o, tasks, reports, summaries); !ok) return Die(ok.error().ToString());
   return 0;
 }
 
