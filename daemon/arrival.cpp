@@ -1,5 +1,7 @@
 #include "daemon/arrival.hpp"
 
+#include <cstdint>
+
 namespace psched::daemon {
 
 sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
@@ -16,7 +18,9 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
     return reject("-N " + std::to_string(request.nodes) + " asks for more nodes than the " +
                   std::to_string(nodes) + " of this allocation");
   }
-  int need = request.SlotsNeeded();
+  // In 64 bits: both factors come from the launcher, and their int product can overflow
+  // (-n 65536 -c 65536) into a small or negative need.
+  const int64_t need = int64_t{request.ranks} * request.threads_per_rank;
   int total = snapshot.TotalPus();
   if (need > total) {
     return reject("session needs " + std::to_string(need) + " slots (" +

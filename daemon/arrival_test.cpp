@@ -45,6 +45,12 @@ TEST(Arrival, TooBigForTheAllocationSaysSo) {
   EXPECT_NE(why.find("8 slots in all"), std::string::npos) << why;
 }
 
+TEST(Arrival, SlotCountThatOverflowsAnIntIsRejectedNotWrapped) {
+  auto alloc = sched::MakeAllocator("compact");
+  std::string why = RejectReason(DecideArrival(TwoNodes(), Request(65536, 65536), **alloc));
+  EXPECT_NE(why.find("needs 4294967296 slots"), std::string::npos) << why;
+}
+
 TEST(Arrival, BusySlotsNameFreeCountAndPolicies) {
   auto alloc = sched::MakeAllocator("compact");
   sched::Snapshot s = TwoNodes();
