@@ -73,16 +73,19 @@ Result<void> RepinProcess(hwloc_topology_t topology, pid_t pid, const cpu_set_t&
       if (verified.contains(tid)) continue;
       fresh = true;
       int rc = -1;
+      int bind_errno = 0;  // saved: reading /proc below may change errno
       for (int attempt = 0; attempt < 100; ++attempt) {
         rc = hwloc_set_proc_cpubind(topology, tid, set, HWLOC_CPUBIND_THREAD);
-        if (rc == 0 || (errno != EAGAIN && errno != EINTR)) break;
+        bind_errno = rc == 0 ? 0 : errno;
+        if (rc == 0 || (bind_errno != EAGAIN && bind_errno != EINTR)) break;
       }
       auto allowed = AllowedList(pid, tid);
       if (!allowed) continue;  // the thread exited meanwhile
-      if (rc != 0 && errno != ESRCH) {
-        result =
-            Fail(Error::FromErrno("sched_setaffinity", "binding thread " + std::to_string(tid) +
-                                                           " of process " + std::to_string(pid)));
+      if (rc != 0 && bind_errno != ESRCH) {
+        result = Fail(Error::FromErrno(
+            "sched_setaffinity",
+            "binding thread " + std::to_string(tid) + " of process " + std::to_string(pid),
+            bind_errno));
         break;
       }
       cpu_set_t now = ParseCpuList(*allowed);
