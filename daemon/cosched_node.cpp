@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/timeval.hpp"
 #include "daemon/freezer.hpp"
 #include "daemon/repin.hpp"
 #include "daemon/suspend.hpp"
@@ -128,8 +129,7 @@ void CoschedNode::Step(Txn& txn) {
       txn.graced = true;
       ranks_.Signal(session, SIGTSTP);
       txn.timer = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
-      timeval tv{static_cast<time_t>(grace),
-                 static_cast<suseconds_t>((grace - static_cast<long>(grace)) * 1e6)};
+      timeval tv = TimevalFromSeconds(grace);
       evtimer_add(txn.timer, &tv);
       return;
     }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "common/timeval.hpp"
 #include "daemon/topology.hpp"
 #include "scheduler/allocator_registry.hpp"
 
@@ -125,10 +126,7 @@ Result<void> Daemon::Start() {
         static_cast<Daemon*>(arg)->leader_->ScheduleRound();
       },
       this);
-  double every = options_.config.round_interval_s;
-  timeval round{
-      static_cast<time_t>(every),
-      static_cast<suseconds_t>((every - static_cast<double>(static_cast<time_t>(every))) * 1e6)};
+  timeval round = TimevalFromSeconds(options_.config.round_interval_s);
   event_add(round_ev_, &round);
   launchers_ = std::make_unique<LauncherService>(
       base_,

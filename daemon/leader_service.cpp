@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/timeval.hpp"
 #include "daemon/arrival.hpp"
 #include "daemon/round.hpp"
 #include "policies/policy_registry.hpp"
@@ -49,9 +50,7 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
           },
           [this](int64_t txn, double seconds) {
             plan_timer_txn_ = txn;
-            timeval tv{static_cast<time_t>(seconds),
-                       static_cast<suseconds_t>(
-                           (seconds - static_cast<double>(static_cast<time_t>(seconds))) * 1e6)};
+            timeval tv = TimevalFromSeconds(seconds);
             evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
           },
           config_.plan_timeout_s, config_.suspend_confirm_timeout_s),

@@ -1,9 +1,9 @@
 #include "daemon/monitor/monitor.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 
+#include "common/timeval.hpp"
 #include "daemon/monitor/metrics.hpp"
 
 namespace psched::daemon::monitor {
@@ -11,11 +11,6 @@ namespace {
 
 double MonotonicSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-timeval ToTimeval(double s) {
-  double whole = std::floor(s);
-  return timeval{static_cast<time_t>(whole), static_cast<suseconds_t>((s - whole) * 1e6)};
 }
 
 }  // namespace
@@ -61,11 +56,11 @@ Result<void> Monitor::Start(const std::string& listen_host) {
   if (auto ok = sampler_.Sample(MonotonicSeconds()); !ok) return ok;
   Report();
   sample_ev_ = event_new(base_, -1, EV_PERSIST, &Monitor::OnSampleTimer, this);
-  timeval every = ToTimeval(options_.sample_interval_s);
+  timeval every = TimevalFromSeconds(options_.sample_interval_s);
   event_add(sample_ev_, &every);
   if (options_.probe_interval_s > 0) {
     probe_ev_ = event_new(base_, -1, EV_PERSIST, &Monitor::OnProbeTimer, this);
-    timeval probe_every = ToTimeval(options_.probe_interval_s);
+    timeval probe_every = TimevalFromSeconds(options_.probe_interval_s);
     event_add(probe_ev_, &probe_every);
   }
   return {};
