@@ -69,6 +69,10 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
                 "cannot resolve parent '" + address + "': " + gai_strerror(rc));
   }
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    freeaddrinfo(res);
+    return Fail(Error::FromErrno("socket", "connecting to parent daemon at " + address));
+  }
   int rc = connect(fd, res->ai_addr, res->ai_addrlen);
   freeaddrinfo(res);
   if (rc != 0) {

@@ -62,6 +62,11 @@ struct Pipe {
     if (null_fd < 0 || dup2(null_fd, 0) < 0) DieInChild(status_fd, 1);
   }
   if (dup2(out.w, 1) < 0 || dup2(err.w, 2) < 0) DieInChild(status_fd, 1);
+  // Only stdio crosses into the rank (and the status pipe, to exec): the daemon's sockets,
+  // listeners and log, and whatever its own parent left open, must not live on in ranks.
+  if ((status_fd > 3 && close_range(3, status_fd - 1, 0) != 0) ||
+      close_range(status_fd + 1, ~0U, 0) != 0)
+    DieInChild(status_fd, 6);
   if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0)
     DieInChild(status_fd, 2);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) DieInChild(status_fd, 3);
@@ -79,6 +84,8 @@ std::string StageName(int stage) {
       return "changing directory";
     case 5:
       return "joining its session's cgroup";
+    case 6:
+      return "closing the daemon's descriptors (close_range)";
     default:
       return "exec";
   }
@@ -91,10 +98,17 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   std::vector<char*> argv = ExecArray(spec.argv), envp = ExecArray(spec.env);
 
   Pipe out, err, in, status;
-  for (Pipe* p : {&out, &err, &status})
-    if (auto ok = p->Open(); !ok) return Fail(ok.error());
-  if (spec.with_stdin)
-    if (auto ok = in.Open(); !ok) return Fail(ok.error());
+  auto close_all = [&] {
+    for (Pipe* p : {&out, &err, &in, &status}) p->Close();
+  };
+  // Out of descriptors (EMFILE) is the usual failure here: leak none, or the daemon stays out.
+  for (Pipe* p : {&out, &err, &status, &in}) {
+    if (p == &in && !spec.with_stdin) continue;
+    if (auto ok = p->Open(); !ok) {
+      close_all();
+      return Fail(ok.error().Wrap("spawning '" + spec.argv[0] + "'"));
+    }
+  }
   pid_t daemon_pid = getpid();
   // vfork: no page-table copy (fork's cost grows with the daemon's memory), and the
   // parent resumes only once the child has exec'd or failed. Signals stay blocked
@@ -107,7 +121,7 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   int fork_errno = errno;
   sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
-    for (Pipe* p : {&out, &err, &in, &status}) p->Close();
+    close_all();
     return Fail(Error::FromErrno("vfork", "spawning rank", fork_errno));
   }
   setpgid(pid, spec.pgid == 0 ? pid : spec.pgid);  // both sides set it: no race with signals

@@ -51,12 +51,18 @@ int RunCommand(int argc, char** argv) {
   // CMD shares our terminal; we only wait for it.
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
+  // Built before fork: the child only execs. CMD (and we, who do not care) see the allocation.
+  setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
+  std::vector<char*> args = psched::ExecArray(cmd);
   pid_t pid = fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "psched-alloc: cannot start '%s': fork: %s\n", args[0], strerror(errno));
+    alloc->Stop();
+    return 1;
+  }
   if (pid == 0) {
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
-    setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
-    std::vector<char*> args = psched::ExecArray(cmd);
     execvp(args[0], args.data());
     std::fprintf(stderr, "psched-alloc: cannot run '%s': %s\n", args[0], strerror(errno));
     _exit(127);

@@ -54,7 +54,12 @@ Result<void> StartEmbedded(const std::string& rundir) {
   std::string pschedd = SelfDir() + "/pschedd";
   std::string log = rundir + "/pschedd.log";
   pid_t pid = fork();
-  if (pid < 0) return Fail(Error::FromErrno("fork", "starting the embedded daemon"));
+  if (pid < 0) {
+    Error e = Error::FromErrno("fork", "starting the embedded daemon");
+    close(ready[0]);
+    close(ready[1]);
+    return Fail(e);
+  }
   if (pid == 0) {
     close(ready[0]);
     setsid();
@@ -64,10 +69,10 @@ Result<void> StartEmbedded(const std::string& rundir) {
     dup2(null_fd, 0);
     dup2(null_fd, 1);
     dup2(log_fd >= 0 ? log_fd : null_fd, 2);
-    if (ready[1] != 3) {
-      dup2(ready[1], 3);
-      close(ready[1]);
-    }
+    if (ready[1] != 3) dup2(ready[1], 3);
+    // The daemon outlives us: it must not hold our other descriptors (a pipe a caller
+    // waits on for EOF, say), nor its own spares.
+    close_range(4, ~0U, 0);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGPIPE}) signal(sig, SIG_DFL);
     execl(pschedd.c_str(), "pschedd", "--rundir", rundir.c_str(), "--ready-fd", "3",
           static_cast<char*>(nullptr));
@@ -125,9 +130,14 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
   if (auto fd = ConnectUnix(where->path); fd || !start_embedded) return fd;
   if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());
   // One starter at a time: concurrent first calls share one daemon.
-  int lock = open((rundir + "/start.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock < 0 || flock(lock, LOCK_EX) != 0)
-    return Fail(Error::FromErrno("flock", "locking '" + rundir + "/start.lock'"));
+  const std::string lock_path = rundir + "/start.lock";
+  int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0) return Fail(Error::FromErrno("open", "the start lock '" + lock_path + "'"));
+  if (flock(lock, LOCK_EX) != 0) {
+    Error e = Error::FromErrno("flock", "locking '" + lock_path + "'");
+    close(lock);
+    return Fail(e);
+  }
   auto fd = ConnectUnix(where->path);
   if (!fd) {
     auto started = StartEmbedded(rundir);

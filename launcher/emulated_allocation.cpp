@@ -131,19 +131,26 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
   if (!options.policy.empty()) args.insert(args.end(), {"--policy", options.policy});
   if (!options.allocator.empty()) args.insert(args.end(), {"--allocator", options.allocator});
   std::string log = LogPath(node);
+  std::vector<char*> argv = ExecArray(args);  // before fork: the child only execs
   pid_t pid = fork();
-  if (pid < 0) return Fail(Error::FromErrno("fork", "starting a daemon"));
+  if (pid < 0) {
+    Error e = Error::FromErrno("fork", "starting the daemon of node " + std::to_string(node));
+    close(ready[0]);
+    close(ready[1]);
+    return Fail(e);
+  }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGTERM);  // the allocation ends with psched-alloc
     int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     int null_fd = open("/dev/null", O_RDWR);
+    // Without its log the daemon would write to our terminal: fail the start instead.
+    if (log_fd < 0 || null_fd < 0) _exit(126);
     dup2(null_fd, 0);
     dup2(log_fd, 1);
     dup2(log_fd, 2);
     dup2(ready[1], 3);
-    for (int fd = 4; fd < 1024; ++fd) close(fd);
+    close_range(4, ~0U, 0);
     setpgid(0, 0);  // the terminal's Ctrl-C is for CMD, not the daemons
-    std::vector<char*> argv = ExecArray(args);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -187,6 +194,12 @@ void EmulatedAllocation::Stop() {
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
 }
+
+EmulatedAllocation::EmulatedAllocation(EmulatedAllocation&& other) noexcept
+    : dir_(std::exchange(other.dir_, {})),
+      pids_(std::exchange(other.pids_, {})),
+      leader_ready_fd_(std::exchange(other.leader_ready_fd_, -1)),
+      stopped_(std::exchange(other.stopped_, true)) {}
 
 EmulatedAllocation::~EmulatedAllocation() {
   if (!dir_.empty()) Stop();

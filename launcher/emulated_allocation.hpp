@@ -25,7 +25,8 @@ class EmulatedAllocation {
  public:
   // Starts every daemon and returns when the leader reports that all have joined.
   static Result<EmulatedAllocation> Start(const EmulatedOptions& options);
-  EmulatedAllocation(EmulatedAllocation&&) = default;
+  // The moved-from object owns nothing and stops nothing when destroyed.
+  EmulatedAllocation(EmulatedAllocation&& other) noexcept;
   ~EmulatedAllocation();
 
   const std::string& dir() const { return dir_; }  // PSCHED_ALLOCATION

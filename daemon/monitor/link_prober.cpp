@@ -5,9 +5,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cstring>
 
+#include "common/timeval.hpp"
 #include "daemon/monitor/metrics.hpp"
 
 namespace psched::daemon::monitor {
@@ -54,9 +56,10 @@ Result<std::string> LinkProber::Listen(const std::string& host) {
   auto addr = ParseAddress(host + ":1");
   if (!addr) return Fail(addr.error());
   addr->sin_port = 0;
-  listener_ = evconnlistener_new_bind(base_, &LinkProber::OnAccept, this,
-                                      LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 16,
-                                      reinterpret_cast<sockaddr*>(&*addr), sizeof *addr);
+  listener_ =
+      evconnlistener_new_bind(base_, &LinkProber::OnAccept, this,
+                              LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, 16,
+                              reinterpret_cast<sockaddr*>(&*addr), sizeof *addr);
   if (listener_ == nullptr) return Fail(Error::FromErrno("bind", "link probe listener on " + host));
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
@@ -143,15 +146,25 @@ void LinkProber::Probe(int peer, const std::string& address, Done done) {
     return done(Fail(ErrorCode::kInternal, "a link probe is already in flight"));
   auto addr = ParseAddress(address);
   if (!addr) return done(Fail(addr.error()));
-  client_ = bufferevent_socket_new(base_, -1, BEV_OPT_CLOSE_ON_FREE);
+  // Our own socket, close-on-exec (libevent would make one without).
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return done(Fail(Error::FromErrno(
+        "socket", "link probe to node " + std::to_string(peer) + " at " + address)));
+  }
+  client_ = bufferevent_socket_new(base_, fd, BEV_OPT_CLOSE_ON_FREE);
+  if (client_ == nullptr) {
+    close(fd);
+    return done(Fail(ErrorCode::kSystem, "link probe to node " + std::to_string(peer) +
+                                             ": bufferevent_socket_new failed"));
+  }
   peer_ = peer;
   pings_left_ = pings_;
   min_rtt_ = 0;
   in_bulk_ = false;
   done_ = std::move(done);
   bufferevent_setcb(client_, &LinkProber::OnClientRead, nullptr, &LinkProber::OnClientEvent, this);
-  timeval limit{static_cast<time_t>(timeout_s_),
-                static_cast<suseconds_t>((timeout_s_ - static_cast<time_t>(timeout_s_)) * 1e6)};
+  timeval limit = TimevalFromSeconds(timeout_s_);
   bufferevent_set_timeouts(client_, &limit, &limit);
   bufferevent_enable(client_, EV_READ | EV_WRITE);
   if (bufferevent_socket_connect(client_, reinterpret_cast<sockaddr*>(&*addr), sizeof *addr) != 0) {

@@ -25,6 +25,8 @@
 #include "daemon/tree.hpp"
 #include "launcher/slurm/daemon_plan.hpp"
 
+extern char** environ;
+
 namespace psched::slurm {
 namespace {
 
@@ -70,14 +72,19 @@ std::string Tail(const std::string& path, int lines = 5) {
 Result<std::string> Capture(const std::vector<std::string>& argv) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return Fail(Error::FromErrno("pipe2", "running " + argv[0]));
+  std::vector<char*> args = ExecArray(argv);  // before fork: the child only execs
   pid_t pid = fork();
-  if (pid < 0) return Fail(Error::FromErrno("fork", "running " + argv[0]));
+  if (pid < 0) {
+    Error e = Error::FromErrno("fork", "running " + argv[0]);
+    close(out[0]);
+    close(out[1]);
+    return Fail(e);
+  }
   if (pid == 0) {
     dup2(out[1], 1);
     int null_fd = open("/dev/null", O_RDWR);
     dup2(null_fd, 0);
     dup2(null_fd, 2);
-    std::vector<char*> args = ExecArray(argv);
     execvp(args[0], args.data());
     _exit(127);
   }
@@ -119,6 +126,13 @@ Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& 
     if (err_fd >= 0) close(err_fd);
     return Fail(e);
   }
+  // Built before fork: the child only execs.
+  std::vector<std::string> overrides;
+  overrides.reserve(env.size());
+  for (const auto& [name, value] : env) overrides.push_back(name + "=" + value);
+  const std::vector<std::string> environment = EnvironmentWith(environ, overrides);
+  std::vector<char*> args = ExecArray(argv), envp = ExecArray(environment);
+  const std::string cannot_run = "cannot run '" + argv[0] + "': ";
   pid_t pid = fork();
   if (pid < 0) {
     Error e = Error::FromErrno("fork", "starting srun");
@@ -132,17 +146,17 @@ Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& 
     dup2(null_fd, 0);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
-    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    close_range(3, ~0U, 0);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGPIPE, SIGCHLD}) signal(sig, SIG_DFL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
-    std::vector<char*> args = ExecArray(argv);
-    execvp(args[0], args.data());
+    execvpe(args[0], args.data(), envp.data());
     // Lands in the err file, which the error message quotes.
-    std::string why = "cannot run '" + argv[0] + "': " + std::strerror(errno) + "\n";
-    (void)!write(2, why.data(), why.size());
+    const char* why = std::strerror(errno);
+    (void)!write(2, cannot_run.data(), cannot_run.size());
+    (void)!write(2, why, std::strlen(why));
+    (void)!write(2, "\n", 1);
     _exit(127);
   }
   close(out_fd);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -44,6 +45,20 @@ TEST(Alloc, SessionAcrossNodesWithPinning) {
   auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
   EXPECT_EQ(status.code, 0);
   EXPECT_NE(status.out.find("node3"), std::string::npos) << status.out;
+  EXPECT_EQ(alloc.Stop(), 0);
+}
+
+// As on one node (ExecTest.RanksInheritOnlyStdio): daemons of an emulated allocation
+// hold tree links and link-probe listeners, and a rank gets none of them.
+TEST(Alloc, RanksOnEveryNodeInheritOnlyStdio) {
+  EmulatedAlloc alloc(2, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  auto r =
+      RunCmd({Bin("psched-exec"), "-n", "2", "--ppn", "1", "ls", "/proc/self/fd"}, alloc.Env());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> fds = Lines(r.out);
+  std::sort(fds.begin(), fds.end());
+  EXPECT_EQ(fds, (std::vector<std::string>{"0", "0", "1", "1", "2", "2", "3", "3"})) << r.out;
   EXPECT_EQ(alloc.Stop(), 0);
 }
 

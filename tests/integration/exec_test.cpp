@@ -198,6 +198,14 @@ TEST_F(ExecTest, CtlStatusKillSuspendResume) {
   EXPECT_NE(RunCmd({Bin("psched-ctl"), "frobnicate"}, daemon_.Env()).code, 0);
 }
 
+// A rank inherits stdio and nothing else: not the daemon's sockets, listeners or log, nor
+// what the daemon's starter left open. `ls` itself holds one more, the directory it reads.
+TEST_F(ExecTest, RanksInheritOnlyStdio) {
+  auto r = Exec({"-n", "1", "ls", "/proc/self/fd"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(Lines(r.out), (std::vector<std::string>{"0", "1", "2", "3"})) << r.out;
+}
+
 TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(Exec({"-n", "2", "true"}).code, 0);
   EXPECT_EQ(Exec({"-n", "2", "false"}).code, 1);
