@@ -49,11 +49,14 @@ Result<Secret> Secret::FromFile(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0)
     return Fail(Error::FromErrno("stat", "secret file '" + path + "'"));
+  if (!S_ISREG(st.st_mode))
+    return Fail(ErrorCode::kInvalidArgument, "secret file '" + path + "' is not a regular file");
   if ((st.st_mode & 077) != 0) {
     return Fail(ErrorCode::kPermissionDenied,
                 "secret file '" + path + "' is readable by others (must be mode 0600)");
   }
   std::ifstream in(path);
+  if (!in) return Fail(Error::FromErrno("open", "secret file '" + path + "'"));
   std::stringstream text;
   text << in.rdbuf();
   auto s = FromHex(text.str());

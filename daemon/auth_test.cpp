@@ -41,7 +41,15 @@ TEST(Auth, SecretFileMustBePrivate) {
   auto bad = Secret::FromFile(path);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("0600"), std::string::npos);
-  EXPECT_FALSE(Secret::FromFile(std::string(dir) + "/missing"));
+  auto missing = Secret::FromFile(std::string(dir) + "/missing");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().ToString().find("No such file"), std::string::npos)
+      << missing.error().ToString();
+  // A directory is not taken for a file with the wrong contents.
+  auto directory = Secret::FromFile(dir);
+  ASSERT_FALSE(directory);
+  EXPECT_NE(directory.error().message().find("is not a regular file"), std::string::npos)
+      << directory.error().message();
   unlink(path.c_str());
   rmdir(dir);
 }

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "common/guarded_main.hpp"
@@ -95,7 +97,12 @@ int RunCommand(int argc, char** argv) {
   // The PMIx server host comes first: the daemon runs on PMIx's own event base (see
   // PmixServer::Init), so Open MPI ranks' upcalls and the daemon tree share one thread.
   std::string pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
-  if (mkdtemp(pmix_dir.data()) == nullptr) pmix_dir.clear();
+  if (mkdtemp(pmix_dir.data()) == nullptr) {
+    // PMIx then uses its default directory; worth a line, as Open MPI may stumble later.
+    std::fprintf(stderr, "pschedd: mkdtemp '%s': %s (PMIx uses its default directory)\n",
+                 pmix_dir.c_str(), std::strerror(errno));
+    pmix_dir.clear();
+  }
   char real_host[256] = {};
   gethostname(real_host, sizeof real_host - 1);
   psched::pmix::PmixServerOptions popt;

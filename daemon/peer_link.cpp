@@ -15,6 +15,18 @@
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
+namespace {
+
+// "127.0.0.1:45678": who connected, for the log.
+std::string AddressText(const sockaddr* address) {
+  if (address == nullptr || address->sa_family != AF_INET) return "an unknown address";
+  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
+  char host[INET_ADDRSTRLEN] = "?";
+  inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+  return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+}
+
+}  // namespace
 
 PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers)
     : base_(base), node_(node), tree_(tree), secret_(secret), handlers_(std::move(handlers)) {
@@ -92,11 +104,11 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
   return {};
 }
 
-void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg) {
+void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, int, void* arg) {
   auto* self = static_cast<PeerLink*>(arg);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  auto conn = Connection::Make(self->base_, fd, "peer");
+  auto conn = Connection::Make(self->base_, fd, "peer " + AddressText(address));
   conn->challenge = self->secret_.Nonce();
   self->unauthenticated_[conn.get()] = conn;
   conn->Start([self](Connection& c, proto::Frame&& f) { self->OnChildFrame(c, std::move(f)); },
@@ -115,10 +127,21 @@ void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
   auto resp = frame.type == proto::MsgType::kAuthResponse
                   ? proto::Decode<proto::AuthResponse>(frame)
                   : Fail(ErrorCode::kProtocol, "");
-  bool ok = resp && tree_.Parent(resp->node) == node_ && !children_.contains(resp->node) &&
-            secret_.Verify(resp->mac, conn.challenge, resp->node);
-  if (!ok) {
-    std::fprintf(stderr, "pschedd[%d]: refused a peer connection: authentication failed\n", node_);
+  // The log says which check failed and who asked; the peer only learns that it failed.
+  std::string refused;
+  if (!resp) {
+    refused = "no valid authentication response";
+  } else if (resp->node < 0 || resp->node >= tree_.size || tree_.Parent(resp->node) != node_) {
+    refused = "node " + std::to_string(resp->node) + " is not a child of this node";
+  } else if (children_.contains(resp->node)) {
+    refused = "node " + std::to_string(resp->node) + " is connected already";
+  } else if (!secret_.Verify(resp->mac, conn.challenge, resp->node)) {
+    refused =
+        "node " + std::to_string(resp->node) + "'s proof does not match the allocation secret";
+  }
+  if (!refused.empty()) {
+    std::fprintf(stderr, "pschedd[%d]: refused the connection of %s: %s\n", node_,
+                 conn.peer_name().c_str(), refused.c_str());
     return conn.FailAndClose(
         "authentication failed: wrong allocation secret or not a child of node " +
         std::to_string(node_));

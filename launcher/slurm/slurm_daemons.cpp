@@ -100,7 +100,10 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Fail(ErrorCode::kSystem, argv[0] + " failed (status " + std::to_string(status) + ")");
+    return Fail(ErrorCode::kSystem,
+                argv[0] + (WIFEXITED(status)
+                               ? " exited with status " + std::to_string(WEXITSTATUS(status))
+                               : " was killed by signal " + std::to_string(WTERMSIG(status))));
   }
   return text;
 }

@@ -153,6 +153,11 @@ TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
   ASSERT_EQ(write(fd, reply.data(), reply.size()), static_cast<ssize_t>(reply.size()));
   EXPECT_NE(ErrorOf(ReadFrame(fd)).find("authentication failed"), std::string::npos);
   close(fd);
+  // The leader's log names who was refused and which check failed.
+  EXPECT_TRUE(leader_->WaitStderr([](const std::string& s) {
+    return s.find("refused the connection of peer 127.0.0.1:") != s.npos &&
+           s.find("node 1's proof does not match the allocation secret") != s.npos;
+  })) << leader_->err();
 
   // A daemon started with the wrong secret file is refused and exits saying why.
   Proc bad = Child("wrong");
@@ -166,6 +171,27 @@ TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
                   {"PSCHED_ALLOCATION=" + (dir_ / "run")});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(CountLines(r.out, "1"), 2);
+
+  // A second node 1, even with the right secret, and a node the tree does not have, are refused.
+  for (int claimed : {1, 5}) {
+    int again = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_EQ(connect(again, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    auto ch = ReadFrame(again);
+    ASSERT_TRUE(ch && ch->type == proto::MsgType::kAuthChallenge);
+    auto secret = daemon::Secret::FromFile(dir_ / "secret");
+    ASSERT_TRUE(secret);
+    std::string claim = proto::Encode(
+        proto::MsgType::kAuthResponse,
+        proto::AuthResponse{
+            claimed, secret->Mac(proto::Decode<proto::AuthChallenge>(*ch)->nonce, claimed), "n"});
+    ASSERT_EQ(write(again, claim.data(), claim.size()), static_cast<ssize_t>(claim.size()));
+    EXPECT_NE(ErrorOf(ReadFrame(again)).find("authentication failed"), std::string::npos);
+    close(again);
+  }
+  EXPECT_TRUE(leader_->WaitStderr([](const std::string& s) {
+    return s.find("node 1 is connected already") != s.npos &&
+           s.find("node 5 is not a child of this node") != s.npos;
+  })) << leader_->err();
 }
 
 }  // namespace
