@@ -35,4 +35,13 @@ std::vector<std::string> EnvironmentWith(const char* const* base,
   return env;
 }
 
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const std::string& word : argv) {
+    if (!line.empty()) line += ' ';
+    line += word;
+  }
+  return line;
+}
+
 }  // namespace psched

@@ -17,4 +17,7 @@ std::vector<char*> ExecArray(const std::vector<std::string>& strings);
 std::vector<std::string> EnvironmentWith(const char* const* base,
                                          const std::vector<std::string>& overrides);
 
+// argv as one line, words separated by a space: what status displays show.
+std::string CommandLine(const std::vector<std::string>& argv);
+
 }  // namespace psched

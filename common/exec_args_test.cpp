@@ -47,5 +47,11 @@ TEST(EnvironmentWith, NoBaseGivesOnlyTheOverrides) {
   EXPECT_EQ(EnvironmentWith(nullptr, {"A=1"}), std::vector<std::string>{"A=1"});
 }
 
+TEST(CommandLine, WordsJoinedBySpaces) {
+  EXPECT_EQ(CommandLine({"mpi_app", "-x", "1"}), "mpi_app -x 1");
+  EXPECT_EQ(CommandLine({"one"}), "one");
+  EXPECT_EQ(CommandLine({}), "");
+}
+
 }  // namespace
 }  // namespace psched

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/exec_args.hpp"
 #include "common/timeval.hpp"
 #include "daemon/arrival.hpp"
 #include "daemon/round.hpp"
@@ -21,12 +22,6 @@ namespace {
 std::string UserName(uid_t uid) {
   passwd* pw = getpwuid(uid);
   return pw ? pw->pw_name : std::to_string(uid);
-}
-
-std::string JoinArgs(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-  return out;
 }
 
 }  // namespace
@@ -157,16 +152,12 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   }
   auto policy = config::ResolvePolicy(config_, req->policy, req->spread);
   if (!policy) return SendError(*client, policy.error().message());
-  auto allocator_name = config::ResolveAllocator(config_, req->allocator);
-  if (!allocator_name) return SendError(*client, allocator_name.error().message());
-  auto allocator = allocators_.Get(*allocator_name);
-  if (!allocator) return SendError(*client, allocator.error().message());
-  auto decider = policies::MakePolicy(policy->name, policy->options);
-  if (!decider) return SendError(*client, decider.error().message());
+  auto deciders = DecidersFor(*policy, req->allocator);
+  if (!deciders) return SendError(*client, deciders.error().message());
   sched::SessionRequest request;
   request.id = next_session_++;
   request.owner = UserName(uid);
-  request.command = JoinArgs(req->argv);
+  request.command = CommandLine(req->argv);
   request.ranks = req->ranks;
   request.threads_per_rank = req->threads_per_rank;
   request.nodes = req->nodes;
@@ -174,7 +165,7 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   request.spread = policy->spread;
   request.estimate_s = req->estimate_s;
   request.policy = policy->name;
-  request.allocator = *allocator_name;
+  request.allocator = deciders->allocator_name;
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
   histories_.Submitted(request.id, request.owner);
@@ -182,7 +173,8 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   request.priority =
       priority_->Priority(request, histories_.AtSubmission(request.id), snapshot_.now);
   metrics_.ApplyTo(snapshot_, /*links=*/true);
-  sched::Plan plan = DecideArrival(snapshot_, request, **allocator, decider->get());
+  sched::Plan plan =
+      DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action)) {
       histories_.Forget(request.id);
@@ -201,6 +193,21 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   s.request = std::move(*req);
   s.policy = *policy;
   Execute(plan, &request, policy->options.surpass_grace_s);
+}
+
+Result<LeaderService::ArrivalDeciders> LeaderService::DecidersFor(
+    const config::ResolvedPolicy& policy, const std::string& requested_allocator) {
+  ArrivalDeciders d;
+  auto name = config::ResolveAllocator(config_, requested_allocator);
+  if (!name) return psched::Fail(name.error());
+  d.allocator_name = *name;
+  auto allocator = allocators_.Get(d.allocator_name);
+  if (!allocator) return psched::Fail(allocator.error());
+  d.allocator = *allocator;
+  auto decider = policies::MakePolicy(policy.name, policy.options);
+  if (!decider) return psched::Fail(decider.error());
+  d.policy = std::move(*decider);
+  return d;
 }
 
 void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival,

@@ -22,6 +22,7 @@
 #include "daemon/monitor/metrics_board.hpp"
 #include "daemon/peer_link.hpp"
 #include "daemon/plan_executor.hpp"
+#include "policies/policy.hpp"
 #include "proto/messages.hpp"
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
@@ -94,6 +95,15 @@ class LeaderService {
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
+  // What an arrival (a launch, MPI_Comm_spawn's children) is decided with: the allocator
+  // the request names or the configured default, and its co-scheduling policy.
+  struct ArrivalDeciders {
+    std::string allocator_name;
+    sched::Allocator* allocator = nullptr;
+    std::unique_ptr<policies::Policy> policy;
+  };
+  Result<ArrivalDeciders> DecidersFor(const config::ResolvedPolicy& policy,
+                                      const std::string& requested_allocator);
   void Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
              LiveSession& session);
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
@@ -137,6 +147,7 @@ class LeaderService {
   // spawn_service.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
+  void SendSpawnReply(int node, const proto::ChildSpawnReply& reply);
   void ForwardChildOutput(const LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);
   void KillChildren(int64_t parent);

@@ -10,21 +10,13 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/exec_args.hpp"
 #include "common/prefix_lines.hpp"
 #include "daemon/arrival.hpp"
 #include "daemon/leader_service.hpp"
 #include "policies/policy_registry.hpp"
 
 namespace psched::daemon {
-namespace {
-
-std::string JoinArgs(const std::vector<std::string>& argv) {
-  std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + a;
-  return out;
-}
-
-}  // namespace
 
 void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   if (executor_.busy())
@@ -43,10 +35,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
                                  "MPI_Comm_spawn of " + std::to_string(ask.ranks) +
                                      " process(es) from session " +
                                      std::to_string(ask.parent_session) + " refused: " + why};
-    auto bytes = proto::Json::to_msgpack(proto::Json(reply));
-    peers_.Send({from}, proto::MsgType::kPeerSend,
-                proto::Json(proto::PeerSend{from, 0, "pmix.spawned",
-                                            std::string(bytes.begin(), bytes.end())}));
+    SendSpawnReply(from, reply);
     // The user sees why, not only the MPI error class the parent gets.
     if (LiveSession* p = Find(ask.parent_session)) {
       if (auto c = p->launcher.lock()) {
@@ -68,22 +57,18 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
     }
   }
   config::ResolvedPolicy policy = parent->policy;
-  auto allocator_name = config::ResolveAllocator(config_, parent->request.allocator);
-  if (!allocator_name) return refuse(allocator_name.error().message());
-  auto allocator = allocators_.Get(*allocator_name);
-  if (!allocator) return refuse(allocator.error().message());
-  auto decider = policies::MakePolicy(policy.name, policy.options);
-  if (!decider) return refuse(decider.error().message());
+  auto deciders = DecidersFor(policy, parent->request.allocator);
+  if (!deciders) return refuse(deciders.error().message());
   sched::SessionRequest request;
   request.id = next_session_++;
   request.owner = parent->owner;
-  request.command = JoinArgs(ask.argv);
+  request.command = CommandLine(ask.argv);
   request.ranks = ask.ranks;
   request.threads_per_rank = 1;
   request.spread = policy.spread;
   request.estimate_s = parent->request.estimate_s;
   request.policy = policy.name;
-  request.allocator = *allocator_name;
+  request.allocator = deciders->allocator_name;
   // The parent waits inside MPI_Comm_spawn holding its slots: children that fit only
   // once the parent has ended would wait forever, so they are refused at once.
   int held = 0;
@@ -99,7 +84,8 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
   metrics_.ApplyTo(snapshot_, /*links=*/true);
-  sched::Plan plan = DecideArrival(snapshot_, request, **allocator, decider->get());
+  sched::Plan plan =
+      DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action))
       return refuse(reject->reason);
@@ -131,7 +117,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   child.request.owner = request.owner;
   child.request.ranks = ask.ranks;
   child.request.policy = policy.name;
-  child.request.allocator = *allocator_name;
+  child.request.allocator = deciders->allocator_name;
   child.parent = parent->id;
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
@@ -154,9 +140,13 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
                     ": children session " + std::to_string(child.id) + " " + message;
   }
   child.spawn_request = 0;
+  SendSpawnReply(child.spawn_node, reply);
+}
+
+void LeaderService::SendSpawnReply(int node, const proto::ChildSpawnReply& reply) {
   auto bytes = proto::Json::to_msgpack(proto::Json(reply));
-  peers_.Send({child.spawn_node}, proto::MsgType::kPeerSend,
-              proto::Json(proto::PeerSend{child.spawn_node, 0, "pmix.spawned",
+  peers_.Send({node}, proto::MsgType::kPeerSend,
+              proto::Json(proto::PeerSend{node, 0, "pmix.spawned",
                                           std::string(bytes.begin(), bytes.end())}));
 }
 
