@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
+
+#include "common/read_file.hpp"
 
 namespace psched::config {
 
@@ -16,14 +16,9 @@ ConfigPaths ConfigPathsFromEnvironment() {
 }
 
 Result<Config> LoadConfigFile(const std::string& path, const Config& base) {
-  std::ifstream in(path);
-  if (!in) {
-    return Fail(Error::FromErrno("open", "cannot read config file " + path));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Fail(Error::FromErrno("read", "cannot read config file " + path));
-  return ParseConfig(text.str(), path, base);
+  auto text = ReadWholeFile(path, "cannot read config file " + path);
+  if (!text) return Fail(text.error());
+  return ParseConfig(*text, path, base);
 }
 
 Result<Config> LoadConfig(const ConfigPaths& paths) {

@@ -5,8 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <sstream>
+#include "common/read_file.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -55,11 +54,9 @@ Result<Secret> Secret::FromFile(const std::string& path) {
     return Fail(ErrorCode::kPermissionDenied,
                 "secret file '" + path + "' is readable by others (must be mode 0600)");
   }
-  std::ifstream in(path);
-  if (!in) return Fail(Error::FromErrno("open", "secret file '" + path + "'"));
-  std::stringstream text;
-  text << in.rdbuf();
-  auto s = FromHex(text.str());
+  auto text = ReadWholeFile(path, "secret file '" + path + "'");
+  if (!text) return Fail(text.error());
+  auto s = FromHex(*text);
   if (!s) return Fail(s.error().Wrap("secret file '" + path + "'"));
   return s;
 }

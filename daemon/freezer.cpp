@@ -11,7 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <sstream>
+
+#include "common/read_file.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -44,14 +45,6 @@ std::string Unescape(std::string_view s) {
     out += s[i];
   }
   return out;
-}
-
-std::optional<std::string> Slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 Result<void> WriteControl(const std::string& path, std::string_view value) {
@@ -148,10 +141,10 @@ std::string CgroupDirIn(const FreezerHierarchy& h, std::string_view proc_cgroup)
 namespace {
 
 Result<FreezerPlace> FindPlace(int node, std::optional<CgroupVersion> only) {
-  auto mountinfo = Slurp("/proc/self/mountinfo");
-  auto own = Slurp("/proc/self/cgroup");
-  if (!mountinfo || !own)
-    return Fail(Error::FromErrno("open", "reading /proc/self/mountinfo and /proc/self/cgroup"));
+  auto mountinfo = ReadWholeFile("/proc/self/mountinfo", "reading /proc/self/mountinfo");
+  if (!mountinfo) return Fail(mountinfo.error());
+  auto own = ReadWholeFile("/proc/self/cgroup", "reading /proc/self/cgroup");
+  if (!own) return Fail(own.error());
   std::vector<std::string> tried;
   for (const FreezerHierarchy& h : FreezerHierarchies(*mountinfo)) {
     if (only && h.version != *only) continue;
@@ -255,8 +248,8 @@ Result<bool> SessionFreezer::Frozen(int64_t session) {
   if (!join_fds_.contains(session)) return true;
   std::string file = PathOf(session) +
                      (where_.version == CgroupVersion::kV2 ? "/cgroup.events" : "/freezer.state");
-  auto text = Slurp(file);
-  if (!text) return Fail(Error::FromErrno("open", file).WithSession(session).WithNode(node_));
+  auto text = ReadWholeFile(file, "reading " + file);
+  if (!text) return Fail(text.error().WithSession(session).WithNode(node_));
   if (where_.version == CgroupVersion::kV1) return text->starts_with("FROZEN");
   for (std::string_view line : Split(*text, '\n'))
     if (line == "frozen 1") return true;

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "common/guarded_main.hpp"
+#include "common/read_file.hpp"
 #include "djsb/config.hpp"
 #include "djsb/orchestrator.hpp"
 #include "djsb/report.hpp"
@@ -65,11 +66,9 @@ std::string FindProgram(const std::string& name, const std::string& exe_dir) {
 Result<DjsbConfig> BuildConfig(const Overrides& o) {
   DjsbConfig c;
   if (!o.config_file.empty()) {
-    std::ifstream in(o.config_file);
-    if (!in) return Fail(Error::FromErrno("open", "reading config " + o.config_file));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    auto parsed = ParseConfigToml(ss.str(), o.config_file);
+    auto text = ReadWholeFile(o.config_file, "reading config " + o.config_file);
+    if (!text) return Fail(text.error());
+    auto parsed = ParseConfigToml(*text, o.config_file);
     if (!parsed) return parsed;
     c = *parsed;
   }

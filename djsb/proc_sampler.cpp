@@ -3,18 +3,17 @@
 #include <dirent.h>
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "common/read_file.hpp"
 
 namespace psched::djsb {
 namespace {
 
+// A /proc file of a process that may have ended meanwhile: empty then.
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return ReadWholeFile(path, path).value_or("");
 }
 
 std::vector<std::string> SplitNul(const std::string& s) {

@@ -1,33 +1,29 @@
 #include "daemon/monitor/load_sampler.hpp"
 
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "common/read_file.hpp"
 
 namespace psched::daemon::monitor {
 namespace {
 
-Result<std::string> Slurp(const char* path) {
-  std::ifstream in(path);
-  if (!in) return Fail(Error::FromErrno("open", std::string("reading ") + path));
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+Result<std::string> ReadProc(const std::string& path) {
+  return ReadWholeFile(path, "reading " + path);
 }
 
 }  // namespace
 
 LoadSampler::LoadSampler(std::vector<int> cpus) : cpus_(std::move(cpus)) {
-  if (auto info = Slurp("/proc/cpuinfo")) clock_mhz_ = ParseCpuMhz(*info);
+  if (auto info = ReadProc("/proc/cpuinfo")) clock_mhz_ = ParseCpuMhz(*info);
 }
 
 Result<void> LoadSampler::Sample(double now_s) {
-  auto mem_text = Slurp("/proc/meminfo");
+  auto mem_text = ReadProc("/proc/meminfo");
   if (!mem_text) return Fail(mem_text.error());
   auto mem = ParseMeminfo(*mem_text);
   if (!mem) return Fail(mem.error());
   memory_ = *mem;
-  auto stat_text = Slurp("/proc/stat");
+  auto stat_text = ReadProc("/proc/stat");
   if (!stat_text) return Fail(stat_text.error());
   auto times = ParseProcStat(*stat_text, cpus_);
   if (!times) return Fail(times.error());

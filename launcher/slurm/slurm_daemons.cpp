@@ -13,12 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "common/exec_args.hpp"
+#include "common/read_file.hpp"
 #include "daemon/auth.hpp"
 #include "daemon/launcher_service.hpp"
 #include "daemon/run_dir.hpp"
@@ -45,11 +44,9 @@ bool SocketAnswers(const std::string& path) {
   return ok;
 }
 
+// A log or step output that may not exist yet: empty then.
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadWholeFile(path, path).value_or("");
 }
 
 // The last lines of a log, for an error message.

@@ -4,11 +4,10 @@
 // Golden tests (tests/golden/<allocator>/<case>.json) diff its output.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "common/guarded_main.hpp"
+#include "common/read_file.hpp"
 #include "config/load.hpp"
 #include "scheduler/allocator_registry.hpp"
 #include "scheduler/tools/decision_format.hpp"
@@ -17,14 +16,6 @@
 namespace {
 
 using namespace psched;
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Fail(Error::FromErrno("open", "cannot read snapshot " + path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 int RunCommand(int argc, char** argv) {
   CLI::App app{
@@ -69,7 +60,7 @@ int RunCommand(int argc, char** argv) {
     std::cerr << "psched-place: --allocator: " << alloc.error().message() << "\n";
     return 1;
   }
-  auto text = ReadFile(snapshot_path);
+  auto text = ReadWholeFile(snapshot_path, "cannot read snapshot " + snapshot_path);
   if (!text) {
     std::cerr << "psched-place: " << text.error().ToString() << "\n";
     return 1;

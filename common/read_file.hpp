@@ -1,0 +1,15 @@
+// A whole file into a string, written once (config files, secrets, /proc and cgroup
+// files, logs).
+#pragma once
+
+#include <string>
+
+#include "common/error.hpp"
+
+namespace psched {
+
+// The file's bytes. `what` is the error's message, e.g. "cannot read config file F";
+// the error adds the failing call (open or read) and errno.
+Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
+
+}  // namespace psched
