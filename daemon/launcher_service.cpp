@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "common/unix_socket.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -23,16 +24,13 @@ LauncherService::~LauncherService() {
 
 Result<void> LauncherService::Listen(const std::string& rundir) {
   if (auto ok = EnsurePrivateDir(rundir); !ok) return ok;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
   std::string path = SocketPath(rundir);
-  if (path.size() >= sizeof addr.sun_path)
-    return Fail(ErrorCode::kInvalidArgument, "socket path '" + path + "' is too long");
-  path.copy(addr.sun_path, path.size());
+  auto addr = UnixAddress(path);
+  if (!addr) return Fail(addr.error());
   unlink(path.c_str());  // a stale socket of a dead daemon
   listener_ = evconnlistener_new_bind(base_, &LauncherService::OnAccept, this,
                                       LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 128,
-                                      reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+                                      reinterpret_cast<sockaddr*>(&*addr), sizeof *addr);
   if (listener_ == nullptr) return Fail(Error::FromErrno("bind", "listening on '" + path + "'"));
   path_ = path;
   return {};

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,22 +25,6 @@ std::string EmbeddedRunDir() {
   const char* xdg = std::getenv("XDG_RUNTIME_DIR");
   if (xdg != nullptr && *xdg != '\0' && access(xdg, W_OK) == 0) return std::string(xdg) + "/psched";
   return "/tmp/psched-" + std::to_string(geteuid());
-}
-
-Result<int> ConnectUnix(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path)
-    return Fail(ErrorCode::kInvalidArgument, "socket path '" + path + "' is too long");
-  path.copy(addr.sun_path, path.size());
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Fail(Error::FromErrno("socket", "connecting to '" + path + "'"));
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    Error e = Error::FromErrno("connect", "connecting to the psched daemon at '" + path + "'");
-    close(fd);
-    return Fail(e);
-  }
-  return fd;
 }
 
 namespace {

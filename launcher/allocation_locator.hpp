@@ -8,8 +8,11 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/unix_socket.hpp"
 
 namespace psched::launcher {
+
+using psched::ConnectUnix;  // callers and tests say launcher::ConnectUnix
 
 struct AllocationSocket {
   std::string path;
@@ -22,9 +25,6 @@ std::string EmbeddedRunDir();
 // Connects to the allocation's leader socket; with `start_embedded`, starts the
 // embedded daemon when there is no allocation and no daemon yet. Returns a connected fd.
 Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where);
-
-// Connects to a Unix socket; an error names the path.
-Result<int> ConnectUnix(const std::string& path);
 
 // Directory of the running executable (pschedd is looked up beside psched-exec).
 std::string SelfDir();

@@ -3,8 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +16,7 @@
 
 #include "common/exec_args.hpp"
 #include "common/read_file.hpp"
+#include "common/unix_socket.hpp"
 #include "daemon/auth.hpp"
 #include "daemon/launcher_service.hpp"
 #include "daemon/run_dir.hpp"
@@ -33,15 +32,9 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kPollInterval = std::chrono::milliseconds(5);
 
 bool SocketAnswers(const std::string& path) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.size() >= sizeof addr.sun_path) return false;
-  path.copy(addr.sun_path, path.size());
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
+  auto fd = ConnectUnix(path);
+  if (fd) close(*fd);
+  return fd.has_value();
 }
 
 // A log or step output that may not exist yet: empty then.
