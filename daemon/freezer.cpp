@@ -229,17 +229,18 @@ Result<int> SessionFreezer::JoinFd(int64_t session) {
 }
 
 Result<void> SessionFreezer::Freeze(int64_t session) {
-  if (!join_fds_.contains(session)) return {};
-  bool v2 = where_.version == CgroupVersion::kV2;
-  auto ok = WriteControl(PathOf(session) + "/" + ControlFile(where_.version), v2 ? "1" : "FROZEN");
-  if (!ok) return Fail(ok.error().WithSession(session).WithNode(node_));
-  return {};
+  return SetFrozen(session, true);
 }
 
 Result<void> SessionFreezer::Thaw(int64_t session) {
+  return SetFrozen(session, false);
+}
+
+Result<void> SessionFreezer::SetFrozen(int64_t session, bool frozen) {
   if (!join_fds_.contains(session)) return {};
-  bool v2 = where_.version == CgroupVersion::kV2;
-  auto ok = WriteControl(PathOf(session) + "/" + ControlFile(where_.version), v2 ? "0" : "THAWED");
+  const bool v2 = where_.version == CgroupVersion::kV2;
+  const char* value = v2 ? (frozen ? "1" : "0") : (frozen ? "FROZEN" : "THAWED");
+  auto ok = WriteControl(PathOf(session) + "/" + ControlFile(where_.version), value);
   if (!ok) return Fail(ok.error().WithSession(session).WithNode(node_));
   return {};
 }

@@ -89,6 +89,8 @@ class SessionFreezer {
  private:
   SessionFreezer(int node, FreezerPlace where) : node_(node), where_(std::move(where)) {}
   bool TryRemoveDir(const std::string& dir);
+  // Writes the version's freeze or thaw value to the session's control file.
+  Result<void> SetFrozen(int64_t session, bool frozen);
 
   int node_;
   FreezerPlace where_;

@@ -147,24 +147,26 @@ void NodeService::StartRanks(const proto::SpawnOrder& order, Result<void> hooked
       StartRank(session, order, r);
       continue;
     }
-    LocalRank failed;
-    failed.rank = r.rank;
-    failed.reaped = true;
-    if (session.killed_before_start != 0) {
-      int sig = session.killed_before_start;
-      failed.exit = {
-          order.session, r.rank, node_,
-          128 + sig,     sig,    "killed by signal " + std::to_string(sig) + " before it started"};
+    if (int sig = session.killed_before_start; sig != 0) {
+      RankNeverStarted(session, r.rank, 128 + sig, sig,
+                       "killed by signal " + std::to_string(sig) + " before it started");
     } else {
-      failed.exit = {
-          order.session, r.rank, node_, 1, 0, "launch hook failed: " + hooked.error().ToString()};
+      RankNeverStarted(session, r.rank, 1, 0, "launch hook failed: " + hooked.error().ToString());
     }
-    send_up_(proto::MsgType::kSessionRankExited, proto::Json(failed.exit));
-    session.ranks.push_back(std::move(failed));
   }
   // Suspended while the hook worked: suspend the ranks that just started.
   if (session.suspended) (void)Suspend(order.session);
   MaybeFinish(order.session);
+}
+
+void NodeService::RankNeverStarted(LocalSession& s, int rank, int code, int signal,
+                                   const std::string& why) {
+  LocalRank failed;
+  failed.rank = rank;
+  failed.reaped = true;
+  failed.exit = {s.id, rank, node_, code, signal, why};
+  send_up_(proto::MsgType::kSessionRankExited, proto::Json(failed.exit));
+  s.ranks.push_back(std::move(failed));
 }
 
 std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
@@ -218,20 +220,17 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   ss.bind = !spec.pus.empty();
   ss.pgid = s.pgid;
   ss.with_stdin = spec.rank == 0;
-  LocalRank r;
-  r.rank = spec.rank;
   auto joined = freezer_ ? freezer_->JoinFd(s.id) : Result<int>(-1);
   if (joined) ss.cgroup_procs_fd = *joined;
   auto spawned = joined ? SpawnRank(ss) : Result<SpawnedRank>(std::unexpected(joined.error()));
   if (!spawned) {
-    r.reaped = true;
-    r.exit = {s.id,  spec.rank,
-              node_, spawned.error().code() == ErrorCode::kNotFound ? 127 : 126,
-              0,     spawned.error().ToString()};
-    send_up_(proto::MsgType::kSessionRankExited, proto::Json(r.exit));
-    s.ranks.push_back(std::move(r));
-    return;
+    // The shell's convention: 127 for a command not found, 126 for one that cannot run.
+    return RankNeverStarted(s, spec.rank,
+                            spawned.error().code() == ErrorCode::kNotFound ? 127 : 126, 0,
+                            spawned.error().ToString());
   }
+  LocalRank r;
+  r.rank = spec.rank;
   if (s.pgid == 0) s.pgid = spawned->pid;
   r.pid = spawned->pid;
   if (spawned->in_fd >= 0) {

@@ -59,6 +59,8 @@ class NodeService {
   // The ranks of a session whose launch hook has answered (`hooked`).
   void StartRanks(const proto::SpawnOrder& order, Result<void> hooked);
   void StartRank(LocalSession& s, const proto::SpawnOrder& order, const proto::RankSpec& spec);
+  // A rank that failed before it ran: reported up as exited with `code`, kept as reaped.
+  void RankNeverStarted(LocalSession& s, int rank, int code, int signal, const std::string& why);
   std::vector<std::string> RankEnv(const proto::SpawnOrder& order, const proto::RankSpec& spec,
                                    int local_size);
   static void OnSigchld(evutil_socket_t, short, void* arg);

@@ -221,25 +221,22 @@ void PeerLink::Route(proto::Frame&& frame, int from) {
   }
 }
 
-void PeerLink::Forward(int hop, const proto::Frame& frame) {
+std::shared_ptr<Connection> PeerLink::Neighbour(int node) const {
   std::shared_ptr<Connection> conn;
-  if (hop == tree_.Parent(node_)) {
+  if (node == tree_.Parent(node_)) {
     conn = parent_;
-  } else if (auto it = children_.find(hop); it != children_.end()) {
+  } else if (auto it = children_.find(node); it != children_.end()) {
     conn = it->second;
   }
-  if (conn && conn->authenticated)
-    conn->Send(proto::EncodeFrame(frame.type, frame.body, frame.raw));
+  return conn && conn->authenticated ? conn : nullptr;
+}
+
+void PeerLink::Forward(int hop, const proto::Frame& frame) {
+  if (auto conn = Neighbour(hop)) conn->Send(proto::EncodeFrame(frame.type, frame.body, frame.raw));
 }
 
 void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {
-  std::shared_ptr<Connection> conn;
-  if (neighbour == tree_.Parent(node_)) {
-    conn = parent_;
-  } else if (auto it = children_.find(neighbour); it != children_.end()) {
-    conn = it->second;
-  }
-  if (conn && conn->authenticated) conn->Send(wire);
+  if (auto conn = Neighbour(neighbour)) conn->Send(wire);
 }
 
 void PeerLink::OnLocal(evutil_socket_t, short, void* arg) {

@@ -56,6 +56,9 @@ class PeerLink {
   void OnParentFrame(Connection& conn, proto::Frame&& frame);
   void Route(proto::Frame&& frame, int from);
   void Forward(int hop, const proto::Frame& frame);
+  // The authenticated link to the parent or a child `node`; null when there is none.
+  // Shared: the caller keeps it alive while it sends, even if sending closes it.
+  std::shared_ptr<Connection> Neighbour(int node) const;
 
   event_base* base_;
   int node_;
