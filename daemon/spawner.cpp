@@ -8,6 +8,7 @@
 
 #include <cstring>
 
+#include "common/child_process.hpp"
 #include "common/exec_args.hpp"
 
 namespace psched::daemon {
@@ -49,12 +50,7 @@ struct Pipe {
   if (spec.cgroup_procs_fd >= 0 && write(spec.cgroup_procs_fd, "0", 1) != 1)
     DieInChild(status_fd, 5);
   // Default dispositions first (the daemon's handlers must never run here), then unblock.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int sig = 1; sig < NSIG; ++sig) sigaction(sig, &dfl, nullptr);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
+  ResetSignalsInChild();
   if (spec.with_stdin) {
     if (dup2(in.r, 0) < 0) DieInChild(status_fd, 1);
   } else {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "common/exec_args.hpp"
+#include "common/child_process.hpp"
 #include "common/guarded_main.hpp"
 #include "launcher/emulated_allocation.hpp"
 #include "scheduler/allocator_registry.hpp"
@@ -51,24 +51,19 @@ int RunCommand(int argc, char** argv) {
   // CMD shares our terminal; we only wait for it.
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
-  // Built before fork: the child only execs. CMD (and we, who do not care) see the allocation.
+  // CMD sees the allocation (and we, who do not care, too).
   setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
-  std::vector<char*> args = psched::ExecArray(cmd);
-  pid_t pid = fork();
-  if (pid < 0) {
-    std::fprintf(stderr, "psched-alloc: cannot start '%s': fork: %s\n", args[0], strerror(errno));
+  psched::ChildSpec spec;
+  spec.argv = cmd;
+  spec.close_other_fds = false;
+  auto pid = psched::StartChild(spec);
+  if (!pid) {
+    std::fprintf(stderr, "psched-alloc: %s\n", pid.error().ToString().c_str());
     alloc->Stop();
-    return 1;
-  }
-  if (pid == 0) {
-    signal(SIGINT, SIG_DFL);
-    signal(SIGQUIT, SIG_DFL);
-    execvp(args[0], args.data());
-    std::fprintf(stderr, "psched-alloc: cannot run '%s': %s\n", args[0], strerror(errno));
-    _exit(127);
+    return pid.error().sys_errno() == ENOENT ? 127 : 126;  // the shell's convention
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   alloc->Stop();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

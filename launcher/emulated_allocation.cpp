@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +11,7 @@
 #include <fstream>
 #include <utility>
 
-#include "common/exec_args.hpp"
+#include "common/child_process.hpp"
 #include "daemon/auth.hpp"
 #include "daemon/tree.hpp"
 #include "launcher/allocation_locator.hpp"
@@ -109,7 +108,7 @@ std::string EmulatedAllocation::LastLogLine(int node) const {
 Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int node,
                                             const std::string& parent) {
   int ready[2];
-  if (pipe(ready) != 0) return Fail(Error::FromErrno("pipe", "starting a daemon"));
+  if (pipe2(ready, O_CLOEXEC) != 0) return Fail(Error::FromErrno("pipe2", "starting a daemon"));
   std::string rundir = node == 0 ? dir_ : dir_ + "/node-" + std::to_string(node);
   std::vector<std::string> args = {SelfDir() + "/pschedd",
                                    "--node",
@@ -131,29 +130,29 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
   if (!options.policy.empty()) args.insert(args.end(), {"--policy", options.policy});
   if (!options.allocator.empty()) args.insert(args.end(), {"--allocator", options.allocator});
   std::string log = LogPath(node);
-  std::vector<char*> argv = ExecArray(args);  // before fork: the child only execs
-  pid_t pid = fork();
-  if (pid < 0) {
-    Error e = Error::FromErrno("fork", "starting the daemon of node " + std::to_string(node));
+  int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (log_fd < 0) {
+    Error e = Error::FromErrno("open", "the log of node " + std::to_string(node) + "'s daemon");
     close(ready[0]);
     close(ready[1]);
     return Fail(e);
   }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGTERM);  // the allocation ends with psched-alloc
-    int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int null_fd = open("/dev/null", O_RDWR);
-    // Without its log the daemon would write to our terminal: fail the start instead.
-    if (log_fd < 0 || null_fd < 0) _exit(126);
-    dup2(null_fd, 0);
-    dup2(log_fd, 1);
-    dup2(log_fd, 2);
-    dup2(ready[1], 3);
-    close_range(4, ~0U, 0);
-    setpgid(0, 0);  // the terminal's Ctrl-C is for CMD, not the daemons
-    execv(argv[0], argv.data());
-    _exit(127);
+  ChildSpec spec;
+  spec.argv = std::move(args);
+  spec.stdin_fd = ChildSpec::kNull;
+  spec.stdout_fd = log_fd;
+  spec.stderr_fd = log_fd;
+  spec.fd3 = ready[1];
+  spec.own_process_group = true;       // the terminal's Ctrl-C is for CMD, not the daemons
+  spec.parent_death_signal = SIGTERM;  // the allocation ends with psched-alloc
+  auto started = StartChild(spec);
+  close(log_fd);
+  if (!started) {
+    close(ready[0]);
+    close(ready[1]);
+    return Fail(started.error().Wrap("starting the daemon of node " + std::to_string(node)));
   }
+  const pid_t pid = *started;
   close(ready[1]);
   pids_.push_back(pid);
   std::string line = ReadLine(ready[0]);

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/child_process.hpp"
 #include "common/exec_args.hpp"
 #include "common/read_file.hpp"
 #include "common/unix_socket.hpp"
@@ -62,23 +63,17 @@ std::string Tail(const std::string& path, int lines = 5) {
 Result<std::string> Capture(const std::vector<std::string>& argv) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) return Fail(Error::FromErrno("pipe2", "running " + argv[0]));
-  std::vector<char*> args = ExecArray(argv);  // before fork: the child only execs
-  pid_t pid = fork();
-  if (pid < 0) {
-    Error e = Error::FromErrno("fork", "running " + argv[0]);
-    close(out[0]);
-    close(out[1]);
-    return Fail(e);
-  }
-  if (pid == 0) {
-    dup2(out[1], 1);
-    int null_fd = open("/dev/null", O_RDWR);
-    dup2(null_fd, 0);
-    dup2(null_fd, 2);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.stdin_fd = ChildSpec::kNull;
+  spec.stdout_fd = out[1];
+  spec.stderr_fd = ChildSpec::kNull;
+  auto pid = StartChild(spec);
   close(out[1]);
+  if (!pid) {
+    close(out[0]);
+    return Fail(pid.error());
+  }
   std::string text;
   char buf[4096];
   ssize_t n;
@@ -87,7 +82,7 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
   }
   close(out[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return Fail(ErrorCode::kSystem,
@@ -119,42 +114,19 @@ Result<Step> StartStep(const std::vector<std::string>& argv, const std::string& 
     if (err_fd >= 0) close(err_fd);
     return Fail(e);
   }
-  // Built before fork: the child only execs.
-  std::vector<std::string> overrides;
-  overrides.reserve(env.size());
-  for (const auto& [name, value] : env) overrides.push_back(name + "=" + value);
-  const std::vector<std::string> environment = EnvironmentWith(environ, overrides);
-  std::vector<char*> args = ExecArray(argv), envp = ExecArray(environment);
-  const std::string cannot_run = "cannot run '" + argv[0] + "': ";
-  pid_t pid = fork();
-  if (pid < 0) {
-    Error e = Error::FromErrno("fork", "starting srun");
-    close(out_fd);
-    close(err_fd);
-    return Fail(e);
-  }
-  if (pid == 0) {
-    setsid();  // the terminal's Ctrl-C is for the sessions, not the daemons
-    int null_fd = open("/dev/null", O_RDONLY);
-    dup2(null_fd, 0);
-    dup2(out_fd, 1);
-    dup2(err_fd, 2);
-    close_range(3, ~0U, 0);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGPIPE, SIGCHLD}) signal(sig, SIG_DFL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, nullptr);
-    execvpe(args[0], args.data(), envp.data());
-    // Lands in the err file, which the error message quotes.
-    const char* why = std::strerror(errno);
-    (void)!write(2, cannot_run.data(), cannot_run.size());
-    (void)!write(2, why, std::strlen(why));
-    (void)!write(2, "\n", 1);
-    _exit(127);
-  }
+  ChildSpec spec;
+  spec.argv = argv;
+  for (const auto& [name, value] : env) spec.env.push_back(name + "=" + value);
+  spec.env = EnvironmentWith(environ, spec.env);
+  spec.stdin_fd = ChildSpec::kNull;
+  spec.stdout_fd = out_fd;
+  spec.stderr_fd = err_fd;
+  spec.own_session = true;  // the terminal's Ctrl-C is for the sessions, not the daemons
+  auto pid = StartChild(spec);
   close(out_fd);
   close(err_fd);
-  step.pid = pid;
+  if (!pid) return Fail(pid.error());
+  step.pid = *pid;
   return step;
 }
 

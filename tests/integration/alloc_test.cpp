@@ -176,6 +176,12 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   auto ok =
       RunCmd({Bin("psched-alloc"), "-N", "2", "--topology", "core:2", "--", "sh", "-c", "exit 5"});
   EXPECT_EQ(ok.code, 5) << ok.err;
+  // A command that cannot run: the shell's 127, the reason, and the allocation stopped.
+  auto missing = RunCmd({Bin("psched-alloc"), "-N", "1", "--", "/nonexistent/cmd"});
+  EXPECT_EQ(missing.code, 127) << missing.err;
+  EXPECT_NE(missing.err.find("cannot run '/nonexistent/cmd': execvp: No such file or directory"),
+            std::string::npos)
+      << missing.err;
   auto zero = RunCmd({Bin("psched-alloc"), "-N", "0", "--", "true"});
   EXPECT_NE(zero.code, 0);
   EXPECT_NE(zero.err.find("nodes"), std::string::npos) << zero.err;
