@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -147,6 +148,13 @@ class LeaderService {
   // spawn_service.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
+  // OnSpawnRequest's steps: each refusal is the reason the parent's launcher is told.
+  static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
+  std::optional<std::string> NeverFitsBesideParent(const LiveSession& parent, int64_t slots) const;
+  std::optional<std::string> PlanRefusesChildren(const sched::Plan& plan,
+                                                 const LiveSession& parent);
+  void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
+                     const LiveSession& parent, int from);
   void SendSpawnReply(int node, const proto::ChildSpawnReply& reply);
   void ForwardChildOutput(const LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);

@@ -46,17 +46,8 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   };
   LiveSession* parent = Find(ask.parent_session);
   if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
-  if (ask.argv.empty()) return refuse("no command given");
-  if (!ask.app_sizes.empty()) {
-    int64_t sum = 0;
-    for (uint32_t n : ask.app_sizes) sum += n;
-    if (sum != ask.ranks ||
-        std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end()) {
-      return refuse("the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
-                    " processes asked for");
-    }
-  }
-  config::ResolvedPolicy policy = parent->policy;
+  if (auto bad = SpawnRequestProblem(ask)) return refuse(*bad);
+  const config::ResolvedPolicy& policy = parent->policy;
   auto deciders = DecidersFor(policy, parent->request.allocator);
   if (!deciders) return refuse(deciders.error().message());
   sched::SessionRequest request;
@@ -69,62 +60,90 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   request.estimate_s = parent->request.estimate_s;
   request.policy = policy.name;
   request.allocator = deciders->allocator_name;
-  // The parent waits inside MPI_Comm_spawn holding its slots: children that fit only
-  // once the parent has ended would wait forever, so they are refused at once.
-  int held = 0;
-  if (const sched::Session* model = snapshot_.Find(parent->id))
-    for (const sched::RankSlots& r : model->placement.ranks) held += static_cast<int>(r.pus.size());
-  int could_free = snapshot_.TotalPus() - held;
-  if (request.SlotsNeeded() > could_free && request.SlotsNeeded() <= snapshot_.TotalPus()) {
-    return refuse("the children need " + std::to_string(request.SlotsNeeded()) +
-                  " slots but at most " + std::to_string(could_free) + " of the allocation's " +
-                  std::to_string(snapshot_.TotalPus()) + " can be free while session " +
-                  std::to_string(parent->id) + " holds its own");
-  }
+  if (auto never = NeverFitsBesideParent(*parent, request.SlotsNeeded())) return refuse(*never);
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
   metrics_.ApplyTo(snapshot_, /*links=*/true);
   sched::Plan plan =
       DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
+  if (auto refused = PlanRefusesChildren(plan, *parent)) return refuse(*refused);
+  RegisterChild(request, ask, *parent, from);
+  Execute(plan, &request, policy.options.surpass_grace_s);
+}
+
+std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::ChildSpawnRequest& ask) {
+  if (ask.argv.empty()) return "no command given";
+  if (ask.app_sizes.empty()) return std::nullopt;
+  int64_t sum = 0;
+  for (uint32_t n : ask.app_sizes) sum += n;
+  if (sum != ask.ranks ||
+      std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end()) {
+    return "the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
+           " processes asked for";
+  }
+  return std::nullopt;
+}
+
+// The parent waits inside MPI_Comm_spawn holding its slots: children that fit only once
+// the parent has ended would wait forever, so they are refused at once.
+std::optional<std::string> LeaderService::NeverFitsBesideParent(const LiveSession& parent,
+                                                                int64_t slots) const {
+  int held = 0;
+  if (const sched::Session* model = snapshot_.Find(parent.id))
+    for (const sched::RankSlots& r : model->placement.ranks) held += static_cast<int>(r.pus.size());
+  const int total = snapshot_.TotalPus();
+  const int could_free = total - held;
+  if (slots <= could_free || slots > total) return std::nullopt;  // too big: DecideArrival says
+  return "the children need " + std::to_string(slots) + " slots but at most " +
+         std::to_string(could_free) + " of the allocation's " + std::to_string(total) +
+         " can be free while session " + std::to_string(parent.id) + " holds its own";
+}
+
+// The arrival's plan refuses the children, or would suspend their parent or an ancestor:
+// a suspended parent could never connect to its children, and would be resumed only
+// when they end, so both would wait forever.
+std::optional<std::string> LeaderService::PlanRefusesChildren(const sched::Plan& plan,
+                                                              const LiveSession& parent) {
   for (const sched::Action& action : plan.actions) {
-    if (const auto* reject = std::get_if<sched::RejectAction>(&action))
-      return refuse(reject->reason);
-    // A suspended parent (or grandparent) could never connect to its children, and
-    // would be resumed only when they end: both would wait forever.
-    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action)) {
-      for (const LiveSession* up = parent; up != nullptr;
-           up = up->parent != 0 ? Find(up->parent) : nullptr) {
-        if (up->id == suspend->session) {
-          return refuse("the " + policy.name + " policy would suspend session " +
-                        std::to_string(up->id) +
-                        ", which waits for these children (MPI_Comm_spawn)");
-        }
+    if (const auto* reject = std::get_if<sched::RejectAction>(&action)) return reject->reason;
+    const auto* suspend = std::get_if<sched::SuspendAction>(&action);
+    if (suspend == nullptr) continue;
+    for (const LiveSession* up = &parent; up != nullptr;
+         up = up->parent != 0 ? Find(up->parent) : nullptr) {
+      if (up->id == suspend->session) {
+        return "the " + parent.policy.name + " policy would suspend session " +
+               std::to_string(up->id) + ", which waits for these children (MPI_Comm_spawn)";
       }
     }
   }
+  return std::nullopt;
+}
+
+void LeaderService::RegisterChild(const sched::SessionRequest& request,
+                                  const proto::ChildSpawnRequest& ask, const LiveSession& parent,
+                                  int from) {
   LiveSession& child = sessions_[request.id];
   child.id = request.id;
   child.owner = request.owner;
   child.command = request.command;
   child.ranks = request.ranks;
   child.start = snapshot_.now;
-  child.policy = policy;
+  child.policy = parent.policy;
   child.request.argv = ask.argv;
   // The parent's environment, then what Open MPI added for the children (OMPI_PARENT_PORT).
-  child.request.env = parent->request.env;
+  child.request.env = parent.request.env;
   child.request.env.insert(child.request.env.end(), ask.env.begin(), ask.env.end());
-  child.request.cwd = ask.cwd.empty() ? parent->request.cwd : ask.cwd;
+  child.request.cwd = ask.cwd.empty() ? parent.request.cwd : ask.cwd;
   child.request.owner = request.owner;
   child.request.ranks = ask.ranks;
-  child.request.policy = policy.name;
-  child.request.allocator = deciders->allocator_name;
-  child.parent = parent->id;
+  child.request.policy = request.policy;
+  child.request.allocator = request.allocator;
+  child.parent = parent.id;
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
   child.app_sizes = ask.app_sizes;
   child.spawn_node = from;
   child.spawn_request = ask.request;
-  Execute(plan, &request, policy.options.surpass_grace_s);
 }
 
 void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message) {
