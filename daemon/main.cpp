@@ -45,11 +45,8 @@ void Report(int fd, const std::string& line) {
   if (line == "ready") close(fd);
 }
 
-int RunCommand(int argc, char** argv) {
-  CLI::App app{"pschedd: psched's per-node daemon (started by psched-exec, psched-alloc or srun)"};
-  psched::daemon::DaemonOptions opt;
-  std::string secret_file;
-  int ready_fd = -1;
+void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& secret_file,
+                int& ready_fd) {
   app.add_option("--node", opt.node, "this node's index in the allocation (0 = leader)");
   app.add_option("--nodes", opt.nodes, "number of nodes in the allocation")
       ->check(CLI::PositiveNumber);
@@ -73,6 +70,75 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--probe-peers", opt.monitor.peers_per_round, "peers probed per round");
   app.add_option("--probe-bytes", opt.monitor.probe_bytes, "bytes of a bandwidth probe");
   app.add_option("--ready-fd", ready_fd, "fd to report 'port N' and 'ready' on");
+}
+
+// The PMIx server host comes first: the daemon runs on PMIx's own event base (see
+// PmixServer::Init), so Open MPI ranks' upcalls and the daemon tree share one thread.
+// `pmix_dir` gets the server's directory (empty: PMIx's default), removed at the end.
+Result<std::unique_ptr<psched::pmix::PmixServer>> StartPmixServer(
+    const psched::daemon::DaemonOptions& opt, std::string& pmix_dir) {
+  pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
+  if (mkdtemp(pmix_dir.data()) == nullptr) {
+    // PMIx then uses its default directory; worth a line, as Open MPI may stumble later.
+    std::fprintf(stderr, "pschedd: mkdtemp '%s': %s (PMIx uses its default directory)\n",
+                 pmix_dir.c_str(), std::strerror(errno));
+    pmix_dir.clear();
+  }
+  char real_host[256] = {};
+  gethostname(real_host, sizeof real_host - 1);
+  psched::pmix::PmixServerOptions popt;
+  popt.node_index = opt.node;
+  popt.tmpdir = pmix_dir;
+  popt.hostname = opt.hostname.empty() ? real_host : opt.hostname;
+  // Emulated nodes share this host: Open MPI's TCP must use loopback.
+  popt.loopback_tcp = popt.hostname != real_host;
+  popt.skip_fabric_probe = !psched::pmix::NodeHasFabric();
+  return psched::pmix::PmixServer::Init(popt, nullptr, nullptr);
+}
+
+// Makes the daemon the PMIx server's host: Open MPI ranks' aborts, job control and
+// signals act on its sessions.
+void HostPmix(psched::daemon::Daemon& daemon, std::unique_ptr<psched::pmix::PmixServer> server) {
+  psched::pmix::DaemonActions actions;
+  actions.fail_session = [d = &daemon](int64_t s, int rank, int code, std::string why) {
+    d->ReportRankFailure(s, rank, code, std::move(why));
+  };
+  actions.suspend_session = [d = &daemon](int64_t s, bool suspend, auto done) {
+    d->SuspendSession(s, suspend, std::move(done));
+  };
+  actions.signal_local = [d = &daemon](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
+  auto pmix = psched::pmix::DaemonPmixHost::Create(std::move(server), daemon.tree(), actions);
+  if (!pmix) {
+    std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
+                 pmix.error().ToString().c_str());
+    return;
+  }
+  daemon.SetLaunchHooks(std::move(*pmix));
+}
+
+// Runs the loop until a shutdown, SIGTERM or SIGINT (which end the daemon like a
+// shutdown: sessions are killed first). The daemon ends while the signals are still
+// caught, so a second Ctrl-C cannot cut its cleanup short.
+void RunUntilStopped(event_base* base, std::unique_ptr<psched::daemon::Daemon>& daemon) {
+  auto on_term = [](evutil_socket_t, short, void* arg) {
+    event_base_loopexit(static_cast<event_base*>(arg), nullptr);
+  };
+  event* term = evsignal_new(base, SIGTERM, on_term, base);
+  event* intr = evsignal_new(base, SIGINT, on_term, base);
+  event_add(term, nullptr);
+  event_add(intr, nullptr);
+  event_base_dispatch(base);
+  daemon.reset();
+  event_free(term);
+  event_free(intr);
+}
+
+int RunCommand(int argc, char** argv) {
+  CLI::App app{"pschedd: psched's per-node daemon (started by psched-exec, psched-alloc or srun)"};
+  psched::daemon::DaemonOptions opt;
+  std::string secret_file;
+  int ready_fd = -1;
+  AddOptions(app, opt, secret_file, ready_fd);
   CLI11_PARSE(app, argc, argv);
 
   if (auto ok = psched::daemon::monitor::Validate(opt.monitor); !ok) {
@@ -94,25 +160,8 @@ int RunCommand(int argc, char** argv) {
     return 1;
   }
   opt.report = [ready_fd](const std::string& line) { Report(ready_fd, line); };
-  // The PMIx server host comes first: the daemon runs on PMIx's own event base (see
-  // PmixServer::Init), so Open MPI ranks' upcalls and the daemon tree share one thread.
-  std::string pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
-  if (mkdtemp(pmix_dir.data()) == nullptr) {
-    // PMIx then uses its default directory; worth a line, as Open MPI may stumble later.
-    std::fprintf(stderr, "pschedd: mkdtemp '%s': %s (PMIx uses its default directory)\n",
-                 pmix_dir.c_str(), std::strerror(errno));
-    pmix_dir.clear();
-  }
-  char real_host[256] = {};
-  gethostname(real_host, sizeof real_host - 1);
-  psched::pmix::PmixServerOptions popt;
-  popt.node_index = opt.node;
-  popt.tmpdir = pmix_dir;
-  popt.hostname = opt.hostname.empty() ? real_host : opt.hostname;
-  // Emulated nodes share this host: Open MPI's TCP must use loopback.
-  popt.loopback_tcp = popt.hostname != real_host;
-  popt.skip_fabric_probe = !psched::pmix::NodeHasFabric();
-  auto pmix_server = psched::pmix::PmixServer::Init(popt, nullptr, nullptr);
+  std::string pmix_dir;
+  auto pmix_server = StartPmixServer(opt, pmix_dir);
   if (!pmix_server) {
     std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
                  pmix_server.error().ToString().c_str());
@@ -124,40 +173,12 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "pschedd: %s\n", daemon.error().ToString().c_str());
     return 1;
   }
-  if (pmix_server) {
-    psched::pmix::DaemonActions actions;
-    actions.fail_session = [d = daemon->get()](int64_t s, int rank, int code, std::string why) {
-      d->ReportRankFailure(s, rank, code, std::move(why));
-    };
-    actions.suspend_session = [d = daemon->get()](int64_t s, bool suspend, auto done) {
-      d->SuspendSession(s, suspend, std::move(done));
-    };
-    actions.signal_local = [d = daemon->get()](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
-    auto pmix =
-        psched::pmix::DaemonPmixHost::Create(std::move(*pmix_server), (*daemon)->tree(), actions);
-    if (pmix) {
-      (*daemon)->SetLaunchHooks(std::move(*pmix));
-    } else {
-      std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
-                   pmix.error().ToString().c_str());
-    }
-  }
-  // SIGTERM/SIGINT end the daemon like a shutdown: sessions are killed first.
-  auto on_term = [](evutil_socket_t, short, void* arg) {
-    event_base_loopexit(static_cast<event_base*>(arg), nullptr);
-  };
-  event* term = evsignal_new(base, SIGTERM, on_term, base);
-  event* intr = evsignal_new(base, SIGINT, on_term, base);
-  event_add(term, nullptr);
-  event_add(intr, nullptr);
-  event_base_dispatch(base);
-  daemon->reset();
+  if (pmix_server) HostPmix(**daemon, std::move(*pmix_server));
+  RunUntilStopped(base, *daemon);
   std::error_code ignored;  // PMIx's thread may still delete its own files meanwhile
   if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir, ignored);
   // A clean end leaves no run directory behind; after a crash the next starter sweeps it.
   if (!opt.rundir.empty()) (void)psched::daemon::RemoveRunDir(opt.rundir);
-  event_free(term);
-  event_free(intr);
   if (own_base) event_base_free(base);  // PMIx's base ends with the process
   return 0;
 }
