@@ -102,7 +102,10 @@ Result<void> Daemon::Start() {
   }
   if (options_.report) options_.report("port " + std::to_string(port_));
   if (options_.node != 0) return peers_->ConnectParent(options_.parent);
+  return StartLeader();
+}
 
+Result<void> Daemon::StartLeader() {
   config::Config config = options_.config;
   if (!options_.policy.empty()) config.default_policy = options_.policy;
   if (!options_.allocator.empty()) config.default_allocator = options_.allocator;

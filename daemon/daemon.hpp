@@ -76,6 +76,8 @@ class Daemon final : public TreeServices {
  private:
   Daemon(event_base* base, DaemonOptions options, Secret secret);
   Result<void> Start();
+  // Node 0 also runs the leader: the scheduling rounds and the launchers' socket.
+  Result<void> StartLeader();
   void Deliver(proto::Frame&& frame);
   void DeliverNodeOrder(const proto::Frame& frame);
   void Join();
