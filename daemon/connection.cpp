@@ -3,6 +3,7 @@
 #include <event2/buffer.h>
 #include <sys/socket.h>
 
+#include <new>
 #include <span>
 
 namespace psched::daemon {
@@ -10,6 +11,11 @@ namespace psched::daemon {
 std::shared_ptr<Connection> Connection::Make(event_base* base, int fd, std::string peer_name) {
   evutil_make_socket_nonblocking(fd);
   bufferevent* bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+  // It fails only when memory runs out: as for any allocation in C++, that throws.
+  if (bev == nullptr) {
+    evutil_closesocket(fd);
+    throw std::bad_alloc();
+  }
   return std::shared_ptr<Connection>(new Connection(bev, std::move(peer_name)));
 }
 
