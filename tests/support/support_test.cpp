@@ -94,8 +94,15 @@ TEST(TestSupport, AllocationRanksFindsTheTopmostRankOfTheAllocation) {
   });
   auto ranks = AllocationRanks(alloc.path(), "sleep");
   for (pid_t kid : kids) kill(kid, SIGKILL);  // orphaned otherwise when the rank is killed
-  ASSERT_TRUE(both_sleep);
-  ASSERT_EQ(ranks.size(), 1u);
+  // Seen failing once under ctest -j2 and not since: say what was found if it does again.
+  std::string found;
+  for (const RankProc& r : ranks) {
+    found += " pid " + std::to_string(r.pid) + " (session " + std::to_string(r.session) +
+             ", rank " + std::to_string(r.rank) + ")";
+  }
+  ASSERT_TRUE(both_sleep) << "rank " << rank.pid() << " comm " << comm(rank.pid()) << ", "
+                          << kids.size() << " children";
+  ASSERT_EQ(ranks.size(), 1u) << "rank " << rank.pid() << ", found:" << found;
   EXPECT_EQ(ranks[0].pid, rank.pid());
   EXPECT_EQ(ranks[0].session, 3);
   EXPECT_EQ(ranks[0].rank, 1);
