@@ -131,6 +131,29 @@ class PeerAuth : public ::testing::Test {
                  "127.0.0.1:" + std::to_string(port_), "--secret-file", dir_ / secret_file,
                  "--topology", "core:2"});
   }
+  // By hand: connects to the leader as node `claimed`, answers its challenge with a MAC
+  // made from `secret`, and returns the leader's reply frame.
+  std::optional<proto::Frame> ClaimToBe(int claimed, const daemon::Secret& secret) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    std::optional<proto::Frame> reply;
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      auto challenge = ReadFrame(fd);
+      if (challenge && challenge->type == proto::MsgType::kAuthChallenge) {
+        auto nonce = proto::Decode<proto::AuthChallenge>(*challenge)->nonce;
+        std::string claim =
+            proto::Encode(proto::MsgType::kAuthResponse,
+                          proto::AuthResponse{claimed, secret.Mac(nonce, claimed), "n"});
+        if (write(fd, claim.data(), claim.size()) == static_cast<ssize_t>(claim.size()))
+          reply = ReadFrame(fd);
+      }
+    }
+    close(fd);
+    return reply;
+  }
   TempDir dir_{"psched-auth-it"};
   std::unique_ptr<Proc> leader_;
   int port_ = 0;
@@ -138,21 +161,8 @@ class PeerAuth : public ::testing::Test {
 };
 
 TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
-  // By hand: answer the challenge with a MAC made from another secret.
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port_));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  auto challenge = ReadFrame(fd);
-  ASSERT_TRUE(challenge && challenge->type == proto::MsgType::kAuthChallenge);
-  auto nonce = proto::Decode<proto::AuthChallenge>(*challenge)->nonce;
-  std::string reply = proto::Encode(proto::MsgType::kAuthResponse,
-                                    proto::AuthResponse{1, wrong_->Mac(nonce, 1), "n"});
-  ASSERT_EQ(write(fd, reply.data(), reply.size()), static_cast<ssize_t>(reply.size()));
-  EXPECT_NE(ErrorOf(ReadFrame(fd)).find("authentication failed"), std::string::npos);
-  close(fd);
+  // Node 1, with a MAC made from another secret.
+  EXPECT_NE(ErrorOf(ClaimToBe(1, *wrong_)).find("authentication failed"), std::string::npos);
   // The leader's log names who was refused and which check failed.
   EXPECT_TRUE(leader_->WaitStderr([](const std::string& s) {
     return s.find("refused the connection of peer 127.0.0.1:") != s.npos &&
@@ -173,20 +183,11 @@ TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
   EXPECT_EQ(CountLines(r.out, "1"), 2);
 
   // A second node 1, even with the right secret, and a node the tree does not have, are refused.
+  auto secret = daemon::Secret::FromFile(dir_ / "secret");
+  ASSERT_TRUE(secret);
   for (int claimed : {1, 5}) {
-    int again = socket(AF_INET, SOCK_STREAM, 0);
-    ASSERT_EQ(connect(again, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    auto ch = ReadFrame(again);
-    ASSERT_TRUE(ch && ch->type == proto::MsgType::kAuthChallenge);
-    auto secret = daemon::Secret::FromFile(dir_ / "secret");
-    ASSERT_TRUE(secret);
-    std::string claim = proto::Encode(
-        proto::MsgType::kAuthResponse,
-        proto::AuthResponse{
-            claimed, secret->Mac(proto::Decode<proto::AuthChallenge>(*ch)->nonce, claimed), "n"});
-    ASSERT_EQ(write(again, claim.data(), claim.size()), static_cast<ssize_t>(claim.size()));
-    EXPECT_NE(ErrorOf(ReadFrame(again)).find("authentication failed"), std::string::npos);
-    close(again);
+    EXPECT_NE(ErrorOf(ClaimToBe(claimed, *secret)).find("authentication failed"), std::string::npos)
+        << "node " << claimed;
   }
   EXPECT_TRUE(leader_->WaitStderr([](const std::string& s) {
     return s.find("node 1 is connected already") != s.npos &&
