@@ -62,8 +62,7 @@ const char* StageCall(int stage) {
   for (int target = 0; target < 4; ++target)
     if (moved[target] >= 0 && dup2(moved[target], target) < 0) DieInChild(status_fd, kDescriptors);
   const int first_closed = spec.fd3 == ChildSpec::kInherit ? 3 : 4;
-  if (spec.close_other_fds &&
-      (close_range(first_closed, status_fd - 1, 0) != 0 || close_range(status_fd + 1, ~0U, 0) != 0))
+  if (spec.close_other_fds && !CloseDescriptorsFrom(first_closed, status_fd))
     DieInChild(status_fd, kDescriptors);
 
   execvpe(argv[0], argv, envp);
@@ -79,6 +78,12 @@ void ResetSignalsInChild() {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+}
+
+bool CloseDescriptorsFrom(int first, int keep) {
+  if (keep < first) return close_range(first, ~0U, 0) == 0;
+  return (keep == first || close_range(first, keep - 1, 0) == 0) &&
+         close_range(keep + 1, ~0U, 0) == 0;
 }
 
 Result<pid_t> StartChild(const ChildSpec& spec) {

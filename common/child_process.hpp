@@ -41,4 +41,8 @@ Result<pid_t> StartChild(const ChildSpec& spec);
 // fork or vfork.
 void ResetSignalsInChild();
 
+// Closes every descriptor from `first` up except `keep` (a child's status pipe, which is
+// close-on-exec and so still reports a failed exec). Async-signal-safe; false on failure.
+bool CloseDescriptorsFrom(int first, int keep);
+
 }  // namespace psched

@@ -83,6 +83,27 @@ TEST(StartChild, OwnSessionAndDefaultSignals) {
   EXPECT_EQ(WaitFor(*pid), 128 + SIGINT) << "SIGINT stayed ignored in the child";
 }
 
+// In a child, as it is used: which descriptors from 3 up stay open, as a bit mask.
+int OpenAfterClosing(int first, int keep) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    for (int fd = 3; fd < 8; ++fd) dup2(0, fd);
+    if (!CloseDescriptorsFrom(first, keep)) _exit(255);
+    int open_mask = 0;
+    for (int fd = 3; fd < 8; ++fd)
+      if (fcntl(fd, F_GETFD) >= 0) open_mask |= 1 << fd;
+    _exit(open_mask >> 3);
+  }
+  return WaitFor(pid) << 3;
+}
+
+TEST(CloseDescriptorsFrom, KeepsOnlyWhatIsBelowFirstAndTheOneKept) {
+  EXPECT_EQ(OpenAfterClosing(3, 5), 1 << 5);
+  EXPECT_EQ(OpenAfterClosing(3, 3), 1 << 3);
+  EXPECT_EQ(OpenAfterClosing(5, 3), (1 << 3) | (1 << 4));
+  EXPECT_EQ(OpenAfterClosing(4, 7), (1 << 3) | (1 << 7));
+}
+
 TEST(StartChild, AFailedExecIsTheCallersErrorAndTheChildIsReaped) {
   ChildSpec spec;
   spec.argv = {"/nonexistent/helper", "x"};

@@ -60,9 +60,7 @@ struct Pipe {
   if (dup2(out.w, 1) < 0 || dup2(err.w, 2) < 0) DieInChild(status_fd, 1);
   // Only stdio crosses into the rank (and the status pipe, to exec): the daemon's sockets,
   // listeners and log, and whatever its own parent left open, must not live on in ranks.
-  if ((status_fd > 3 && close_range(3, status_fd - 1, 0) != 0) ||
-      close_range(status_fd + 1, ~0U, 0) != 0)
-    DieInChild(status_fd, 6);
+  if (!CloseDescriptorsFrom(3, status_fd)) DieInChild(status_fd, 6);
   if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0)
     DieInChild(status_fd, 2);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) DieInChild(status_fd, 3);
