@@ -12,19 +12,20 @@ namespace psched {
 Result<std::string> ReadWholeFile(const std::string& path, const std::string& what) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Fail(Error::FromErrno("open", what));
+  auto text = ReadToEnd(fd, what);
+  close(fd);
+  return text;
+}
+
+Result<std::string> ReadToEnd(int fd, const std::string& what) {
   std::string text;
   char buf[65536];
   ssize_t n;
   while ((n = read(fd, buf, sizeof buf)) != 0) {
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Error e = Error::FromErrno("read", what);
-      close(fd);
-      return Fail(e);
-    }
+    if (n < 0) return Fail(Error::FromErrno("read", what));
     text.append(buf, static_cast<size_t>(n));
   }
-  close(fd);
   return text;
 }
 

@@ -1,5 +1,6 @@
 #include "common/read_file.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -45,6 +46,21 @@ TEST_F(ReadWholeFileTest, MissingFileAndDirectorySayWhatAndWhichCall) {
   auto directory = ReadWholeFile(dir_, "reading the dir");
   ASSERT_FALSE(directory);
   EXPECT_EQ(directory.error().ToString(), "reading the dir: read: Is a directory");
+}
+
+TEST(ReadToEnd, APipeUntilItsWriterClosesAndTheDescriptorStaysOpen) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  ASSERT_EQ(write(fds[1], "port 7\nready\n", 13), 13);
+  close(fds[1]);
+  auto text = ReadToEnd(fds[0], "reading the pipe");
+  ASSERT_TRUE(text) << text.error().ToString();
+  EXPECT_EQ(*text, "port 7\nready\n");
+  EXPECT_GE(fcntl(fds[0], F_GETFD), 0);
+  close(fds[0]);
+  auto closed = ReadToEnd(fds[0], "reading a closed descriptor");
+  ASSERT_FALSE(closed);
+  EXPECT_EQ(closed.error().ToString(), "reading a closed descriptor: read: Bad file descriptor");
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/read_file.hpp"
 #include "daemon/run_dir.hpp"
 #include "launcher/slurm/slurm_daemons.hpp"
 #include "launcher/slurm/slurm_environment.hpp"
@@ -62,11 +63,8 @@ Result<void> StartEmbedded(const std::string& rundir) {
   }
   close(ready[1]);
   waitpid(pid, nullptr, 0);
-  std::string text;
-  char buf[256];
-  ssize_t n;
-  while ((n = read(ready[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-    if (n > 0) text.append(buf, static_cast<size_t>(n));
+  // A read error reads as "not ready": the message below points to the daemon's log.
+  std::string text = ReadToEnd(ready[0], "the embedded daemon's readiness").value_or("");
   close(ready[0]);
   if (text.find("ready") == std::string::npos) {
     return Fail(ErrorCode::kSystem,

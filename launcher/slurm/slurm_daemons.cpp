@@ -74,12 +74,7 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
     close(out[0]);
     return Fail(pid.error());
   }
-  std::string text;
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(out[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
-  }
+  auto text = ReadToEnd(out[0], "reading the output of " + argv[0]);
   close(out[0]);
   int status = 0;
   while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
