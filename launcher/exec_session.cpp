@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "common/prefix_lines.hpp"
 #include "daemon/connection.hpp"
@@ -84,7 +85,7 @@ class ExecClient {
   // The co-scheduling policy queued the session: say why once it has waited 1 s.
   void Queued(const proto::Json& body) {
     session_ = body.value("session", int64_t{-1});
-    if (pending_signal_ != 0) SendSignal(pending_signal_);
+    DeliverPendingSignals();
     if (options_.quiet) return;
     wait_reason_ = "session " + std::to_string(session_) + " " + body.value("reason", "waits");
     wait_ev_ = evtimer_new(base_, &ExecClient::OnWaited, this);
@@ -109,7 +110,7 @@ class ExecClient {
       std::fprintf(stderr, "psched-exec: session %ld started on nodes%s\n",
                    static_cast<long>(session_), nodes.c_str());
     }
-    if (pending_signal_ != 0) SendSignal(pending_signal_);
+    DeliverPendingSignals();
     StartStdin();
   }
 
@@ -177,15 +178,30 @@ class ExecClient {
     static_cast<ExecClient*>(arg)->HandleSignal(static_cast<int>(sig));
   }
 
+  // A signal that arrives before the daemon has named the session (ranks may print
+  // before every node confirmed the start) waits for the name, Ctrl-Z included.
   void HandleSignal(int sig) {
+    if (session_ < 0) {
+      if (options_.verbose)
+        std::fprintf(stderr, "psched-exec: signal %d (%s) waits for the session to start\n", sig,
+                     strsignal(sig));
+      pending_signals_.push_back(sig);
+      return;
+    }
+    Deliver(sig);
+  }
+
+  void DeliverPendingSignals() {
+    if (session_ < 0) return;
+    std::vector<int> pending;
+    pending.swap(pending_signals_);
+    for (int sig : pending) Deliver(sig);
+  }
+
+  void Deliver(int sig) {
     if (sig == SIGTSTP || sig == SIGCONT) {
-      if (session_ < 0) return;
       auto type = sig == SIGTSTP ? proto::MsgType::kSessionSuspend : proto::MsgType::kSessionResume;
       return conn_->Send(proto::Encode(type, proto::SessionRef{session_, 0}));
-    }
-    if (session_ < 0) {
-      pending_signal_ = sig;  // sent as soon as the session exists
-      return;
     }
     SendSignal(sig);
   }
@@ -204,7 +220,7 @@ class ExecClient {
   event* wait_ev_ = nullptr;
   std::string wait_reason_;
   int64_t session_ = -1;
-  int pending_signal_ = 0;
+  std::vector<int> pending_signals_;  // arrived before session_ was known, in order
   int code_ = -1;
 };
 

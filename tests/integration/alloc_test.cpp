@@ -127,6 +127,35 @@ TEST(Alloc, CtrlZSuspendsTheSessionEverywhereAndFgResumesIt) {
   EXPECT_EQ(p.Wait(), 0) << p.err();
 }
 
+// Ctrl-Z before the daemon has answered the launch (its leader is held stopped) is not
+// lost: the launcher keeps it until the daemon names the session, then suspends it.
+TEST(Alloc, CtrlZBeforeTheDaemonAnswersTheLaunchIsNotLost) {
+  EmulatedAlloc alloc(1, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  pid_t leader = alloc.DaemonPid(0);
+  ASSERT_GT(leader, 0);
+  GoFile go;
+  ASSERT_EQ(kill(leader, SIGSTOP), 0);
+  Proc p({Bin("psched-exec"), "-v", "-n", "2", "sh", "-c", "echo pid $$; " + go.WaitCmd()},
+         alloc.Env());
+  // Sent once the launcher handles it: earlier, SIGTSTP would stop it the default way.
+  bool asked = Eventually([&] { return CatchesSignal(p.pid(), SIGTSTP); });
+  p.Signal(SIGTSTP);
+  bool kept = p.WaitStderr(
+      [](const std::string& s) { return s.find("waits for the session") != s.npos; }, 10);
+  kill(leader, SIGCONT);
+  ASSERT_TRUE(asked) << p.err();
+  ASSERT_TRUE(kept) << p.err();
+  // Suspended as soon as it started: the ranks may not even have printed yet.
+  EXPECT_TRUE(Eventually([&] { return ProcessState(p.pid()) == 'T'; })) << p.err();
+  EXPECT_EQ(SessionOf(alloc.Status(), 1).value("state", ""), "suspended") << alloc.Status();
+  p.Signal(SIGCONT);
+  EXPECT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "pid") == 2; }));
+  EXPECT_EQ(SessionOf(alloc.Status(), 1).value("state", ""), "running") << alloc.Status();
+  go.Go();
+  EXPECT_EQ(p.Wait(), 0) << p.err();
+}
+
 TEST(Alloc, LauncherKilledTakesItsSessionDownOnEveryNode) {
   EmulatedAlloc alloc(2, "core:2");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();

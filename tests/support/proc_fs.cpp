@@ -20,13 +20,13 @@ std::string ProcPath(pid_t pid, const std::string& file) {
   return "/proc/" + std::to_string(pid) + "/" + file;
 }
 
-// The field after "Cpus_allowed_list:" in a /proc status file.
-std::string CpusAllowedIn(const std::string& status_path) {
+// The value of field `name` ("Cpus_allowed_list", "SigCgt") in a /proc status file.
+std::string StatusField(const std::string& status_path, const std::string& name) {
   std::istringstream in(ReadFile(status_path));
   std::string line;
   while (std::getline(in, line)) {
-    if (line.starts_with("Cpus_allowed_list:")) {
-      auto v = line.substr(18);
+    if (line.starts_with(name + ":")) {
+      auto v = line.substr(name.size() + 1);
       v.erase(0, v.find_first_not_of(" \t"));
       return v;
     }
@@ -90,11 +90,17 @@ bool ProcessGone(pid_t pid) {
 }
 
 std::string CpusAllowed(pid_t pid) {
-  return CpusAllowedIn(ProcPath(pid, "status"));
+  return StatusField(ProcPath(pid, "status"), "Cpus_allowed_list");
 }
 
 std::string ThreadCpusAllowed(pid_t pid, pid_t tid) {
-  return CpusAllowedIn(ProcPath(pid, "task/" + std::to_string(tid) + "/status"));
+  return StatusField(ProcPath(pid, "task/" + std::to_string(tid) + "/status"), "Cpus_allowed_list");
+}
+
+bool CatchesSignal(pid_t pid, int sig) {
+  const std::string mask = StatusField(ProcPath(pid, "status"), "SigCgt");
+  if (mask.empty()) return false;
+  return ((std::strtoull(mask.c_str(), nullptr, 16) >> (sig - 1)) & 1U) != 0;
 }
 
 std::vector<pid_t> Threads(pid_t pid) {

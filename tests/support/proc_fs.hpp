@@ -16,6 +16,8 @@ bool ProcessGone(pid_t pid);         // no /proc entry, or a zombie that is not 
 std::string CpusAllowed(pid_t pid);  // Cpus_allowed_list of the process ("" when gone)
 std::string ThreadCpusAllowed(pid_t pid, pid_t tid);  // of one of its threads
 std::vector<pid_t> Threads(pid_t pid);                // /proc/PID/task
+// Whether the process has a handler for `sig` (SigCgt): it is ready for the signal.
+bool CatchesSignal(pid_t pid, int sig);
 std::vector<pid_t> ChildrenOf(pid_t parent);
 // State D with a child: a vfork parent waiting for it (cosched_stuck), not a process
 // that is only paging in its binary (also D, briefly, and SIGSTOP then stops it).

@@ -65,6 +65,18 @@ TEST(TestSupport, StoppedChildIsInStateT) {
   EXPECT_TRUE(ProcessGone(p.pid()));
 }
 
+TEST(TestSupport, CatchesSignalTellsAHandlerFromTheDefaultAndIgnored) {
+  Proc p(
+      {"sh", "-c", "trap 'exit 0' USR2; trap '' USR1; echo ready; while :; do sleep 0.05; done"});
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s.find("ready") != s.npos; }));
+  EXPECT_TRUE(CatchesSignal(p.pid(), SIGUSR2));
+  EXPECT_FALSE(CatchesSignal(p.pid(), SIGUSR1));  // ignored, not caught
+  EXPECT_FALSE(CatchesSignal(p.pid(), SIGTSTP));
+  p.Signal(SIGUSR2);
+  EXPECT_EQ(p.Wait(), 0);
+  EXPECT_FALSE(CatchesSignal(p.pid(), SIGUSR2));  // gone
+}
+
 TEST(TestSupport, ProcReadersSeeOurOwnProcess) {
   EXPECT_FALSE(CpusAllowed(getpid()).empty());
   auto threads = Threads(getpid());
