@@ -3,10 +3,39 @@
 #include <time.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 namespace psched::daemon {
+namespace {
+
+// The process's children, from every thread's /proc children list.
+std::vector<pid_t> ChildrenOf(pid_t pid) {
+  std::vector<pid_t> kids;
+  std::error_code ec;
+  const std::string task = "/proc/" + std::to_string(pid) + "/task";
+  for (const auto& thread : std::filesystem::directory_iterator(task, ec)) {
+    std::ifstream in(thread.path() / "children");
+    for (pid_t kid = 0; in >> kid;) kids.push_back(kid);
+  }
+  return kids;
+}
+
+// A vfork parent sleeps in state D inside the kernel's clone until its child execs or
+// exits. When SIGSTOP reaches a shell's process group just as it vforks a command,
+// the child stops before exec and the shell can neither run nor stop: it is held as
+// surely as a stopped process, and counts as one. A process in D for any other reason
+// (a hung file system) still does not.
+bool HeldByStoppedVforkChild(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/wchan");
+  std::string wchan;
+  if (!std::getline(in, wchan) || (wchan != "kernel_clone" && wchan != "_do_fork")) return false;
+  std::vector<pid_t> kids = ChildrenOf(pid);
+  return !kids.empty() && AllStopped(kids);
+}
+
+}  // namespace
 
 char ProcState(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -21,6 +50,7 @@ char ProcState(pid_t pid) {
 bool AllStopped(const std::vector<pid_t>& pids, pid_t* running) {
   for (pid_t pid : pids) {
     char st = ProcState(pid);
+    if (st == 'D' && HeldByStoppedVforkChild(pid)) continue;
     if (st != 0 && st != 'T' && st != 't' && st != 'Z' && st != 'X') {
       if (running) *running = pid;
       return false;

@@ -119,7 +119,8 @@ TEST(Alloc, CtrlZSuspendsTheSessionEverywhereAndFgResumesIt) {
   };
   p.Signal(SIGTSTP);
   // The launcher stops itself only once every node confirmed its ranks stopped.
-  EXPECT_TRUE(Eventually([&] { return ProcessState(p.pid()) == 'T'; })) << "launcher not stopped";
+  EXPECT_TRUE(Eventually([&] { return ProcessState(p.pid()) == 'T'; }))
+      << "launcher not stopped: " << p.err() << alloc.Status();
   EXPECT_TRUE(all([](char s) { return s == 'T'; })) << "launcher stopped before its ranks";
   p.Signal(SIGCONT);
   EXPECT_TRUE(Eventually([&] { return all([](char s) { return s == 'S' || s == 'R'; }); }));

@@ -1,7 +1,10 @@
 // A rank that SIGSTOP cannot stop, for the rollback tests: it vforks a child that
 // never execs nor exits, so it waits in uninterruptible sleep (state D) as a rank
-// stuck in I/O on a hung file system would. A pending SIGSTOP never takes effect;
-// SIGKILL still ends it (the vfork wait is killable), and the child dies with it.
+// stuck in I/O on a hung file system would. The child leaves the rank's process group,
+// so the session's SIGSTOP does not stop it either: a vfork parent whose child is
+// stopped counts as stopped (daemon/suspend.hpp), one whose child runs does not. A
+// pending SIGSTOP never takes effect; SIGKILL still ends the rank (the vfork wait is
+// killable), and the child dies with it.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@ int main() {
   if (child == 0) {
     // Only system calls here: the child borrows the parent's memory until it ends.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    setpgid(0, 0);
     for (;;) pause();
   }
   return child < 0 ? 1 : 0;
