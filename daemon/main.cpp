@@ -19,6 +19,7 @@
 #include "daemon/run_dir.hpp"
 #include "pmix/daemon_host.hpp"
 #include "pmix/fabric.hpp"
+#include "pmix/stale_dirs.hpp"
 
 namespace {
 
@@ -77,7 +78,7 @@ void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& 
 // `pmix_dir` gets the server's directory (empty: PMIx's default), removed at the end.
 Result<std::unique_ptr<psched::pmix::PmixServer>> StartPmixServer(
     const psched::daemon::DaemonOptions& opt, std::string& pmix_dir) {
-  pmix_dir = "/tmp/psched-pmix." + std::to_string(opt.node) + ".XXXXXX";
+  pmix_dir = psched::pmix::DaemonDirTemplate(std::getenv("TMPDIR"), opt.node);
   if (mkdtemp(pmix_dir.data()) == nullptr) {
     // PMIx then uses its default directory; worth a line, as Open MPI may stumble later.
     std::fprintf(stderr, "pschedd: mkdtemp '%s': %s (PMIx uses its default directory)\n",

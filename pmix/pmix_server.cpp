@@ -131,10 +131,10 @@ bool PmixServer::IsInheritedPmixVariable(std::string_view name) {
 
 Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, event_base* base,
                                                      PmixHostServices* services) {
-  if (options.tmpdir.empty() || options.tmpdir.size() > 80) {
-    // Unix socket paths are limited to 108 bytes; PMIx appends its own file names.
-    return Fail(ErrorCode::kInvalidArgument, "PMIx server tmpdir '" + options.tmpdir +
-                                                 "' is empty or longer than 80 characters");
+  if (options.tmpdir.empty() || options.tmpdir.size() > kMaxDaemonDirLength) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "PMIx server tmpdir '" + options.tmpdir + "' is empty or longer than " +
+                    std::to_string(kMaxDaemonDirLength) + " characters");
   }
   if (options.hostname.empty())
     return Fail(ErrorCode::kInvalidArgument, "PMIx server: empty hostname");

@@ -75,6 +75,15 @@ Owner OwnerFromPmixFiles(const std::string& dir) {
 
 }  // namespace
 
+std::string DaemonDirTemplate(const char* tmpdir, int node) {
+  const std::string name = std::string(kDaemonDirPrefix) + std::to_string(node) + ".XXXXXX";
+  std::string parent = tmpdir != nullptr ? tmpdir : "";
+  while (parent.size() > 1 && parent.back() == '/') parent.pop_back();
+  if (!parent.starts_with('/') || parent.size() + 1 + name.size() > kMaxDaemonDirLength)
+    parent = "/tmp";
+  return (parent == "/" ? "" : parent) + "/" + name;
+}
+
 Result<void> WriteOwner(const std::string& dir) {
   auto start = StartTime(getpid());
   if (!start) return Fail(ErrorCode::kSystem, "reading /proc/self/stat for " + dir + "/owner");

@@ -15,6 +15,16 @@ namespace psched::pmix {
 // pschedd's per-daemon PMIx directories are <parent>/<kDaemonDirPrefix><node>.XXXXXX.
 inline constexpr std::string_view kDaemonDirPrefix = "psched-pmix.";
 
+// Unix socket paths hold 108 bytes and PMIx appends its own file names below the
+// directory: PmixServer refuses a longer one.
+inline constexpr size_t kMaxDaemonDirLength = 80;
+
+// The mkdtemp template of node `node`'s directory: under `tmpdir` (the caller's
+// TMPDIR, as Slurm and PMIx honour it) when that is an absolute path short enough for
+// kMaxDaemonDirLength, else under /tmp. Daemons sweep only their own parent, so jobs
+// with different TMPDIRs never touch each other's directories.
+std::string DaemonDirTemplate(const char* tmpdir, int node);
+
 // Records this process (pid and start time) as the owner of `dir` (file "owner").
 Result<void> WriteOwner(const std::string& dir);
 

@@ -87,5 +87,22 @@ TEST_F(StaleDirsTest, WriteOwnerIntoMissingDirectoryFails) {
   EXPECT_NE(r.error().ToString().find("owner"), std::string::npos);
 }
 
+TEST(DaemonDirTemplate, UsesTmpdirWhenAbsoluteAndShortEnough) {
+  EXPECT_EQ(DaemonDirTemplate("/scratch/job42", 3), "/scratch/job42/psched-pmix.3.XXXXXX");
+  EXPECT_EQ(DaemonDirTemplate("/scratch/job42//", 0), "/scratch/job42/psched-pmix.0.XXXXXX");
+  EXPECT_EQ(DaemonDirTemplate("/", 1), "/psched-pmix.1.XXXXXX");
+}
+
+TEST(DaemonDirTemplate, FallsBackToTmpForMissingRelativeOrLongTmpdir) {
+  EXPECT_EQ(DaemonDirTemplate(nullptr, 2), "/tmp/psched-pmix.2.XXXXXX");
+  EXPECT_EQ(DaemonDirTemplate("", 2), "/tmp/psched-pmix.2.XXXXXX");
+  EXPECT_EQ(DaemonDirTemplate("scratch", 2), "/tmp/psched-pmix.2.XXXXXX");
+  const std::string longest(kMaxDaemonDirLength - std::string("/psched-pmix.2.XXXXXX").size(), 'd');
+  const std::string fits = "/" + longest.substr(1);
+  EXPECT_EQ(DaemonDirTemplate(fits.c_str(), 2), fits + "/psched-pmix.2.XXXXXX");
+  EXPECT_EQ(DaemonDirTemplate((fits + "d").c_str(), 2), "/tmp/psched-pmix.2.XXXXXX");
+  EXPECT_EQ(DaemonDirTemplate(fits.c_str(), 2).size(), kMaxDaemonDirLength);
+}
+
 }  // namespace
 }  // namespace psched::pmix

@@ -13,6 +13,7 @@
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/text.hpp"
 
 namespace {
@@ -507,27 +508,35 @@ std::string PmixDirOf(const psched::testing::EmulatedAlloc& alloc) {
 
 // A SIGKILLed daemon leaves its PMIx directory behind; the next daemon to start
 // removes it, and leaves alone the directory of a daemon that is still running.
+// The daemons live under a private TMPDIR: a daemon sweeps only its own parent, so
+// the daemons of tests running beside this one cannot remove the dead directory
+// before the test has seen it.
 TEST(PmixDaemon, DirectoryOfKilledDaemonIsRemovedByNextDaemon) {
   namespace fs = std::filesystem;
+  psched::testing::TempDir tmp("psched-tmpdir");
+  const std::vector<std::string> env = {"TMPDIR=" + tmp.path()};
+  const std::string topology = "pack:1 core:2 pu:1";
   std::string dead_dir;
   {
-    psched::testing::EmulatedAlloc doomed(1, "pack:1 core:2 pu:1");
-    ASSERT_TRUE(doomed.ok());
+    psched::testing::EmulatedAlloc doomed(1, topology, 8, "", env);
+    ASSERT_TRUE(doomed.ok()) << doomed.Diagnosis();
     dead_dir = PmixDirOf(doomed);
-    ASSERT_FALSE(dead_dir.empty());
+    ASSERT_TRUE(dead_dir.starts_with(tmp.path() + "/psched-pmix.0.")) << dead_dir;
     pid_t daemon = doomed.DaemonPid(0);
     ASSERT_GT(daemon, 0);
     kill(daemon, SIGKILL);
     ASSERT_TRUE(psched::testing::Eventually([&] { return psched::testing::ProcessGone(daemon); }));
   }
   ASSERT_TRUE(fs::exists(dead_dir + "/owner")) << dead_dir;
-  psched::testing::EmulatedAlloc live(1, "pack:1 core:2 pu:1");
-  ASSERT_TRUE(live.ok());
-  std::string live_dir = PmixDirOf(live);
-  ASSERT_FALSE(live_dir.empty());
-  auto o = InAllocation(kOneNode, "true");
-  EXPECT_EQ(o.code, 0) << o.err;
+  psched::testing::EmulatedAlloc live(1, topology, 8, "", env);
+  ASSERT_TRUE(live.ok()) << live.Diagnosis();
   EXPECT_FALSE(fs::exists(dead_dir)) << dead_dir;
+  std::string live_dir = PmixDirOf(live);
+  ASSERT_TRUE(live_dir.starts_with(tmp.path() + "/psched-pmix.0.")) << live_dir;
+  {
+    psched::testing::EmulatedAlloc next(1, topology, 8, "", env);
+    ASSERT_TRUE(next.ok()) << next.Diagnosis();
+  }
   EXPECT_TRUE(fs::exists(live_dir + "/owner")) << live_dir;
 }
 

@@ -9,23 +9,25 @@
 namespace psched::testing {
 namespace {
 
-// psched-alloc's extra environment: PSCHED_CONF naming `toml` written into `dir`, or
-// nothing when there is no config.
-std::vector<std::string> ConfEnv(const TempDir& dir, const std::string& toml) {
-  if (toml.empty()) return {};
+// psched-alloc's extra environment: `env`, and PSCHED_CONF naming `toml` written into
+// `dir` when there is a config.
+std::vector<std::string> AllocEnv(const TempDir& dir, const std::string& toml,
+                                  std::vector<std::string> env) {
+  if (toml.empty()) return env;
   std::string path = dir / "psched.toml";
   std::ofstream(path) << toml;
-  return {"PSCHED_CONF=" + path};
+  env.push_back("PSCHED_CONF=" + path);
+  return env;
 }
 
 }  // namespace
 
 EmulatedAlloc::EmulatedAlloc(int nodes, const std::string& topology, int fanout,
-                             const std::string& admin_toml)
+                             const std::string& admin_toml, std::vector<std::string> env)
     : proc_({Bin("psched-alloc"), "-N", std::to_string(nodes), "--topology", topology, "--fanout",
              std::to_string(fanout), "--", "sh", "-c",
              "echo \"alloc=$PSCHED_ALLOCATION\"; exec cat > /dev/null"},
-            ConfEnv(conf_dir_, admin_toml), /*keep_stdin_open=*/true) {
+            AllocEnv(conf_dir_, admin_toml, std::move(env)), /*keep_stdin_open=*/true) {
   if (proc_.WaitStdout([](const std::string& s) { return s.find('\n') != std::string::npos; })) {
     auto line = Lines(proc_.out()).front();
     if (line.starts_with("alloc=")) dir_ = line.substr(6);

@@ -18,10 +18,11 @@ namespace psched::testing {
 // close: the allocation lives until Stop() or the end of the object. A non-empty
 // `admin_toml` is the admins' config of its daemons: written to a private file named
 // by PSCHED_CONF in psched-alloc's environment only (the test's own stays untouched).
+// `env` ("NAME=value") is added to psched-alloc's environment, and so its daemons'.
 class EmulatedAlloc {
  public:
   EmulatedAlloc(int nodes, const std::string& topology, int fanout = 8,
-                const std::string& admin_toml = "");
+                const std::string& admin_toml = "", std::vector<std::string> env = {});
   ~EmulatedAlloc();
   bool ok() const { return !dir_.empty(); }
   // For a failed start: what psched-alloc printed, or that it printed nothing in time.
