@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -193,6 +194,12 @@ TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
     return s.find("node 1 is connected already") != s.npos &&
            s.find("node 5 is not a child of this node") != s.npos;
   })) << leader_->err();
+
+  // SIGTERM ends the leader cleanly, and its log says why it stopped.
+  leader_->Signal(SIGTERM);
+  EXPECT_EQ(leader_->Wait(), 0) << leader_->err();
+  EXPECT_NE(leader_->err().find("pschedd: SIGTERM received: stopping"), std::string::npos)
+      << leader_->err();
 }
 
 }  // namespace
