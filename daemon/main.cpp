@@ -121,22 +121,29 @@ void HostPmix(psched::daemon::Daemon& daemon, std::unique_ptr<psched::pmix::Pmix
 // shutdown: sessions are killed first). The daemon ends while the signals are still
 // caught, so a second Ctrl-C cannot cut its cleanup short.
 void RunUntilStopped(event_base* base, std::unique_ptr<psched::daemon::Daemon>& daemon) {
+  struct Stopper {
+    event_base* base;
+    bool signalled = false;
+  } stopper{base};
   // Said in the log: a daemon that ends for a signal would otherwise leave it empty.
   auto on_term = [](evutil_socket_t sig, short, void* arg) {
+    auto* s = static_cast<Stopper*>(arg);
     std::fprintf(stderr, "pschedd: SIG%s received: stopping\n",
                  sigabbrev_np(static_cast<int>(sig)));
-    event_base_loopexit(static_cast<event_base*>(arg), nullptr);
+    s->signalled = true;
+    event_base_loopexit(s->base, nullptr);
   };
-  event* term = evsignal_new(base, SIGTERM, on_term, base);
-  event* intr = evsignal_new(base, SIGINT, on_term, base);
+  event* term = evsignal_new(base, SIGTERM, on_term, &stopper);
+  event* intr = evsignal_new(base, SIGINT, on_term, &stopper);
   event_add(term, nullptr);
   event_add(intr, nullptr);
   const int rc = event_base_dispatch(base);
-  if (!daemon->stopped() && !event_base_got_exit(base)) {
-    // Neither a shutdown nor a signal: the loop ran out of events or was broken
-    // from inside a library. Say so, or the daemon would vanish without a word.
-    std::fprintf(stderr, "pschedd: event loop ended without a stop (dispatch %d, break %d)\n", rc,
-                 event_base_got_break(base));
+  if (!daemon->stopped() && !stopper.signalled) {
+    // Neither a shutdown nor a signal ended the loop, but a library or an empty base:
+    // say so, or the daemon would vanish without a word.
+    std::fprintf(stderr,
+                 "pschedd: event loop ended without a stop (dispatch %d, exit %d, break %d)\n", rc,
+                 event_base_got_exit(base), event_base_got_break(base));
   }
   daemon.reset();
   event_free(term);

@@ -129,6 +129,10 @@ bool PmixServer::IsInheritedPmixVariable(std::string_view name) {
   return name.starts_with("PMIX_") && !name.starts_with("PMIX_MCA_");
 }
 
+void RunOutLeftoverLoopExit(event_base* base) {
+  event_base_loop(base, EVLOOP_NONBLOCK);
+}
+
 Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, event_base* base,
                                                      PmixHostServices* services) {
   if (options.tmpdir.empty() || options.tmpdir.size() > kMaxDaemonDirLength) {
@@ -195,6 +199,7 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
                       .WithNode(opt.node_index));
     }
     server->owns_pmix_loop_ = true;
+    RunOutLeftoverLoopExit(server->base_);
   }
   auto queue = UpcallQueue::Create(server->base_);
   if (!queue) return Fail(queue.error());

@@ -57,6 +57,14 @@ struct ProcsLocation {
   std::vector<std::string> unknown_nspaces;  // not registered on this node
 };
 
+// Taking over PMIx's event base ends PMIx's progress thread with
+// event_base_loopexit(base, NULL), which activates a one-shot "exit" event. When the
+// thread leaves its loop before it runs that event, the event stays active on the base
+// and ends the first loop the new owner runs: a daemon then exited at once, with status
+// 0 and nothing in its log. One non-blocking pass runs such a leftover now; the exit
+// flag it sets is cleared when the next loop starts.
+void RunOutLeftoverLoopExit(event_base* base);
+
 class PmixServer {
  public:
   // Scrubs inherited PMIX_* variables (not PMIX_MCA_*) from this process's
