@@ -28,7 +28,11 @@ class EmulatedAlloc {
   // For a failed start: what psched-alloc printed, or that it printed nothing in time.
   std::string Diagnosis() const;
   const std::string& dir() const { return dir_; }
-  std::vector<std::string> Env() const { return {"PSCHED_ALLOCATION=" + dir_}; }
+  // Names a path that is no allocation when the start failed: an empty value would let
+  // psched-exec fall back to the embedded daemon and leave it running after the test.
+  std::vector<std::string> Env() const {
+    return {"PSCHED_ALLOCATION=" + (ok() ? dir_ : "/nonexistent/psched-alloc-did-not-start")};
+  }
   pid_t DaemonPid(int node) const;
   int Stop();  // closes the shell's stdin; returns psched-alloc's exit code
   // psched-exec `args` in this allocation, left running.
