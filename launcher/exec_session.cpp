@@ -178,13 +178,14 @@ class ExecClient {
     static_cast<ExecClient*>(arg)->HandleSignal(static_cast<int>(sig));
   }
 
-  // A signal that arrives before the daemon has named the session (ranks may print
-  // before every node confirmed the start) waits for the name, Ctrl-Z included.
+  // A signal that arrives before the daemon has answered the launch (and so named the
+  // session) waits for that answer, Ctrl-Z and fg included.
   void HandleSignal(int sig) {
     if (session_ < 0) {
-      if (options_.verbose)
+      if (options_.verbose) {
         std::fprintf(stderr, "psched-exec: signal %d (%s) waits for the session to start\n", sig,
                      strsignal(sig));
+      }
       pending_signals_.push_back(sig);
       return;
     }
