@@ -148,7 +148,7 @@ TEST_F(CoschedNodeTest, ConfirmationNeverHoldsTheEventLoop) {
 TEST_F(CoschedNodeTest, ConfirmationWaitsTheConfiguredTimeFromTheOrder) {
   Spawn(4, 1, {PSCHED_COSCHED_STUCK});
   pid_t pid = Pids(4).front();
-  ASSERT_TRUE(Loop([&] { return psched::testing::InVforkWait(pid); }, 20))
+  ASSERT_TRUE(Loop([&] { return psched::testing::StuckInVfork(pid); }, 20))
       << "pid " << pid << " is '" << ProcState(pid) << "'";
   Order("suspend", 4, {{"grace_s", 0}, {"confirm_s", 0.25}});
   proto::Json reply = NextReply();

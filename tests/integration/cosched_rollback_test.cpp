@@ -196,7 +196,7 @@ TEST_F(CoschedRollbackTest, RankThatCannotStopFailsTheSuspendStepEverywhere) {
   auto stuck = WaitRanks(1, "cosched_stuck", 1);
   ASSERT_EQ(stuck.count(9), 1u);
   ASSERT_EQ(stuck[9].node, 2);
-  ASSERT_TRUE(Eventually([&] { return InVforkWait(stuck[9].pid); }));
+  ASSERT_TRUE(Eventually([&] { return StuckInVfork(stuck[9].pid); }));
   auto pinned = Pinning(sleepers);
 
   auto surpass = Exec({"--policy", "surpass", "-n", "4", "true"});
@@ -297,7 +297,7 @@ TEST_F(CoschedRollbackTest, ConfiguredConfirmationTimeFailsARankThatCannotStop) 
   auto sleepers = WaitRanks(1, "sleep", 15);
   auto stuck = WaitRanks(1, "cosched_stuck", 1);
   ASSERT_EQ(stuck.count(9), 1u);
-  ASSERT_TRUE(Eventually([&] { return InVforkWait(stuck[9].pid); }));
+  ASSERT_TRUE(Eventually([&] { return StuckInVfork(stuck[9].pid); }));
   auto surpass = Exec({"--policy", "surpass", "-n", "4", "true"});
   EXPECT_NE(surpass->Wait(120), 0);
   const std::string& err = surpass->err();

@@ -114,8 +114,10 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
   return out;
 }
 
-bool InVforkWait(pid_t pid) {
-  return ProcessState(pid) == 'D' && !ChildrenOf(pid).empty();
+bool StuckInVfork(pid_t pid) {
+  if (ProcessState(pid) != 'D') return false;
+  const std::vector<pid_t> kids = ChildrenOf(pid);
+  return std::any_of(kids.begin(), kids.end(), [](pid_t kid) { return getpgid(kid) == kid; });
 }
 
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles) {

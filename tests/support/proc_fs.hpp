@@ -19,9 +19,10 @@ std::vector<pid_t> Threads(pid_t pid);                // /proc/PID/task
 // Whether the process has a handler for `sig` (SigCgt): it is ready for the signal.
 bool CatchesSignal(pid_t pid, int sig);
 std::vector<pid_t> ChildrenOf(pid_t parent);
-// State D with a child: a vfork parent waiting for it (cosched_stuck), not a process
-// that is only paging in its binary (also D, briefly, and SIGSTOP then stops it).
-bool InVforkWait(pid_t pid);
+// cosched_stuck ready: state D with a child that leads its own process group, so a
+// SIGSTOP to the rank's group can no longer reach the child and stop the pair. (State D
+// alone is also a process only paging in its binary, which SIGSTOP then stops.)
+bool StuckInVfork(pid_t pid);
 // pids of processes whose command line contains every one of `needles`.
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles);
 
