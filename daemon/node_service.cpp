@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <algorithm>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <unordered_map>
@@ -350,12 +351,26 @@ void NodeService::MaybeFinish(int64_t session) {
   send_up_(proto::MsgType::kSessionNodeDone, proto::Json(done));
 }
 
+// A group's id is its leader's pid, and pid_max may be as small as 32768: once the
+// leader rank is reaped and the group has emptied, that pid can come back as the
+// leader of someone else's group. While the leader is unreaped this daemon holds its
+// pid; once reaped, a live process with that pid is not the leader rank, so the group
+// of that id is not the session's any more.
+bool NodeService::GroupIsTheSessions(const LocalSession& s) {
+  if (s.pgid <= 0) return false;
+  for (const LocalRank& r : s.ranks) {
+    if (r.pid != s.pgid) continue;
+    return !r.reaped || (kill(s.pgid, 0) != 0 && errno == ESRCH);
+  }
+  return false;
+}
+
 void NodeService::Signal(int64_t session, int sig) {
   LocalSession* s = Find(session);
   if (s == nullptr) return;
   if (s->starting && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
     s->killed_before_start = sig;  // StartRanks reports its ranks as killed
-  if (s->pgid > 0) kill(-s->pgid, sig);
+  if (GroupIsTheSessions(*s)) kill(-s->pgid, sig);
   // A rank that left the group (setsid) still gets it directly; one still in it must
   // not get it twice (a USR1 handler would run twice).
   for (const LocalRank& r : s->ranks)

@@ -56,6 +56,8 @@ class NodeService {
   struct LocalRank;
   struct LocalSession;
 
+  // Whether s.pgid still names the session's process group (not a reused pid).
+  static bool GroupIsTheSessions(const LocalSession& s);
   // The ranks of a session whose launch hook has answered (`hooked`).
   void StartRanks(const proto::SpawnOrder& order, Result<void> hooked);
   void StartRank(LocalSession& s, const proto::SpawnOrder& order, const proto::RankSpec& spec);
