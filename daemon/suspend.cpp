@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -22,17 +23,19 @@ std::vector<pid_t> ChildrenOf(pid_t pid) {
   return kids;
 }
 
-// A vfork parent sleeps in state D inside the kernel's clone until its child execs or
-// exits. When SIGSTOP reaches a shell's process group just as it vforks a command,
-// the child stops before exec and the shell can neither run nor stop: it is held as
-// surely as a stopped process, and counts as one. A process in D for any other reason
-// (a hung file system) still does not.
-bool HeldByStoppedVforkChild(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/wchan");
-  std::string wchan;
-  if (!std::getline(in, wchan) || (wchan != "kernel_clone" && wchan != "_do_fork")) return false;
+// A vfork parent sleeps in state D until its child execs or exits. When SIGSTOP
+// reaches a shell's process group just as it vforks a command, the child stops before
+// exec and the shell can neither run nor stop: it is held as surely as a stopped
+// process (with the SIGSTOP pending for when it can run), and counts as one. So does
+// any process in D whose children are all stopped; one in D with a running child, or
+// with none (a hung file system), does not. (The kernel's wchan would tell a vfork
+// wait apart, but reads "0" whenever it cannot unwind the sleeping task.)
+bool HeldByStoppedChildren(pid_t pid) {
   std::vector<pid_t> kids = ChildrenOf(pid);
-  return !kids.empty() && AllStopped(kids);
+  return !kids.empty() && std::all_of(kids.begin(), kids.end(), [](pid_t kid) {
+    char st = ProcState(kid);
+    return st == 'T' || st == 't';
+  });
 }
 
 }  // namespace
@@ -50,7 +53,7 @@ char ProcState(pid_t pid) {
 bool AllStopped(const std::vector<pid_t>& pids, pid_t* running) {
   for (pid_t pid : pids) {
     char st = ProcState(pid);
-    if (st == 'D' && HeldByStoppedVforkChild(pid)) continue;
+    if (st == 'D' && HeldByStoppedChildren(pid)) continue;
     if (st != 0 && st != 'T' && st != 't' && st != 'Z' && st != 'X') {
       if (running) *running = pid;
       return false;

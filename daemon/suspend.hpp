@@ -24,7 +24,8 @@ namespace psched::daemon {
 inline constexpr double kConfirmTimeoutS = config::kDefaultSuspendConfirmTimeoutS;
 
 // One look, no waiting: is every process stopped (state T or t), exited (Z) or gone?
-// A vfork parent whose child is stopped counts as stopped (it cannot run either).
+// A process in state D whose children are all stopped counts as stopped: a vfork
+// parent whose child stopped before exec cannot run either.
 // When not, `*running` is the first one still running.
 bool AllStopped(const std::vector<pid_t>& pids, pid_t* running = nullptr);
 
