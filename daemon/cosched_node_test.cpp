@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "daemon/freezer.hpp"
-#include "daemon/node_service.hpp"
+#include "daemon/node_service_fixture.hpp"
 #include "daemon/suspend.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
@@ -17,32 +17,19 @@
 namespace psched::daemon {
 namespace {
 
-class CoschedNodeTest : public ::testing::Test {
+class CoschedNodeTest : public NodeServiceFixture {
  protected:
   void SetUp() override {
-    base_ = event_base_new();
-    ranks_ = std::make_unique<NodeService>(base_, 0, std::vector<int>{0},
-                                           [](proto::MsgType, const proto::Json&) {});
+    NodeServiceFixture::SetUp();
     node_ = std::make_unique<CoschedNode>(
         base_, 0, *ranks_, std::vector<int>{0},
         [this](const std::string& reply) { replies_.push_back(proto::Json::parse(reply)); });
   }
   void TearDown() override {
     node_.reset();
-    ranks_.reset();  // kills the ranks
+    ranks_.reset();  // kills the ranks, before their freezer goes
     freezer_.reset();
-    event_base_free(base_);
-  }
-  void Spawn(int64_t session, int n, std::vector<std::string> argv) {
-    proto::SpawnOrder order;
-    order.session = session;
-    order.argv = std::move(argv);
-    order.env = {"PATH=/usr/bin:/bin"};
-    order.size = n;
-    for (int r = 0; r < n; ++r) order.ranks.push_back({r, 0, r, {}});
-    ranks_->Spawn(order);
-    // The spawn may wait for the event loop (launch hooks answer there).
-    ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(session).size() == size_t(n); }, 20));
+    NodeServiceFixture::TearDown();
   }
   void Order(const std::string& op, int64_t session,
              const proto::Json& extra = proto::Json::object()) {
@@ -51,24 +38,13 @@ class CoschedNodeTest : public ::testing::Test {
     proto::Json order{{"txn", ++txn_}, {"ops", proto::Json::array({o})}};
     node_->OnOrder(order.dump());
   }
-  // Runs the event loop until `done` or `seconds` pass.
-  bool Loop(const std::function<bool()>& done, double seconds) {
-    return psched::testing::TurnUntil(base_, done, seconds);
-  }
   proto::Json NextReply() {
     size_t want = ++seen_;
     EXPECT_TRUE(Loop([&] { return replies_.size() >= want; }, 30)) << "no reply";
     return replies_.size() >= want ? replies_[want - 1] : proto::Json::object();
   }
-  std::vector<pid_t> Pids(int64_t session) {
-    std::vector<pid_t> pids;
-    for (auto [rank, pid] : ranks_->LocalProcesses(session)) pids.push_back(pid);
-    return pids;
-  }
 
-  event_base* base_ = nullptr;
-  std::unique_ptr<SessionFreezer> freezer_;  // outlives ranks_ (declared first: freed last)
-  std::unique_ptr<NodeService> ranks_;
+  std::unique_ptr<SessionFreezer> freezer_;
   std::unique_ptr<CoschedNode> node_;
   std::vector<proto::Json> replies_;
   size_t seen_ = 0;

@@ -1,7 +1,6 @@
 // NodeService with real ranks on a real event loop.
 #include "daemon/node_service.hpp"
 
-#include <event2/event.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "daemon/node_service_fixture.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -41,41 +41,15 @@ pid_t GroupLeaderWithPid(pid_t want) {
   return -1;
 }
 
-class NodeServiceTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    base_ = event_base_new();
-    ranks_ = std::make_unique<NodeService>(base_, 0, std::vector<int>{0},
-                                           [](proto::MsgType, const proto::Json&) {});
-  }
-  void TearDown() override {
-    ranks_.reset();
-    event_base_free(base_);
-  }
-  bool Loop(const std::function<bool()>& done, double seconds = 20) {
-    return psched::testing::TurnUntil(base_, done, seconds);
-  }
-  void Spawn(int64_t session, std::vector<std::string> argv) {
-    proto::SpawnOrder order;
-    order.session = session;
-    order.argv = std::move(argv);
-    order.env = {"PATH=/usr/bin:/bin"};
-    order.size = 1;
-    order.ranks.push_back({0, 0, 0, {}});
-    ranks_->Spawn(order);
-  }
-  event_base* base_ = nullptr;
-  std::unique_ptr<NodeService> ranks_;
-};
+using NodeServiceTest = NodeServiceFixture;
 
 // The session outlives its only rank (a process it started outside its group holds its
 // output open), the group empties, and the leader's pid comes back as another group's
 // leader: a signal for the session must not reach that group.
 TEST_F(NodeServiceTest, SignalSkipsAGroupThatReusedTheLeadersPid) {
   psched::testing::GoFile go;
-  Spawn(1, {"sh", "-c", "setsid sleep 29.25 & " + go.WaitCmd()});
-  ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(1).size() == 1; }));
-  const pid_t leader = ranks_->LocalProcesses(1).front().second;
+  Spawn(1, 1, {"sh", "-c", "setsid sleep 29.25 & " + go.WaitCmd()});
+  const pid_t leader = Pids(1).front();
   go.Go();
   ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(1).empty(); })) << "rank never reaped";
   ASSERT_EQ(ranks_->num_sessions(), 1u) << "the session ended: nothing held its output";
@@ -91,9 +65,8 @@ TEST_F(NodeServiceTest, SignalSkipsAGroupThatReusedTheLeadersPid) {
 
 // While the leader rank lives, the group is the session's: every member gets it.
 TEST_F(NodeServiceTest, SignalReachesTheGroupWhileItsLeaderLives) {
-  Spawn(2, {"sh", "-c", "sleep 30 & wait"});
-  ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(2).size() == 1; }));
-  const pid_t leader = ranks_->LocalProcesses(2).front().second;
+  Spawn(2, 1, {"sh", "-c", "sleep 30 & wait"});
+  const pid_t leader = Pids(2).front();
   ASSERT_TRUE(
       psched::testing::Eventually([&] { return psched::testing::ChildrenOf(leader).size() == 1; }));
   const pid_t member = psched::testing::ChildrenOf(leader).front();
