@@ -155,6 +155,9 @@ std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionR
     }
   }
   if (rank < req.ranks) return std::nullopt;
+  // -N is exact, as in compact: min(N, ranks) nodes, not fewer because some had no room.
+  if (req.nodes > 0 && static_cast<int>(out.Nodes().size()) < std::min(req.nodes, req.ranks))
+    return std::nullopt;
   // Rank order by node, as users expect from a block distribution of ranks.
   std::stable_sort(out.ranks.begin(), out.ranks.end(),
                    [](const RankSlots& a, const RankSlots& b) { return a.node < b.node; });

@@ -221,6 +221,26 @@ TEST(Placement, ContiguousFailsWhenNoRunHoldsIt) {
   EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{2, 3}));
 }
 
+TEST(Placement, SpreadExactNodeCountFailsWhenFewerNodesHaveRoom) {
+  // -N 3 spread over 3 nodes of which one is full: two nodes would hold the 4 ranks,
+  // but the request asked for three (compact refuses it the same way).
+  auto nodes = NodesWithFull(3, {2});
+  SessionRequest r = Request(4);
+  r.nodes = 3;
+  EXPECT_FALSE(PlaceRanks(nodes, r));
+  EXPECT_FALSE(PlaceRanks(nodes, r, PlaceOptions{Layout::kSpread, 0, {}}));
+  // With room on all three, spread deals the ranks over exactly three.
+  nodes = NodesWithFull(4, {});
+  auto p = PlaceRanks(nodes, r, PlaceOptions{Layout::kSpread, 0, {}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes().size(), 3u);
+  // Fewer ranks than nodes: one node per rank, as compact does.
+  r.ranks = 2;
+  p = PlaceRanks(nodes, r, PlaceOptions{Layout::kSpread, 0, {}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes().size(), 2u);
+}
+
 TEST(Placement, ZeroRanksIsRejected) {
   EXPECT_FALSE(PlaceRanks(Nodes(1, 1, 4, 1), Request(0)));
 }
