@@ -33,13 +33,13 @@ std::optional<double> OwnerAccuracy(std::span<const FinishedJob> owner_history,
   return sum / static_cast<double>(n);
 }
 
-double AgedPriority(double g, int steps, double step_s, double estimate_s) {
+double AgedPriority(double g, int64_t steps, double step_s, double estimate_s) {
   double priority = g;  // priority_{j,1} = g_j
   if (estimate_s <= 0) return priority;
   // The recursion grows faster than exponentially once i * step_s exceeds the estimate;
   // it saturates at +inf, where it stays: stop there instead of looping over a long wait.
-  for (int i = 1; i <= steps && std::isfinite(priority); ++i)
-    priority = g + priority * (i * step_s) / estimate_s;
+  for (int64_t i = 1; i <= steps && std::isfinite(priority); ++i)
+    priority = g + priority * (static_cast<double>(i) * step_s) / estimate_s;
   return priority;
 }
 
@@ -49,8 +49,9 @@ double Psp::Priority(const SessionRequest& request, std::span<const FinishedJob>
   const double g = accuracy ? GroupOfAccuracy(*accuracy).priority : kNoHistoryPriority;
   if (!aging_ || config_.aging_step_s <= 0) return g;
   const double waited = std::max(0.0, now - request.submit_time);
-  const int steps = static_cast<int>(std::floor(waited / config_.aging_step_s));
-  return AgedPriority(g, steps, config_.aging_step_s, request.estimate_s);
+  // In double first: a short step over a long wait exceeds int (the cast was undefined).
+  const double steps = std::min(std::floor(waited / config_.aging_step_s), 1e18);
+  return AgedPriority(g, static_cast<int64_t>(steps), config_.aging_step_s, request.estimate_s);
 }
 
 }  // namespace psched::sched::prio

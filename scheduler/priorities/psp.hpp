@@ -28,12 +28,13 @@ std::optional<double> OwnerAccuracy(std::span<const FinishedJob> owner_history, 
 // waiting time the job has at that update, i * step_s: the priority a job has
 // after waiting steps * step_s. No estimate (<= 0): no aging. Long waits saturate
 // at +inf (ties among them fall back to arrival order).
-double AgedPriority(double g, int steps, double step_s, double estimate_s);
+double AgedPriority(double g, int64_t steps, double step_s, double estimate_s);
 
 class Psp : public PriorityModule {
  public:
   Psp(const PriorityConfig& config, bool aging) : config_(config), aging_(aging) {}
   std::string_view name() const override { return aging_ ? "psp+aging" : "psp"; }
+  bool Ages() const override { return aging_ && config_.aging_step_s > 0; }
   double Priority(const SessionRequest& request, std::span<const FinishedJob> owner_history,
                   double now) const override;
 

@@ -86,6 +86,18 @@ TEST(Psp, AgingRecursion) {
   EXPECT_DOUBLE_EQ(plain.Priority(r, history, 1000 + 450), 25);
 }
 
+// More steps than an int holds (a microsecond step over hours of waiting) still age:
+// the step count used to be cast to int, undefined and on x86 INT_MIN, so no aging.
+TEST(Psp, StepCountBeyondIntStillAges) {
+  PriorityConfig config;
+  config.aging_step_s = 1e-6;
+  Psp aging(config, true);
+  SessionRequest r;
+  r.estimate_s = 1e-3;  // saturates within a few thousand steps: the test stays fast
+  EXPECT_EQ(aging.Priority(r, {}, 1e4), HUGE_VAL);  // 1e10 steps
+  EXPECT_GT(aging.Priority(r, {}, 1e-3), Psp::kNoHistoryPriority);
+}
+
 // Short jobs age faster than long ones (the paper's Fig. 1 argument): a short job of
 // a poorly estimating owner overtakes a long job of an accurate owner.
 TEST(Psp, ShortJobOvertakesLongOneByAging) {

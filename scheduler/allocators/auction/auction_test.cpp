@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "scheduler/allocator_registry.hpp"
 #include "scheduler/allocators/auction/nodesets.hpp"
 
@@ -145,6 +147,29 @@ TEST(Auction, Figure3AllFourJobsAllocated) {
   EXPECT_GE(o.objective, o.greedy_objective - 1e-9);
   // alpha = P_min / (|B| + 1)
   EXPECT_DOUBLE_EQ(o.alpha, 97.0 / (o.bids.size() + 1));
+}
+
+// psp+aging saturates at +inf after a long wait; the IP needs finite weights, so the
+// window's order stands in for all of them (an inf weight made the objective NaN).
+TEST(Auction, SaturatedPrioritiesBecomeWindowOrder) {
+  std::vector<SessionRequest> r(3);
+  for (int i = 0; i < 3; ++i) {
+    r[i].id = i + 1;
+    r[i].ranks = 4;
+  }
+  r[0].priority = HUGE_VAL;
+  r[1].priority = 49;
+  r[2].priority = 10;
+  std::vector<Job> jobs = JobsOf(r);
+  EXPECT_EQ(jobs[0].priority, 3);
+  EXPECT_EQ(jobs[1].priority, 2);
+  EXPECT_EQ(jobs[2].priority, 1);
+  std::vector<NodeFree> free(2, NodeFree{4, 0});
+  Outcome out = RunAuction(jobs, free, AuctionConfig{}, 15);
+  EXPECT_TRUE(std::isfinite(out.greedy_objective));
+  EXPECT_TRUE(std::isfinite(out.alpha));
+  EXPECT_TRUE(std::isfinite(out.objective));
+  EXPECT_EQ(out.awards.size(), 2u);
 }
 
 TEST(Auction, BidCapsPerJobAndInTotal) {

@@ -1,18 +1,22 @@
 #include "scheduler/allocators/auction/job.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace psched::sched::auction {
 
 std::vector<Job> JobsOf(std::span<const SessionRequest> window) {
-  bool all_positive = std::all_of(window.begin(), window.end(),
-                                  [](const SessionRequest& r) { return r.priority > 0; });
+  // Unset (<= 0) or saturated (+inf, psp+aging after a long wait) priorities cannot be
+  // objective weights: inf * 0 makes the objective NaN. The window is in priority order.
+  bool all_usable = std::all_of(window.begin(), window.end(), [](const SessionRequest& r) {
+    return r.priority > 0 && std::isfinite(r.priority);
+  });
   std::vector<Job> jobs;
   for (size_t i = 0; i < window.size(); ++i) {
     const SessionRequest& r = window[i];
     Job j;
     j.id = r.id;
-    j.priority = all_positive ? r.priority : static_cast<double>(window.size() - i);
+    j.priority = all_usable ? r.priority : static_cast<double>(window.size() - i);
     j.cpu = std::max(1, r.ranks);
     j.threads = std::max(1, r.threads_per_rank);
     j.gpus = std::max(0, r.gpus_per_node);

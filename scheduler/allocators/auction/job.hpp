@@ -43,8 +43,9 @@ struct Job {
 };
 
 // Sessions -> jobs: cores = ranks (x threads in slots), -N -> R^node, --ppn -> R^cpn,
-// --gpus-per-node -> R^gpu, contiguous as asked. Priorities <= 0 (unset) are replaced
-// by window order (|J| - i) so alpha = P_min / (|B| + 1) stays positive.
+// --gpus-per-node -> R^gpu, contiguous as asked. If any priority is <= 0 (unset) or
+// not finite (saturated aging), all are replaced by window order (|J| - i): alpha =
+// P_min / (|B| + 1) stays positive and the objective finite.
 std::vector<Job> JobsOf(std::span<const SessionRequest> window);
 
 }  // namespace psched::sched::auction
