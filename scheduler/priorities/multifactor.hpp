@@ -19,6 +19,10 @@ class Multifactor : public PriorityModule {
   // `config.machine_cores` must be > 0 (MakePriority checks it).
   explicit Multifactor(const PriorityConfig& config) : config_(config) {}
   std::string_view name() const override { return "multifactor"; }
+  // Age counts alike for every session until max_age caps it: the order changes then.
+  bool Ages() const override {
+    return config_.multifactor_age_weight > 0 && config_.multifactor_max_age_s > 0;
+  }
   double Priority(const SessionRequest& request, std::span<const FinishedJob> owner_history,
                   double now) const override;
 

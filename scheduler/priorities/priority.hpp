@@ -28,6 +28,9 @@ class PriorityModule {
   // Always > 0, so the auction's alpha = P_min / (|B| + 1) stays meaningful.
   virtual double Priority(const SessionRequest& request, std::span<const FinishedJob> owner_history,
                           double now) const = 0;
+  // Whether the order of waiting sessions can change with time alone (aging): then a
+  // scheduler must run rounds while sessions wait, not only on arrivals and ends.
+  virtual bool Ages() const { return false; }
 };
 
 }  // namespace psched::sched::prio

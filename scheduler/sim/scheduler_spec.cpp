@@ -97,6 +97,7 @@ Result<std::unique_ptr<SchedulerParts>> BuildScheduler(const SchedulerSpec& spec
     if (!module) return Fail(module.error());
     std::shared_ptr<sched::prio::PriorityModule> shared = std::move(*module);
     parts->priority_module = shared;
+    setup.priority_ages = shared->Ages();
     setup.priority = [shared](const sched::SessionRequest& r, std::span<const OwnerJob> history,
                               double now) { return shared->Priority(r, history, now); };
   }

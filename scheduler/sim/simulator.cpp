@@ -55,6 +55,10 @@ class Simulation {
       if (next_round <= t) {
         next_round = kNever;
         if (auto ok = Round(); !ok) return Fail(ok.error());
+        // Aging can reorder the queue before the next event: a job may overtake the head.
+        // (While something runs: a queue nothing can start would otherwise never end.)
+        if (setup_.priority_ages && setup_.interval_s > 0 && !queue_.empty() && !ends_.empty())
+          next_round = t + setup_.interval_s;
       }
     }
     if (!queue_.empty()) {

@@ -44,7 +44,10 @@ struct SimSetup {
   int queue_depth = 0;
   PriorityFn priority;      // empty: first come, first served order
   int history_length = 10;  // finished jobs per owner kept for `priority`
-  double interval_s = 0;    // rounds every interval; 0: at every event
+  double interval_s = 0;    // rounds on this grid after events; 0: at every event
+  // The priority changes while jobs wait (PriorityModule::Ages): with interval_s > 0,
+  // rounds go on every interval while the queue is not empty, as in the daemon.
+  bool priority_ages = false;
   // Called now and then with (jobs finished, jobs in all) for progress lines; may be empty.
   std::function<void(int, int)> progress;
 };

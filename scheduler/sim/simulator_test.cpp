@@ -91,6 +91,34 @@ TEST(SimulatorTest, IntervalRoundsStartJobsOnTheGrid) {
   EXPECT_EQ(r->records[1].start, 15);
 }
 
+// Aging reorders the queue between events, so rounds go on every interval while jobs
+// wait. Two 1-core nodes: A holds one until t = 1000; H (both nodes, long estimate) heads
+// the queue and blocks X (1 core, short estimate), which cannot backfill (it would end
+// after H's reservation). After one aging step X (49 + 49 * 150 / 2000) outranks H
+// (49 + 49 * 150 / 10000) and starts on the free node at the next round, t = 300; rounds
+// only at events would start it at A's end instead.
+TEST(SimulatorTest, AgingPrioritiesGetRoundsBetweenEvents) {
+  Workload w;
+  w.machine = Machine{2, 1, 0};
+  SimJob a;
+  a.request.id = 1, a.request.ranks = 1, a.runtime_s = 1000, a.request.estimate_s = 1000;
+  SimJob h = a;
+  h.request.id = 2, h.request.ranks = 2, h.request.submit_time = 1;
+  h.runtime_s = h.request.estimate_s = 10000;
+  SimJob x = a;
+  x.request.id = 3, x.request.submit_time = 2, x.runtime_s = x.request.estimate_s = 2000;
+  w.jobs = {a, h, x};
+  auto aging = RunSim(w, "easy/psp+aging", 150);
+  ASSERT_TRUE(aging) << aging.error().ToString();
+  EXPECT_EQ(aging->records[2].start, 300);
+  EXPECT_EQ(aging->records[1].start, 2400);  // H at the first round after X ends (2300)
+  // psp without aging: the order stays H, X; X waits for H.
+  auto plain = RunSim(w, "easy/psp", 150);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->records[1].start, 1050);
+  EXPECT_GT(plain->records[2].start, plain->records[1].start);
+}
+
 // SLURM's backfill looks at bf_max_job_test jobs from the head; queue_depth does the same.
 // Two nodes: job 1 (1 node, 50 s) runs first; job 2 (2 nodes, 100 s) is the head after it; job
 // 3 (1 node, 10 s) could backfill while job 1 runs only if the round looks past job 2.
