@@ -3,6 +3,7 @@
 // and the user suspend/resume they (and PMIx job control) share.
 #include <signal.h>
 
+#include <chrono>
 #include <map>
 
 #include "daemon/leader_service.hpp"
@@ -162,7 +163,10 @@ proto::Json LeaderService::Status() const {
                      {"cause", cause}});
   }
   proto::Json sessions = proto::Json::array();
-  double now = Now();
+  const double now = Now();
+  // Start times for people are wall-clock seconds since the epoch, not the scheduler's clock.
+  const double epoch_now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::map<int64_t, int> queue_position;  // 1 = next to start: priority, then arrival order
   for (sched::SessionId id : policies::QueueOrder(snapshot_))
     queue_position[id] = static_cast<int>(queue_position.size()) + 1;
@@ -199,7 +203,7 @@ proto::Json LeaderService::Status() const {
                         {"threads_per_rank", s.threads},
                         {"state", state},
                         {"nodes", s.nodes},
-                        {"start", s.start},
+                        {"start", epoch_now - (now - s.start)},
                         {"elapsed_s", now - s.start}});
     // The priority module's value orders the queue (squeue's PRIORITY): queued only.
     if (model != nullptr && !s.failed && model->state == sched::SessionState::kQueued)

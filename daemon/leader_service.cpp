@@ -83,8 +83,11 @@ void LeaderService::OnPlanTimeout(evutil_socket_t, short, void* arg) {
   self->executor_.OnTimeout(self->plan_timer_txn_);
 }
 
+// The scheduler's clock: seconds since this leader started. Steady, so aging and
+// runtimes do not jump with the wall clock; small, as the priority modules expect
+// (fcfs is 1e9 minus the submit time: epoch seconds would give every session 1.0).
 double LeaderService::Now() const {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
 LeaderService::LiveSession* LeaderService::Find(int64_t id) {

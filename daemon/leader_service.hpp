@@ -167,6 +167,7 @@ class LeaderService {
   // at snapshot_.now: the queue order the policies and window allocators follow.
   void RefreshPriorities();
 
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   PeerLink& peers_;
   int expected_nodes_;
   std::unique_ptr<sched::Allocator> allocator_;

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -538,6 +539,36 @@ TEST(CoschedPriority, MultifactorPutsTheLargerSessionFirstInTheDaemon) {
                       "[priority]\nmodule = \"multifactor\"\n");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   ExpectLaterSessionQueuedFirst(alloc, "4", {"-q", "-n", "1", "true"}, {"-q", "-n", "4", "true"});
+}
+
+// fcfs (the default module) in the daemon: the earlier queued session has the higher
+// priority. Its value is 1e9 minus the submit time: in epoch seconds every session
+// would get the floor of 1.0, and the window allocators would see no order at all.
+TEST(CoschedPriority, FcfsGivesTheEarlierQueuedSessionTheHigherPriority) {
+  EmulatedAlloc alloc(1, "core:2", 8, "[policy]\ndefault = \"wait\"\n");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  GoFile go;
+  auto blocker = alloc.Exec({"-n", "2", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
+  auto early = alloc.Exec({"-q", "-n", "1", "true"});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 2).value("state", "") == "queued"; }));
+  auto late = alloc.Exec({"-q", "-n", "1", "true"});
+  ASSERT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 3).value("state", "") == "queued"; }));
+  const Json status = alloc.Status();
+  const double first = SessionOf(status, 2).value("priority", 0.0);
+  const double second = SessionOf(status, 3).value("priority", 0.0);
+  EXPECT_GT(first, second) << status.dump();
+  EXPECT_GT(second, 1.0) << status.dump();
+  // The start time shown is still wall-clock (epoch seconds), within a minute of now.
+  const double start = SessionOf(status, 1).value("start", 0.0);
+  EXPECT_NEAR(start, static_cast<double>(time(nullptr)), 60.0) << status.dump();
+  go.Go();
+  EXPECT_EQ(blocker->Wait(), 0);
+  EXPECT_EQ(early->Wait(), 0);
+  EXPECT_EQ(late->Wait(), 0);
 }
 
 // The admin's multifactor weights reach the daemon's module: without the age factor a
