@@ -241,9 +241,18 @@ void LeaderService::RestoreSnapshot(const sched::Snapshot& before) {
 void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
                              int64_t arrival, Result<void> ok) {
   if (!ok) return PlanFailed(plan, before, arrival, ok.error());
+  std::vector<int64_t> never_started;
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
+        // Killed, or its launcher gone, while the plan ran (a surpass grace, say): it
+        // must not start with nobody attached. Ending it gives back its slots and
+        // resumes whom the plan suspended for it.
+        if (s->failed) {
+          AnswerSpawn(*s, false, s->message);
+          never_started.push_back(s->id);
+          continue;
+        }
         Spawn(*spawn, s->request, *s);
         AnswerSpawn(*s, true, "");
       }
@@ -257,6 +266,7 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
       }
     }
   }
+  for (int64_t id : never_started) Finish(id);
   RunDeferred();
 }
 
@@ -506,12 +516,13 @@ void LeaderService::Finish(int64_t id) {
   const sched::Session* ended = snapshot_.Find(id);
   sched::Session copy = ended ? *ended : sched::Session{};
   config::ResolvedPolicy policy = s.policy;
+  const bool spawned = !s.nodes.empty();  // not a session that ended before its spawn
   ChildEnded(s);
   KillChildren(id);
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
   snapshot_.now = Now();
-  if (copy.start_time >= 0) {  // it ran: its accuracy joins the owner's history
+  if (copy.start_time >= 0 && spawned) {  // it ran: its accuracy joins the owner's history
     histories_.Finished(id, copy.request.owner, copy.request.estimate_s,
                         snapshot_.now - copy.start_time);
   } else {

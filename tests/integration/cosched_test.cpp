@@ -483,6 +483,40 @@ TEST(CoschedGraceTest, SurpassSendsSigtstpThenStops) {
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }
 
+// A surpasser whose launcher dies during the grace never starts: nobody would see its
+// output or its end, and the session it displaced would stay suspended until it ended.
+// Its slots go back and the displaced session resumes once the plan is over.
+TEST(CoschedGraceTest, ArrivalWhoseLauncherDiesDuringTheGraceNeverStarts) {
+  EmulatedAlloc alloc(1, "core:4", 8, "[policy]\nsurpass_grace_s = 2\n");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
+  std::vector<RankProc> ranks;
+  ASSERT_TRUE(Eventually([&] {
+    ranks = AllocationRanks(alloc.dir(), "cosched_threads");
+    return ranks.size() == 4u;
+  }));
+  TempDir dir;
+  const std::string marker = dir / "started";
+  Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", "touch", marker},
+                alloc.Env());
+  // The grace has begun once every rank of the simulation caught its SIGTSTP.
+  ASSERT_TRUE(sim.WaitStdout([](const std::string& out) {
+    for (const char* r : {"rank 0\n", "rank 1\n", "rank 2\n", "rank 3\n"})
+      if (out.find(std::string("SIGTSTP ") + r) == std::string::npos) return false;
+    return true;
+  })) << sim.out();
+  analysis.Signal(SIGKILL);
+  EXPECT_EQ(analysis.Wait(), 128 + SIGKILL);
+  EXPECT_TRUE(Eventually([&] { return SessionOf(alloc.Status(), 2).empty(); }))
+      << alloc.Status().dump();
+  for (const RankProc& r : ranks)
+    EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) != 'T'; })) << "rank " << r.rank;
+  EXPECT_EQ(SessionOf(alloc.Status(), 1).value("state", ""), "running") << alloc.Status().dump();
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "session 2 started with no launcher";
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
+}
+
 TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   auto conf = std::filesystem::temp_directory_path() /
               ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
