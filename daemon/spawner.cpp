@@ -10,6 +10,7 @@
 
 #include "common/child_process.hpp"
 #include "common/exec_args.hpp"
+#include "common/find_executable.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -39,9 +40,9 @@ struct Pipe {
 
 // In the vfork child, until exec: only async-signal-safe calls, no writes to memory
 // the parent uses (the stack frame is shared), _exit never exit.
-[[noreturn]] void ExecChild(const SpawnSpec& spec, char* const* argv, char* const* envp,
-                            const Pipe& out, const Pipe& err, const Pipe& in, int status_fd,
-                            pid_t daemon_pid) {
+[[noreturn]] void ExecChild(const SpawnSpec& spec, const char* program, char* const* argv,
+                            char* const* envp, const Pipe& out, const Pipe& err, const Pipe& in,
+                            int status_fd, pid_t daemon_pid) {
   // Ranks must not outlive a killed daemon.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != daemon_pid) _exit(137);
@@ -64,7 +65,7 @@ struct Pipe {
   if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0)
     DieInChild(status_fd, 2);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) DieInChild(status_fd, 3);
-  execvpe(argv[0], argv, envp);
+  execvpe(program, argv, envp);  // a path: no search here (a script without #! runs in sh)
   DieInChild(status_fd, 4);
 }
 
@@ -75,7 +76,7 @@ std::string StageName(int stage) {
     case 2:
       return "binding to its CPU set (sched_setaffinity)";
     case 3:
-      return "changing directory";
+      return "changing directory to";
     case 5:
       return "joining its session's cgroup";
     case 6:
@@ -89,6 +90,17 @@ std::string StageName(int stage) {
 
 Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   if (spec.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command to run");
+  // Looked up here, on the rank's PATH from its directory: execvp would search the
+  // daemon's own PATH, that of whoever started it, not the user's now.
+  const std::string search_path = SearchPathOf(spec.env);
+  const std::optional<std::string> program = FindExecutable(spec.argv[0], search_path, spec.cwd);
+  if (!program) {
+    return Fail(ErrorCode::kNotFound,
+                "exec '" + spec.argv[0] + "' failed: " +
+                    (spec.argv[0].find('/') != std::string::npos
+                         ? std::string("no executable file there")
+                         : "not found on the rank's PATH (" + search_path + ")"));
+  }
   std::vector<char*> argv = ExecArray(spec.argv), envp = ExecArray(spec.env);
 
   Pipe out, err, in, status;
@@ -111,7 +123,8 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, &old);
   pid_t pid = vfork();
-  if (pid == 0) ExecChild(spec, argv.data(), envp.data(), out, err, in, status.w, daemon_pid);
+  if (pid == 0)
+    ExecChild(spec, program->c_str(), argv.data(), envp.data(), out, err, in, status.w, daemon_pid);
   int fork_errno = errno;
   sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
@@ -133,9 +146,10 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
     close(out.r);
     close(err.r);
     if (spec.with_stdin) close(in.w);
-    return Fail(
-        payload[1] == ENOENT ? ErrorCode::kNotFound : ErrorCode::kSystem,
-        StageName(payload[0]) + " '" + spec.argv[0] + "' failed: " + std::strerror(payload[1]));
+    // What failed is the directory when changing to it, else the program.
+    const std::string& what = payload[0] == 3 ? spec.cwd : spec.argv[0];
+    return Fail(payload[1] == ENOENT ? ErrorCode::kNotFound : ErrorCode::kSystem,
+                StageName(payload[0]) + " '" + what + "' failed: " + std::strerror(payload[1]));
   }
   return SpawnedRank{pid, out.r, err.r, spec.with_stdin ? in.w : -1};
 }

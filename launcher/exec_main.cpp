@@ -22,14 +22,14 @@ int RunCommand(int argc, char** argv) {
   const ExecOptions& o = parsed.options;
   signal(SIGPIPE, SIG_IGN);
 
-  if (auto exe = ResolveExecutable(o.command.front(), o.chdir); !exe) {
-    std::fprintf(stderr, "psched-exec: %s\n", exe.error().message().c_str());
-    return 127;
-  }
   auto env = RankEnvironment(o.exports, environ);
   if (!env) {
     std::fprintf(stderr, "psched-exec: %s\n", env.error().message().c_str());
     return 2;
+  }
+  if (auto exe = ResolveExecutable(o.command.front(), o.chdir, *env); !exe) {
+    std::fprintf(stderr, "psched-exec: %s\n", exe.error().message().c_str());
+    return 127;
   }
   psched::proto::LaunchRequest req;
   req.argv = o.command;

@@ -1,12 +1,11 @@
 #include "launcher/exec_options.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+
+#include "common/find_executable.hpp"
 
 namespace psched::launcher {
 
@@ -114,22 +113,14 @@ Result<std::vector<std::string>> RankEnvironment(const std::vector<std::string>&
   return env;
 }
 
-Result<std::string> ResolveExecutable(const std::string& command, const std::string& chdir) {
-  auto executable = [](const std::string& path) {
-    struct stat st {};
-    return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(path.c_str(), X_OK) == 0;
-  };
-  if (command.find('/') != std::string::npos) {
-    std::string path = command.front() == '/' || chdir.empty() ? command : chdir + "/" + command;
-    if (executable(path)) return command;
+Result<std::string> ResolveExecutable(const std::string& command, const std::string& chdir,
+                                      const std::vector<std::string>& env) {
+  const std::string path = SearchPathOf(env);
+  if (auto program = FindExecutable(command, path, chdir)) return *program;
+  if (command.find('/') != std::string::npos)
     return Fail(ErrorCode::kNotFound, "executable '" + command + "' not found or not executable");
-  }
-  const char* path_env = std::getenv("PATH");
-  std::stringstream dirs(path_env ? path_env : "/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':'))
-    if (executable((dir.empty() ? "." : dir) + "/" + command)) return command;
-  return Fail(ErrorCode::kNotFound, "executable '" + command + "' not found in PATH");
+  return Fail(ErrorCode::kNotFound,
+              "executable '" + command + "' not found in PATH (the ranks' PATH: " + path + ")");
 }
 
 }  // namespace psched::launcher

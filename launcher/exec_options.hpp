@@ -42,7 +42,9 @@ Result<double> ParseDuration(const std::string& text);
 Result<std::vector<std::string>> RankEnvironment(const std::vector<std::string>& exports,
                                                  char** environ);
 
-// Finds the command like execvp would (relative to `chdir` for a path with a slash).
-Result<std::string> ResolveExecutable(const std::string& command, const std::string& chdir);
+// Finds the command as the daemon will: on the ranks' PATH (`env`), relative entries and
+// paths from `chdir`. Checked here so a typo fails at once, before any daemon is asked.
+Result<std::string> ResolveExecutable(const std::string& command, const std::string& chdir,
+                                      const std::vector<std::string>& env);
 
 }  // namespace psched::launcher

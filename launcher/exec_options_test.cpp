@@ -61,12 +61,17 @@ TEST(ExecOptions, ExportsOverrideAndRequireSetVars) {
   EXPECT_FALSE(RankEnvironment({"PSCHED_SURELY_UNSET_VAR"}, env));
 }
 
-TEST(ExecOptions, ResolvesExecutables) {
-  EXPECT_TRUE(ResolveExecutable("true", ""));
-  EXPECT_TRUE(ResolveExecutable("/bin/true", ""));
-  auto missing = ResolveExecutable("no-such-program-psched", "");
+TEST(ExecOptions, ResolvesExecutablesOnTheRanksPath) {
+  const std::vector<std::string> env = {"PATH=/usr/bin:/bin"};
+  EXPECT_TRUE(ResolveExecutable("true", "", env));
+  EXPECT_TRUE(ResolveExecutable("/bin/true", "", env));
+  auto missing = ResolveExecutable("no-such-program-psched", "", env);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("not found in PATH"), std::string::npos);
+  // -x PATH=... gives the ranks another PATH: the check follows it, not ours.
+  auto elsewhere = ResolveExecutable("true", "", {"PATH=/nonexistent"});
+  ASSERT_FALSE(elsewhere);
+  EXPECT_NE(elsewhere.error().message().find("/nonexistent"), std::string::npos);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -122,13 +125,42 @@ TEST_F(ExecTest, BadInputIsAClearErrorAndTheDaemonKeepsServing) {
       {{"-n", "999", "true"}, "the allocation has"},
       {{"-x", "PSCHED_UNSET_FOR_TEST", "true"}, "is not set"},
       {{"--allocator", "nope", "true"}, "unknown allocator 'nope'"},
-      {{"--chdir", "/nonexistent-dir", "true"}, "changing directory"},
+      {{"--chdir", "/nonexistent-dir", "true"}, "changing directory to '/nonexistent-dir'"},
   };
   for (const auto& c : cases) {
     auto r = Exec(c.args);
     EXPECT_NE(r.code, 0) << c.message;
     EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr: " << r.err;
   }
+  EXPECT_EQ(Exec({"true"}).code, 0);
+}
+
+// The program is found on the ranks' PATH, not on the daemon's: the daemon was started
+// by an earlier psched-exec with another PATH (a `module load` since, say), as srun and
+// mpirun users expect.
+TEST_F(ExecTest, ProgramIsFoundOnTheRanksPathNotTheDaemons) {
+  ASSERT_EQ(Exec({"true"}).code, 0);  // the daemon runs, started with this test's PATH
+  TempDir dir;
+  const std::string bin = dir / "bin";
+  std::filesystem::create_directories(bin);
+  auto script = [&](const std::string& name, const std::string& says) {
+    const std::string file = bin + "/" + name;
+    std::ofstream(file) << "#!/bin/sh\necho " << says << "\n";
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all);
+  };
+  script("psched-only-here", "found-on-the-users-path");
+  script("hostname", "shadowed-hostname");  // ahead of /usr/bin/hostname on the user's PATH
+  std::vector<std::string> env = daemon_.Env();
+  env.push_back("PATH=" + bin + ":" + std::getenv("PATH"));
+  auto r = RunCmd({Bin("psched-exec"), "psched-only-here"}, env);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "found-on-the-users-path\n");
+  r = RunCmd({Bin("psched-exec"), "hostname"}, env);
+  EXPECT_EQ(r.out, "shadowed-hostname\n") << r.err;
+  // -x PATH=... is the ranks' PATH: a program not on it is refused before anything runs.
+  r = Exec({"-x", "PATH=/nonexistent", "true"});
+  EXPECT_EQ(r.code, 127);
+  EXPECT_NE(r.err.find("not found in PATH"), std::string::npos) << r.err;
   EXPECT_EQ(Exec({"true"}).code, 0);
 }
 
