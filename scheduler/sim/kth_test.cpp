@@ -1,7 +1,11 @@
 // Pins the SWF reader and the simulator to KTH-SP2 facts that no scheduler changes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "scheduler/sim/scheduler_spec.hpp"
 #include "scheduler/sim/swf_file.hpp"
@@ -37,6 +41,26 @@ TEST_F(KthTest, TraceFacts) {
   double logged = 0;
   for (const SimJob& j : w->jobs) logged += j.logged_wait_s;
   EXPECT_NEAR(logged / kJobs, 15291.209, 0.01);
+}
+
+// A trace whose gzip stream was cut short (an interrupted download or copy) is refused
+// with what happened, not replayed as if its jobs were all the trace had: zlib reads a
+// cut stream as a clean end. The whole trace cut in half, and without its 8-byte trailer.
+TEST_F(KthTest, TruncatedGzipTraceIsRefused) {
+  std::ifstream in(PSCHED_KTH_TRACE, std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(whole.size(), 1000u);
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string cut = (dir / ("psched-cut-" + std::to_string(getpid()) + ".swf.gz")).string();
+  for (size_t keep : {whole.size() / 2, whole.size() - 8}) {
+    std::ofstream(cut, std::ios::binary) << whole.substr(0, keep);
+    Result<Workload> w = ReadSwfFile(cut);
+    ASSERT_FALSE(w) << "read " << w->jobs.size() << " jobs from " << keep << " bytes";
+    EXPECT_NE(w.error().message().find("gzip stream is truncated"), std::string::npos)
+        << w.error().ToString();
+  }
+  std::filesystem::remove(cut);
+  EXPECT_TRUE(ReadSwfFile(PSCHED_KTH_TRACE));
 }
 
 // The whole replay is bench/sim's (a Debug build takes ~15 s); the first 6000 jobs here.

@@ -25,6 +25,14 @@ Result<std::string> ReadMaybeGzip(const std::string& path) {
     if (n == 0) break;
     text.append(buffer, n);
   }
+  // A stream cut short reads as a clean end: zlib tells it only through the error state.
+  int zerr = Z_OK;
+  gzerror(file.get(), &zerr);
+  if (zerr == Z_BUF_ERROR) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "reading trace '" + path + "': the gzip stream is truncated (" +
+                    std::to_string(text.size()) + " bytes decompressed before its end)");
+  }
   return text;
 }
 
