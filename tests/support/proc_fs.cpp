@@ -120,6 +120,17 @@ bool StuckInVfork(pid_t pid) {
   return std::any_of(kids.begin(), kids.end(), [](pid_t kid) { return getpgid(kid) == kid; });
 }
 
+bool HeldStopped(pid_t pid) {
+  const char state = ProcessState(pid);
+  if (state == 'T' || state == 't') return true;
+  if (state != 'D') return false;
+  const std::vector<pid_t> kids = ChildrenOf(pid);
+  return !kids.empty() && std::all_of(kids.begin(), kids.end(), [](pid_t kid) {
+    const char s = ProcessState(kid);
+    return s == 'T' || s == 't';
+  });
+}
+
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles) {
   std::vector<pid_t> out;
   for (pid_t pid : NumericEntries("/proc")) {

@@ -23,6 +23,9 @@ std::vector<pid_t> ChildrenOf(pid_t parent);
 // SIGSTOP to the rank's group can no longer reach the child and stop the pair. (State D
 // alone is also a process only paging in its binary, which SIGSTOP then stops.)
 bool StuckInVfork(pid_t pid);
+// Stopped as a suspend leaves it: state T, or a shell caught in vfork by SIGSTOP (state D,
+// every child stopped), which can neither run nor stop until its child continues.
+bool HeldStopped(pid_t pid);
 // pids of processes whose command line contains every one of `needles`.
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles);
 

@@ -77,6 +77,19 @@ TEST(TestSupport, CatchesSignalTellsAHandlerFromTheDefaultAndIgnored) {
   EXPECT_FALSE(CatchesSignal(p.pid(), SIGUSR2));  // gone
 }
 
+TEST(TestSupport, HeldStoppedIsStateTOrAParentInDWhoseChildrenAreStopped) {
+  Proc p({"sh", "-c", "echo ready; while :; do sleep 0.05; done"});
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s.find("ready") != s.npos; }));
+  EXPECT_FALSE(HeldStopped(p.pid()));  // running or sleeping
+  p.Signal(SIGSTOP);
+  EXPECT_TRUE(Eventually([&] { return HeldStopped(p.pid()); }));
+  p.Signal(SIGCONT);
+  EXPECT_TRUE(Eventually([&] { return !HeldStopped(p.pid()); }));
+  p.Signal(SIGKILL);
+  p.Wait();
+  EXPECT_FALSE(HeldStopped(p.pid()));  // gone
+}
+
 TEST(TestSupport, ProcReadersSeeOurOwnProcess) {
   EXPECT_FALSE(CpusAllowed(getpid()).empty());
   auto threads = Threads(getpid());
