@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "config/resolve.hpp"
@@ -51,12 +52,7 @@ int RunCommand(int argc, char** argv) {
   resolve->add_flag("--spread", spread, "Requested spread option");
   resolve->add_option("--allocator", allocator, "Requested allocator");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help exits 0; a usage error exits 2, as HPC tools do.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (auto code = psched::ParseCommandLine(app, "psched-config", argc, argv)) return *code;
 
   if (check->parsed()) {
     int failed = 0;

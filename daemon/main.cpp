@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "daemon/daemon.hpp"
@@ -50,9 +51,9 @@ void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& 
                 int& ready_fd) {
   app.add_option("--node", opt.node, "this node's index in the allocation (0 = leader)");
   app.add_option("--nodes", opt.nodes, "number of nodes in the allocation")
-      ->check(CLI::PositiveNumber);
+      ->check(psched::Positive());
   app.add_option("--fanout", opt.fanout, "children per daemon in the tree")
-      ->check(CLI::PositiveNumber);
+      ->check(psched::Positive());
   app.add_option("--parent", opt.parent, "parent daemon's host:port (all but node 0)");
   app.add_option("--listen", opt.listen_host, "IPv4 address to listen on for child daemons");
   app.add_option("--port", opt.port, "TCP port for child daemons (0 = any)");
@@ -156,7 +157,7 @@ int RunCommand(int argc, char** argv) {
   std::string secret_file;
   int ready_fd = -1;
   AddOptions(app, opt, secret_file, ready_fd);
-  CLI11_PARSE(app, argc, argv);
+  if (auto code = psched::ParseCommandLine(app, "pschedd", argc, argv)) return *code;
 
   if (auto ok = psched::daemon::monitor::Validate(opt.monitor); !ok) {
     std::fprintf(stderr, "pschedd: %s\n", ok.error().message().c_str());

@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "common/read_file.hpp"
 #include "djsb/config.hpp"
@@ -139,11 +140,7 @@ int RunCommand(int argc, char** argv) {
   app.add_flag("--require-psched", o.require_psched,
                "missing psched-exec is an error (default: skip the policy columns)");
   app.add_flag("--check", o.check_only, "validate the configuration, print the plan, exit");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = psched::ParseCommandLine(app, "psched-djsb", argc, argv)) return *code;
 
   auto config = BuildConfig(o);
   if (!config) {

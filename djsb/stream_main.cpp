@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "djsb/stream_protocol.hpp"
 
@@ -199,11 +200,7 @@ int RunCommand(int argc, char** argv) {
       ->check(CLI::Range(2, 1'000'000));
   app.add_option("--tag", opt.tag, "label echoed in the JSON and visible in /proc/PID/cmdline");
   // Parse before MPI_Init so --help and bad options work without a launcher.
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = psched::ParseCommandLine(app, "psched-stream", argc, argv)) return *code;
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     std::fprintf(stderr, "psched-stream: MPI_Init_thread failed\n");

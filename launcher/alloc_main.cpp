@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/child_process.hpp"
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "launcher/emulated_allocation.hpp"
 #include "scheduler/allocator_registry.hpp"
@@ -31,8 +32,19 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--allocator", o.allocator, "default allocator (default: the config's)");
   app.add_option("--policy", o.policy, "default co-scheduling policy");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
-  app.add_option("CMD", cmd, "command to run inside the allocation")->required();
-  CLI11_PARSE(app, argc, argv);
+  // As salloc: the first word that is not an option starts CMD, whose own options
+  // (sh -c ..., echo -v) are not ours.
+  app.prefix_command();
+  app.footer("CMD: the command and its arguments, after the options (or after --)");
+  if (auto code = psched::ParseCommandLine(app, "psched-alloc", argc, argv)) return *code;
+  cmd = app.remaining();
+  if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
+  if (cmd.empty() || cmd.front().starts_with("-")) {
+    std::fprintf(
+        stderr, "psched-alloc: %s\nRun with --help for more information.\n",
+        cmd.empty() ? "no command given" : ("unknown option '" + cmd.front() + "'").c_str());
+    return psched::kExitUsage;
+  }
   if (!o.allocator.empty() && !psched::sched::MakeAllocator(o.allocator)) {
     std::fprintf(stderr, "psched-alloc: %s\n",
                  psched::sched::MakeAllocator(o.allocator).error().message().c_str());

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
@@ -24,13 +25,31 @@ int RunCommand(int argc, char** argv) {
   auto* kill = app.add_subcommand("kill", "kill a session on every node");
   auto* suspend = app.add_subcommand("suspend", "stop a session's processes on every node");
   auto* resume = app.add_subcommand("resume", "continue a suspended session");
-  for (auto* sub : {kill, suspend, resume}) {
-    sub->add_option("SESSION", session, "session id (see status)")
-        ->required()
-        ->check(CLI::PositiveNumber);
-  }
+  // CLI::PositiveNumber's message prints the range's 300-digit upper end and accepts 0.
+  const CLI::Validator session_id(
+      [](const std::string& text) {
+        int64_t id = 0;
+        return CLI::detail::lexical_cast(text, id) && id > 0
+                   ? std::string()
+                   : "a session id is a positive integer (see psched-ctl status), got '" + text +
+                         "'";
+      },
+      "ID");
+  for (auto* sub : {kill, suspend, resume})
+    sub->add_option("SESSION", session, "session id (see status)")->required()->check(session_id);
   auto* shutdown = app.add_subcommand("shutdown", "kill every session and stop the daemons");
-  CLI11_PARSE(app, argc, argv);
+  // CLI11 says only "A subcommand is required" for a misspelt one.
+  const bool known =
+      argc > 1 &&
+      !app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == argv[1]; }).empty();
+  if (argc > 1 && argv[1][0] != '-' && !known) {
+    std::fprintf(stderr,
+                 "psched-ctl: unknown command '%s' (valid: status, kill, suspend, resume, "
+                 "shutdown)\nRun with --help for more information.\n",
+                 argv[1]);
+    return kExitUsage;
+  }
+  if (auto code = psched::ParseCommandLine(app, "psched-ctl", argc, argv)) return *code;
 
   launcher::AllocationSocket where;
   auto fd = launcher::ConnectToAllocation(/*start_embedded=*/false, &where);

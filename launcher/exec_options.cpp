@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/command_line.hpp"
 #include "common/find_executable.hpp"
 
 namespace psched::launcher {
@@ -55,12 +56,9 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
   app.add_flag("-v,--verbose", o.verbose, "say what happens (repeat for more)");
   app.prefix_command();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  if (auto code = ParseCommandLine(app, "psched-exec", argc, argv)) {
     out.exit = true;
-    out.exit_code = app.exit(e);
-    if (out.exit_code != 0) out.exit_code = 2;
+    out.exit_code = *code;
     return out;
   }
   o.command = app.remaining();

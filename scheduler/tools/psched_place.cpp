@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "common/read_file.hpp"
 #include "config/load.hpp"
@@ -34,12 +35,8 @@ int RunCommand(int argc, char** argv) {
                  "defaults, the papers' values)");
   app.add_flag("--json", json, "print the decision as JSON instead of a node map");
   app.add_option("--time-limit", time_limit, "solver time limit in seconds (auction, ipwindow)")
-      ->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+      ->check(psched::Positive());
+  if (auto code = psched::ParseCommandLine(app, "psched-place", argc, argv)) return *code;
 
   config::Config config = config::DefaultConfig();
   if (!config_path.empty()) {

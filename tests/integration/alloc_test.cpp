@@ -221,7 +221,12 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   EXPECT_NE(topo.code, 0);
   EXPECT_NE(topo.err.find("invalid synthetic topology"), std::string::npos) << topo.err;
   auto none = RunCmd({Bin("psched-alloc"), "-N", "2"});
-  EXPECT_NE(none.code, 0);
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("no command given"), std::string::npos) << none.err;
+  // As salloc: without "--" the command starts at its first word, its options are its own.
+  auto own = RunCmd({Bin("psched-alloc"), "-N", "1", "sh", "-c", "echo $0 -v; exit 4", "x"});
+  EXPECT_EQ(own.code, 4) << own.err;
+  EXPECT_EQ(own.out, "x -v\n") << own.err;
   auto alloc = RunCmd({Bin("psched-alloc"), "--allocator", "nope", "--", "true"});
   EXPECT_NE(alloc.code, 0);
   EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;

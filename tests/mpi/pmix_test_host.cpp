@@ -25,6 +25,7 @@
 
 #include <pmix_server.h>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "pmix/local_host_services.hpp"
 #include "pmix/pmix_server.hpp"
@@ -419,7 +420,7 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--universe", o.universe, "slots for the sessions and their spawned children")
       ->check(CLI::Range(1, 4096));
   app.add_option("--timeout", o.timeout_s, "seconds before every rank is killed")
-      ->check(CLI::PositiveNumber);
+      ->check(psched::Positive());
   app.add_option("--kill-on-connect", o.kill_on_connect,
                  "SIGKILL this rank when it connects (inside MPI_Init)");
   app.add_option("--register-timeout", o.register_timeout_ms,
@@ -439,12 +440,7 @@ int RunCommand(int argc, char** argv) {
                    : std::string();
       });
   app.add_option("command", command, "program and its arguments (after --)")->required();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
-  }
+  if (auto code = psched::ParseCommandLine(app, "pmix_test_host", argc, argv)) return *code;
   // As in pschedd: PMIx writes to client sockets without MSG_NOSIGNAL, so a client
   // that dies inside its handshake would otherwise kill the host with SIGPIPE.
   signal(SIGPIPE, SIG_IGN);

@@ -20,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "scheduler/sim/generators.hpp"
@@ -76,9 +77,15 @@ struct Outcome {
 // Queued jobs a window allocator sees per round unless told: MAX_JOB_COUNT of the auction paper.
 constexpr int kPapersWindow = 100;
 
-int Die(const std::string& message) {
+// Invalid input (options, a trace's content) exits 2, as a usage error; anything else
+// (a file that cannot be opened or written, a failed simulation) exits 1.
+int Die(const std::string& message, int code = psched::kExitUsage) {
   std::cerr << "psched-sim: " << message << "\n";
-  return 2;
+  return code;
+}
+int Die(const Error& error) {
+  return Die(error.ToString(),
+             error.code() == ErrorCode::kInvalidArgument ? psched::kExitUsage : 1);
 }
 
 // "I.1" .. "V.3" -> (kind, version); "all" expands to the 15.
@@ -370,16 +377,16 @@ int Run(const Options& o) {
   std::vector<SchedulerSpec> specs;
   for (const std::string& name : o.schedulers) {
     Result<SchedulerSpec> s = ParseSchedulerSpec(name);
-    if (!s) return Die(s.error().ToString());
+    if (!s) return Die(s.error());
     specs.push_back(*s);
   }
   std::string table_name = o.table;
   if (table_name.empty())
     table_name = !o.auction.empty() ? "auction" : (o.swf.empty() ? "ip" : "psp");
   Result<TableStyle> style = ParseTableStyle(table_name);
-  if (!style) return Die(style.error().ToString());
+  if (!style) return Die(style.error());
   Result<Settings> settings = ResolveSettings(o);
-  if (!settings) return Die(settings.error().ToString());
+  if (!settings) return Die(settings.error());
   if (o.solver_clock == "cpu" && o.jobs > 1) {
     std::fprintf(stderr,
                  "psched-sim: note: --solver-clock cpu counts the CPU time of the whole "
@@ -389,7 +396,7 @@ int Run(const Options& o) {
 
   std::vector<uint64_t> seeds;
   auto workloads = BuildWorkloads(o, seeds);
-  if (!workloads) return Die(workloads.error().ToString());
+  if (!workloads) return Die(workloads.error());
   std::vector<Task> tasks;
   for (size_t w = 0; w < workloads->size(); ++w)
     for (const SchedulerSpec& spec : specs) tasks.push_back(Task{(*workloads)[w], seeds[w], spec});
@@ -398,7 +405,7 @@ int Run(const Options& o) {
   std::vector<RunReport> reports;
   nlohmann::json summaries = nlohmann::json::array();
   for (size_t i = 0; i < tasks.size(); ++i) {
-    if (outcomes[i].error) return Die(outcomes[i].error->ToString());
+    if (outcomes[i].error) return Die(*outcomes[i].error);
     const SimResult& r = *outcomes[i].result;
     reports.push_back(RunReport{r.summary, tasks[i].seed, &r.records});
     nlohmann::json j = SummaryJson(r.summary);
@@ -407,7 +414,7 @@ int Run(const Options& o) {
     summaries.push_back(std::move(j));
   }
   std::cout << FormatTable(reports, *style);
-  if (auto ok = WriteOutputs(o, tasks, reports, summaries); !ok) return Die(ok.error().ToString());
+  if (auto ok = WriteOutputs(o, tasks, reports, summaries); !ok) return Die(ok.error());
   return 0;
 }
 
@@ -472,15 +479,15 @@ int RunCommand(int argc, char** argv) {
       ->check(CLI::IsMember({"wall", "cpu"}));
   app.add_option("--multifactor-age-weight", o.multifactor_age_weight,
                  "multifactor priority: weight per minute waited (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(psched::NonNegative());
   app.add_option("--multifactor-size-weight", o.multifactor_size_weight,
                  "multifactor priority: weight of a whole-machine job, scaled by the job's "
                  "share of the cores (default 10080: a week of waiting)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(psched::NonNegative());
   app.add_option("--multifactor-max-age", o.multifactor_max_age_s,
                  "multifactor priority: seconds after which age stops counting (SLURM's "
                  "PriorityMaxAge; default 0: never)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(psched::NonNegative());
   app.add_flag("--no-baseline-bids", o.no_baseline_bids,
                "auction: no SLURM best-fit bids (paper Table 8)");
   app.add_flag("--contiguous-bids-only", o.contiguous_bids_only,
@@ -492,11 +499,7 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--csv-dir", o.csv_dir, "write one per-job CSV per run here");
   app.add_option("--svg", o.svg_path, "write utilisation and waiting-time CDF (SVG) here");
   app.add_flag("-q,--quiet", o.quiet, "no progress lines");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  if (auto code = psched::ParseCommandLine(app, "psched-sim", argc, argv)) return *code;
   return psched::sim::Run(o);
 }
 
