@@ -32,8 +32,11 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
   if (s == nullptr) return;
   if (s->launcher_key != client.get())
     return SendError(*client, "session " + std::to_string(ref->session) + " is not yours");
-  if (Queued(s->id)) {
-    // Nothing runs yet: a fatal signal ends the wait, anything else waits with it.
+  const bool suspend_or_resume =
+      frame.type == proto::MsgType::kSessionSuspend || frame.type == proto::MsgType::kSessionResume;
+  if (Queued(s->id) && !suspend_or_resume) {
+    // Nothing runs yet: a fatal signal ends the wait, anything else waits with it. Ctrl-Z
+    // and fg go on below, to be told that a queued session has nothing to suspend.
     if (frame.type == proto::MsgType::kSessionSignal && Forwardable(ref->signal) &&
         ref->signal != SIGUSR1 && ref->signal != SIGUSR2)
       DropQueued(s->id, 128 + ref->signal, "session ended while queued");

@@ -184,6 +184,13 @@ TEST_F(ExecTest, ABusyAllocationMakesTheSessionWaitVisiblyThenRun) {
   auto suspend = RunCmd({Bin("psched-ctl"), "suspend", queued}, daemon_.Env());
   EXPECT_NE(suspend.code, 0);
   EXPECT_NE(suspend.err.find("session " + queued + " is queued"), std::string::npos) << suspend.err;
+  // Ctrl-Z on its launcher is told the same (it used to be dropped without a word).
+  ASSERT_TRUE(Eventually([&] { return CatchesSignal(probe.pid(), SIGTSTP); }));
+  probe.Signal(SIGTSTP);
+  EXPECT_TRUE(probe.WaitStderr([&](const std::string& s) {
+    return s.find("session " + queued + " is queued: nothing of it runs yet") != s.npos;
+  })) << probe.err();
+  EXPECT_NE(ProcessState(probe.pid()), 'T') << "the launcher stopped for a session that waits";
   go.Go();
   EXPECT_EQ(hog.Wait(), 0);
   EXPECT_EQ(probe.Wait(), 0) << probe.err();
