@@ -77,6 +77,15 @@ void Connection::Close(const std::string& why) {
   if (on_close_) on_close_(*this, why);
   on_frame_ = nullptr;
   on_close_ = nullptr;  // breaks cycles through captured owners
+  drained_ = nullptr;
+}
+
+void Connection::WhenDrainedTo(size_t bytes, std::function<void()> drained) {
+  if (closed_) return;
+  drained_ = std::move(drained);
+  drained_at_ = bytes;
+  // libevent calls OnWrite once the output is down to the write low-watermark.
+  bufferevent_setwatermark(bev_, EV_WRITE, bytes, 0);
 }
 
 void Connection::OnRead(bufferevent*, void* arg) {
@@ -106,6 +115,14 @@ void Connection::ReadFrames() {
 
 void Connection::OnWrite(bufferevent* bev, void* arg) {
   auto* self = static_cast<Connection*>(arg);
+  if (self->drained_ && evbuffer_get_length(bufferevent_get_output(bev)) <= self->drained_at_) {
+    auto keep = self->shared_from_this();
+    std::function<void()> drained = std::move(self->drained_);
+    self->drained_ = nullptr;
+    bufferevent_setwatermark(bev, EV_WRITE, 0, 0);
+    drained();
+    if (self->closed_) return;
+  }
   if (self->closing_after_flush_ && evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
     auto keep = self->shared_from_this();
     self->Close("closed after protocol error");

@@ -36,6 +36,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void FailAndClose(const std::string& message);
   // Closes now; the close handler runs (once) with `why`.
   void Close(const std::string& why);
+  // Runs `drained` once, when no more than `bytes` of output wait to be written (flow
+  // control: whoever stopped feeding this connection starts again).
+  void WhenDrainedTo(size_t bytes, std::function<void()> drained);
 
   bool closed() const { return closed_; }
   int fd() const;
@@ -60,6 +63,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   CloseHandler on_close_;
   bool closed_ = false;
   bool closing_after_flush_ = false;
+  std::function<void()> drained_;
+  size_t drained_at_ = 0;
 };
 
 }  // namespace psched::daemon

@@ -207,6 +207,7 @@ void Daemon::Deliver(proto::Frame&& frame) {
     case MsgType::kSessionSignal:
     case MsgType::kSessionKill:
     case MsgType::kIoStdin:
+    case MsgType::kIoFlow:
       return DeliverNodeOrder(frame);
     case MsgType::kNodeLost:  // every loss reaches the leader so (child_lost sends it up)
       if (auto lost = proto::Decode<proto::NodeLost>(frame); lost && leader_ && hooks_)
@@ -225,6 +226,11 @@ void Daemon::DeliverNodeOrder(const proto::Frame& frame) {
   }
   if (frame.type == MsgType::kIoStdin) {
     if (auto in = proto::Decode<proto::StdinData>(frame)) node_service_->Stdin(*in);
+    return;
+  }
+  if (frame.type == MsgType::kIoFlow) {
+    if (auto flow = proto::Decode<proto::OutputFlow>(frame))
+      node_service_->HoldOutput(flow->session, flow->held);
     return;
   }
   auto ref = proto::Decode<proto::SessionRef>(frame);

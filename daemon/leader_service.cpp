@@ -447,7 +447,10 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
       LiveSession* s = Find(out->session);
       if (s == nullptr) return;
       if (s->parent != 0) return ForwardChildOutput(*s, std::move(*out));
-      if (auto c = s->launcher.lock()) c->Send(proto::Encode(proto::MsgType::kIoOutput, *out));
+      if (auto c = s->launcher.lock()) {
+        c->Send(proto::Encode(proto::MsgType::kIoOutput, *out));
+        HoldOutputIfBacklogged(*s, *c);
+      }
       return;
     }
     case proto::MsgType::kSessionRankExited:
@@ -475,8 +478,31 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
   }
 }
 
+// A launcher whose stdout is not read (piped into a pager, a stopped reader) must not make
+// the leader keep its ranks' output without bound: beyond kHoldAt the nodes stop reading
+// the session's pipes, so its ranks block in write as on a full terminal, and they read
+// again once the launcher has taken all but kReleaseAt. What is in flight meanwhile is
+// bounded by one read per rank stream.
+void LeaderService::HoldOutputIfBacklogged(LiveSession& s, Connection& launcher) {
+  constexpr size_t kHoldAt = 8u << 20, kReleaseAt = 1u << 20;
+  if (s.output_held || launcher.pending_output() < kHoldAt) return;
+  s.output_held = true;
+  peers_.Send(s.nodes, proto::MsgType::kIoFlow, proto::Json(proto::OutputFlow{s.id, true}));
+  launcher.WhenDrainedTo(kReleaseAt, [this, id = s.id] {
+    if (LiveSession* live = Find(id)) ReleaseOutput(*live);
+  });
+}
+
+void LeaderService::ReleaseOutput(LiveSession& s) {
+  if (!s.output_held) return;
+  s.output_held = false;
+  peers_.Send(s.nodes, proto::MsgType::kIoFlow, proto::Json(proto::OutputFlow{s.id, false}));
+}
+
 void LeaderService::Fail(LiveSession& s, int code, std::string message) {
   if (s.failed) return;
+  // Its ranks' pipes must drain to their end for the nodes to report the session done.
+  ReleaseOutput(s);
   s.failed = true;
   s.code = code;
   s.message = std::move(message);

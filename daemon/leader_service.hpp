@@ -93,6 +93,7 @@ class LeaderService {
     std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
     int spawn_node = -1;
     uint64_t spawn_request = 0;
+    bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
@@ -110,6 +111,9 @@ class LeaderService {
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void RankFailed(const proto::RankExit& exit);
+  // Flow control of a session's output to a launcher that does not keep up.
+  void HoldOutputIfBacklogged(LiveSession& s, Connection& launcher);
+  void ReleaseOutput(LiveSession& s);
   void NodeDone(const proto::NodeDone& done);
   void NodesLost(const proto::NodeLost& lost);
   void Fail(LiveSession& s, int code, std::string message);

@@ -84,6 +84,7 @@ struct NodeService::LocalSession {
   std::vector<LocalRank> ranks;
   std::unique_ptr<StdinSink> stdin_sink;
   bool suspended = false;
+  bool output_held = false;     // flow control (HoldOutput)
   bool starting = true;         // the launch hook has not answered yet
   int killed_before_start = 0;  // a fatal signal that arrived meanwhile
 };
@@ -253,13 +254,29 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
     st->open = true;
     evutil_make_socket_nonblocking(fd);
     st->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &NodeService::OnReadable, st.get());
-    event_add(st->ev, nullptr);
+    if (!s.output_held) event_add(st->ev, nullptr);
     return st;
   };
   r.out = make_stream(spawned->out_fd, 1);
   r.err = make_stream(spawned->err_fd, 2);
   by_pid_[r.pid] = {s.id, static_cast<int>(s.ranks.size())};
   s.ranks.push_back(std::move(r));
+}
+
+void NodeService::HoldOutput(int64_t session, bool held) {
+  LocalSession* s = Find(session);
+  if (s == nullptr || s->output_held == held) return;
+  s->output_held = held;
+  for (LocalRank& r : s->ranks) {
+    for (Stream* st : {r.out.get(), r.err.get()}) {
+      if (st == nullptr || !st->open) continue;
+      if (held) {
+        event_del(st->ev);
+      } else {
+        event_add(st->ev, nullptr);
+      }
+    }
+  }
 }
 
 void NodeService::OnReadable(evutil_socket_t, short, void* arg) {

@@ -48,6 +48,9 @@ class NodeService {
   // (rank, pid) of the session's ranks on this node that have not exited (co-scheduling).
   std::vector<std::pair<int, pid_t>> LocalProcesses(int64_t session);
   void Stdin(const proto::StdinData& data);
+  // Held: the session's output pipes are not read, so its ranks block writing once they
+  // are full (the launcher does not keep up); released: read again.
+  void HoldOutput(int64_t session, bool held);
   void KillAll();  // the daemon is going away
   size_t num_sessions() const { return sessions_.size(); }
 

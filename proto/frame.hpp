@@ -27,7 +27,7 @@ namespace psched::proto {
 using Json = nlohmann::json;
 
 inline constexpr uint32_t kMagic = 0x50534348;  // "PSCH"
-inline constexpr uint16_t kVersion = 1;
+inline constexpr uint16_t kVersion = 2;
 inline constexpr size_t kHeaderSize = 12;
 // Output is forwarded in chunks far below this; anything larger is an attack or a bug.
 inline constexpr uint32_t kMaxPayload = 16u << 20;
@@ -68,7 +68,8 @@ enum class MsgType : uint16_t {
   kMonitorPeers,       // leader -> nodes: MonitorPeers (where each node's link probe listens)
   kCollAbort,          // leader -> all: CollAbort (participants lost: fail their collectives)
   kCollForget,         // node -> parent: CollForget (its session ended inside a collective)
-  kLast = kCollForget,
+  kIoFlow,             // leader -> nodes: OutputFlow (stop or resume reading a session's output)
+  kLast = kIoFlow,
 };
 
 const char* MsgTypeName(MsgType type);

@@ -124,6 +124,13 @@ struct StdinData {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StdinData, session, data, eof)
 
+// Output flow control: a launcher that does not keep up holds its session's output.
+struct OutputFlow {
+  int64_t session = 0;
+  bool held = false;  // true: stop reading the ranks' pipes; false: read again
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputFlow, session, held)
+
 // Addresses a session, with a signal where one applies (signal, kill).
 struct SessionRef {
   int64_t session = 0;

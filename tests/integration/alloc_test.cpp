@@ -87,6 +87,40 @@ TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
   for (int rank = 0; rank < 8; ++rank) EXPECT_EQ(next[rank], kLines) << "rank " << rank;
 }
 
+// A launcher whose stdout nobody reads (piped into a pager, a stopped reader) must not
+// make the leader keep its ranks' output: the nodes stop reading the session's pipes and
+// the ranks block in write, as on a full terminal. Two `yes` ranks on two nodes, the
+// launcher's stdout a pipe that `sleep` never reads: the leader grew by gigabytes before.
+TEST(Alloc, OutputNobodyReadsIsHeldNotBufferedByTheLeader) {
+  EmulatedAlloc alloc(2, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  const pid_t leader = alloc.DaemonPid(0);
+  ASSERT_GT(leader, 0);
+  const long before = ResidentKiB(leader);
+  Proc p({"sh", "-c", Bin("psched-exec") + " -N 2 -n 2 yes | sleep 5; echo reader gone"},
+         alloc.Env());
+  ASSERT_TRUE(Eventually([&] { return AllocationRanks(alloc.dir(), "yes").size() == 2u; }));
+  // The backlog would build at the daemons' speed: a few hundred MB/s.
+  long peak = 0;
+  for (int i = 0; i < 30; ++i) {
+    peak = std::max(peak, ResidentKiB(leader));
+    usleep(100'000);
+  }
+  EXPECT_LT(peak - before, 64 * 1024) << "leader grew from " << before << " kB to " << peak;
+  for (const RankProc& r : AllocationRanks(alloc.dir(), "yes"))
+    EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == 'S'; })) << "rank " << r.rank;
+  // Killed while held: the nodes drain the pipes to their end, the session ends once the
+  // reader has gone (the launcher then drops output), and the daemons serve on.
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  EXPECT_TRUE(Eventually([&] { return AllocationRanks(alloc.dir(), "yes").empty(); }));
+  EXPECT_TRUE(p.WaitStdout([](const std::string& s) { return s.find("reader gone") != s.npos; }))
+      << p.err();
+  EXPECT_TRUE(Eventually([&] { return SessionOf(alloc.Status(), 1).empty(); }))
+      << alloc.Status().dump();
+  EXPECT_EQ(RunCmd({Bin("psched-exec"), "-n", "2", "true"}, alloc.Env()).code, 0);
+  p.Wait();
+}
+
 TEST(Alloc, SignalsAreForwardedToEveryRank) {
   EmulatedAlloc alloc(2, "core:2");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();

@@ -120,6 +120,11 @@ bool StuckInVfork(pid_t pid) {
   return std::any_of(kids.begin(), kids.end(), [](pid_t kid) { return getpgid(kid) == kid; });
 }
 
+long ResidentKiB(pid_t pid) {
+  const std::string rss = StatusField(ProcPath(pid, "status"), "VmRSS");  // "1234 kB"
+  return rss.empty() ? -1 : std::stol(rss);
+}
+
 bool HeldStopped(pid_t pid) {
   const char state = ProcessState(pid);
   if (state == 'T' || state == 't') return true;

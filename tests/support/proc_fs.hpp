@@ -16,6 +16,7 @@ bool ProcessGone(pid_t pid);         // no /proc entry, or a zombie that is not 
 std::string CpusAllowed(pid_t pid);  // Cpus_allowed_list of the process ("" when gone)
 std::string ThreadCpusAllowed(pid_t pid, pid_t tid);  // of one of its threads
 std::vector<pid_t> Threads(pid_t pid);                // /proc/PID/task
+long ResidentKiB(pid_t pid);                          // VmRSS, -1 when gone
 // Whether the process has a handler for `sig` (SigCgt): it is ready for the signal.
 bool CatchesSignal(pid_t pid, int sig);
 std::vector<pid_t> ChildrenOf(pid_t parent);
