@@ -59,6 +59,7 @@ void Connection::Send(const std::string& wire) {
 void Connection::FailAndClose(const std::string& message) {
   if (closed_ || closing_after_flush_) return;
   // Queued, not written directly: OnWrite closes once the buffer has drained.
+  close_reason_ = "protocol error: " + message;
   std::string wire = proto::EncodeFrame(proto::MsgType::kError,
                                         proto::Json{{"message", message}, {"code", "protocol"}});
   bufferevent_write(bev_, wire.data(), wire.size());
@@ -100,13 +101,14 @@ void Connection::ReadFrames() {
     size_t available = evbuffer_get_length(in);
     if (available < proto::kHeaderSize) return;
     auto* header_bytes = evbuffer_pullup(in, proto::kHeaderSize);
-    auto header = proto::ParseHeader({header_bytes, proto::kHeaderSize});
+    auto header = proto::ParseHeader({header_bytes, proto::kHeaderSize}, max_payload_);
     if (!header) return FailAndClose(header.error().message());
     size_t total = proto::kHeaderSize + header->length;
     if (available < total) return;
     auto* bytes = evbuffer_pullup(in, static_cast<ev_ssize_t>(total));
     size_t consumed = 0;
-    auto frame = proto::DecodeFrame(std::span<const uint8_t>(bytes, total), &consumed);
+    auto frame =
+        proto::DecodeFrame(std::span<const uint8_t>(bytes, total), &consumed, max_payload_);
     if (!frame) return FailAndClose(frame.error().message());
     evbuffer_drain(in, consumed);
     if (on_frame_) on_frame_(*this, std::move(**frame));
@@ -125,7 +127,7 @@ void Connection::OnWrite(bufferevent* bev, void* arg) {
   }
   if (self->closing_after_flush_ && evbuffer_get_length(bufferevent_get_output(bev)) == 0) {
     auto keep = self->shared_from_this();
-    self->Close("closed after protocol error");
+    self->Close(self->close_reason_);
   }
 }
 

@@ -40,6 +40,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // control: whoever stopped feeding this connection starts again).
   void WhenDrainedTo(size_t bytes, std::function<void()> drained);
 
+  // Frames longer than this are a protocol error (proto/frame.hpp's limits by peer).
+  void set_max_payload(uint32_t bytes) { max_payload_ = bytes; }
   bool closed() const { return closed_; }
   int fd() const;
   const std::string& peer_name() const { return peer_name_; }
@@ -63,6 +65,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   CloseHandler on_close_;
   bool closed_ = false;
   bool closing_after_flush_ = false;
+  std::string close_reason_;  // why FailAndClose closes: for the close handler (the log)
+  uint32_t max_payload_ = proto::kMaxPayload;
   std::function<void()> drained_;
   size_t drained_at_ = 0;
 };

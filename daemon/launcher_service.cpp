@@ -16,7 +16,7 @@ LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseH
     : base_(base), on_frame_(std::move(on_frame)), on_close_(std::move(on_close)) {}
 
 LauncherService::~LauncherService() {
-  if (listener_) evconnlistener_free(listener_);
+  listener_.reset();
   on_close_ = nullptr;
   for (auto& [raw, conn] : std::map(clients_)) conn->Close("daemon stopping");
   if (!path_.empty()) unlink(path_.c_str());
@@ -28,10 +28,11 @@ Result<void> LauncherService::Listen(const std::string& rundir) {
   auto addr = UnixAddress(path);
   if (!addr) return Fail(addr.error());
   unlink(path.c_str());  // a stale socket of a dead daemon
-  listener_ = evconnlistener_new_bind(base_, &LauncherService::OnAccept, this,
-                                      LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 128,
-                                      reinterpret_cast<sockaddr*>(&*addr), sizeof *addr);
-  if (listener_ == nullptr) return Fail(Error::FromErrno("bind", "listening on '" + path + "'"));
+  auto listener = Listener::Bind(base_, reinterpret_cast<sockaddr*>(&*addr), sizeof *addr, 128,
+                                 /*reuse_address=*/false, &LauncherService::OnAccept, this,
+                                 "pschedd: launcher socket '" + path + "'");
+  if (!listener) return Fail(listener.error());
+  listener_ = std::move(*listener);
   path_ = path;
   return {};
 }

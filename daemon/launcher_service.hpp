@@ -13,6 +13,7 @@
 #include <string>
 
 #include "daemon/connection.hpp"
+#include "daemon/listener.hpp"
 #include "daemon/run_dir.hpp"
 
 namespace psched::daemon {
@@ -36,7 +37,7 @@ class LauncherService {
   event_base* base_;
   FrameHandler on_frame_;
   CloseHandler on_close_;
-  evconnlistener* listener_ = nullptr;
+  std::unique_ptr<Listener> listener_;
   std::string path_;
   std::map<Connection*, std::shared_ptr<Connection>> clients_;
 };

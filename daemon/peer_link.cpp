@@ -26,6 +26,14 @@ std::string AddressText(const sockaddr* address) {
   return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
 }
 
+// What the other end of a link refused, in this daemon's log: the error frame a daemon
+// sends before closing a link is for a peer, and no peer asks for it.
+void LogPeerError(int node, const Connection& conn, const proto::Frame& frame) {
+  auto e = proto::Decode<proto::ErrorReply>(frame);
+  std::fprintf(stderr, "pschedd[%d]: %s refused our frames: %s\n", node, conn.peer_name().c_str(),
+               e ? e->message.c_str() : "(no message)");
+}
+
 }  // namespace
 
 PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers)
@@ -35,14 +43,15 @@ PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, 
 
 PeerLink::~PeerLink() {
   handlers_ = {};  // closing links below must not call back into a daemon being torn down
-  if (listener_) evconnlistener_free(listener_);
+  listener_.reset();
   if (local_ev_) event_free(local_ev_);
+  if (auth_sweep_) event_free(auth_sweep_);
   // Closing a link runs its close callback, which erases it from these maps: close
   // from copies, never while iterating the members.
   auto children = std::exchange(children_, {});
   auto unauthenticated = std::exchange(unauthenticated_, {});
   for (auto& [n, c] : children) c->Close("daemon stopping");
-  for (auto& [p, c] : unauthenticated) c->Close("daemon stopping");
+  for (auto& [p, u] : unauthenticated) u.conn->Close("daemon stopping");
   if (parent_) parent_->Close("daemon stopping");
 }
 
@@ -54,15 +63,18 @@ Result<int> PeerLink::Listen(const std::string& host, int port) {
     return Fail(ErrorCode::kInvalidArgument,
                 "listen address '" + host + "' is not an IPv4 address");
   }
-  listener_ =
-      evconnlistener_new_bind(base_, &PeerLink::OnAccept, this,
-                              LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
-                              128, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  if (listener_ == nullptr)
-    return Fail(Error::FromErrno("bind", "listening on " + host + ":" + std::to_string(port)));
+  auto listener = Listener::Bind(base_, reinterpret_cast<sockaddr*>(&addr), sizeof addr, 128,
+                                 /*reuse_address=*/true, &PeerLink::OnAccept, this,
+                                 "pschedd[" + std::to_string(node_) + "]: peer listener on " +
+                                     host + ":" + std::to_string(port));
+  if (!listener) return Fail(listener.error());
+  listener_ = std::move(*listener);
+  auth_sweep_ = event_new(base_, -1, EV_PERSIST, &PeerLink::OnAuthSweep, this);
+  const timeval every = {1, 0};
+  event_add(auth_sweep_, &every);
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
-  getsockname(evconnlistener_get_fd(listener_), reinterpret_cast<sockaddr*>(&bound), &len);
+  getsockname(listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
   return ntohs(bound.sin_port);
 }
 
@@ -96,6 +108,7 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   parent_ = Connection::Make(base_, fd, "parent " + address);
   parent_->peer_node = tree_.Parent(node_);
+  parent_->set_max_payload(proto::kMaxUnauthenticatedPayload);
   parent_->Start([this](Connection& c, proto::Frame&& f) { OnParentFrame(c, std::move(f)); },
                  [this](Connection&, const std::string& why) {
                    parent_.reset();
@@ -110,7 +123,8 @@ void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, 
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   auto conn = Connection::Make(self->base_, fd, "peer " + AddressText(address));
   conn->challenge = self->secret_.Nonce();
-  self->unauthenticated_[conn.get()] = conn;
+  conn->set_max_payload(proto::kMaxUnauthenticatedPayload);
+  self->unauthenticated_[conn.get()] = {conn, std::chrono::steady_clock::now()};
   conn->Start([self](Connection& c, proto::Frame&& f) { self->OnChildFrame(c, std::move(f)); },
               [self](Connection& c, const std::string& why) {
                 self->unauthenticated_.erase(&c);
@@ -122,7 +136,23 @@ void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, 
   conn->Send(proto::Encode(proto::MsgType::kAuthChallenge, proto::AuthChallenge{conn->challenge}));
 }
 
+void PeerLink::OnAuthSweep(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<PeerLink*>(arg);
+  constexpr auto kAuthTimeout = std::chrono::seconds(10);
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<Connection>> late;
+  for (auto& [p, u] : self->unauthenticated_)
+    if (now - u.since > kAuthTimeout) late.push_back(u.conn);
+  for (auto& conn : late) {
+    std::fprintf(stderr, "pschedd[%d]: closed %s: no authentication within %lld s\n", self->node_,
+                 conn->peer_name().c_str(), static_cast<long long>(kAuthTimeout.count()));
+    conn->FailAndClose("authentication timed out");
+  }
+}
+
 void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
+  if (conn.authenticated && frame.type == proto::MsgType::kError)
+    return LogPeerError(node_, conn, frame);
   if (conn.authenticated) return Route(std::move(frame), conn.peer_node);
   auto resp = frame.type == proto::MsgType::kAuthResponse
                   ? proto::Decode<proto::AuthResponse>(frame)
@@ -148,12 +178,15 @@ void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
   }
   conn.authenticated = true;
   conn.peer_node = resp->node;
-  children_[resp->node] = unauthenticated_[&conn];
+  conn.set_max_payload(proto::kMaxPeerPayload);
+  children_[resp->node] = unauthenticated_[&conn].conn;
   unauthenticated_.erase(&conn);
   conn.Send(proto::Encode(proto::MsgType::kAuthOk, proto::AuthOk{secret_.Mac(resp->nonce, node_)}));
 }
 
 void PeerLink::OnParentFrame(Connection& conn, proto::Frame&& frame) {
+  if (conn.authenticated && frame.type == proto::MsgType::kError)
+    return LogPeerError(node_, conn, frame);
   if (conn.authenticated) return Route(std::move(frame), conn.peer_node);
   if (frame.type == proto::MsgType::kAuthChallenge) {
     auto ch = proto::Decode<proto::AuthChallenge>(frame);
@@ -169,6 +202,7 @@ void PeerLink::OnParentFrame(Connection& conn, proto::Frame&& frame) {
     if (!ok || !secret_.Verify(ok->mac, parent_nonce_, conn.peer_node))
       return conn.Close("parent failed to prove the allocation secret");
     conn.authenticated = true;
+    conn.set_max_payload(proto::kMaxPeerPayload);
     if (handlers_.parent_ready) handlers_.parent_ready();
     return;
   }

@@ -7,6 +7,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "daemon/auth.hpp"
 #include "daemon/connection.hpp"
+#include "daemon/listener.hpp"
 #include "daemon/tree.hpp"
 
 namespace psched::daemon {
@@ -51,6 +53,8 @@ class PeerLink {
 
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
+  // Closes connections that have not authenticated within kAuthTimeout.
+  static void OnAuthSweep(evutil_socket_t, short, void* arg);
   static void OnLocal(evutil_socket_t, short, void* arg);
   void OnChildFrame(Connection& conn, proto::Frame&& frame);
   void OnParentFrame(Connection& conn, proto::Frame&& frame);
@@ -65,11 +69,16 @@ class PeerLink {
   Tree tree_;
   const Secret& secret_;
   Handlers handlers_;
-  evconnlistener* listener_ = nullptr;
+  std::unique_ptr<Listener> listener_;
   std::shared_ptr<Connection> parent_;
   std::string parent_nonce_;
   std::map<int, std::shared_ptr<Connection>> children_;
-  std::map<Connection*, std::shared_ptr<Connection>> unauthenticated_;
+  struct Unauthenticated {
+    std::shared_ptr<Connection> conn;
+    std::chrono::steady_clock::time_point since;
+  };
+  std::map<Connection*, Unauthenticated> unauthenticated_;
+  event* auth_sweep_ = nullptr;
   std::deque<proto::Frame> local_;
   event* local_ev_ = nullptr;
 };

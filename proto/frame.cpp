@@ -87,7 +87,7 @@ std::string EncodeFrame(MsgType type, const Json& body, std::string_view raw) {
   return out;
 }
 
-Result<Header> ParseHeader(std::span<const uint8_t> bytes) {
+Result<Header> ParseHeader(std::span<const uint8_t> bytes, uint32_t max_payload) {
   if (bytes.size() < kHeaderSize) return Fail(ErrorCode::kProtocol, "truncated frame header");
   Header h;
   h.magic = GetU32(bytes.data());
@@ -102,19 +102,21 @@ Result<Header> ParseHeader(std::span<const uint8_t> bytes) {
   }
   if (type < 1 || type > static_cast<uint16_t>(MsgType::kLast))
     return Fail(ErrorCode::kProtocol, "unknown message type " + std::to_string(type));
-  if (h.length > kMaxPayload) {
-    return Fail(ErrorCode::kProtocol, "frame of " + std::to_string(h.length) +
-                                          " bytes exceeds the limit of " +
-                                          std::to_string(kMaxPayload));
+  if (h.length > max_payload) {
+    return Fail(ErrorCode::kProtocol, std::string(MsgTypeName(static_cast<MsgType>(type))) +
+                                          " frame of " + std::to_string(h.length) +
+                                          " bytes exceeds this connection's limit of " +
+                                          std::to_string(max_payload));
   }
   h.type = static_cast<MsgType>(type);
   return h;
 }
 
-Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t* consumed) {
+Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t* consumed,
+                                         uint32_t max_payload) {
   *consumed = 0;
   if (bytes.size() < kHeaderSize) return std::optional<Frame>{};
-  auto header = ParseHeader(bytes);
+  auto header = ParseHeader(bytes, max_payload);
   if (!header) return Fail(header.error());
   if (bytes.size() < kHeaderSize + header->length) return std::optional<Frame>{};
   auto payload = bytes.subspan(kHeaderSize, header->length);

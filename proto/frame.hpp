@@ -29,8 +29,15 @@ using Json = nlohmann::json;
 inline constexpr uint32_t kMagic = 0x50534348;  // "PSCH"
 inline constexpr uint16_t kVersion = 2;
 inline constexpr size_t kHeaderSize = 12;
-// Output is forwarded in chunks far below this; anything larger is an attack or a bug.
+// Frame size limits, by what the other end has proven. Launchers and ctl (local, by uid):
+// a launch carries argv and environment, output goes in chunks far below this.
 inline constexpr uint32_t kMaxPayload = 16u << 20;
+// A TCP peer before it proved the allocation secret: an authentication response is a
+// few hundred bytes, and anyone on the network can connect.
+inline constexpr uint32_t kMaxUnauthenticatedPayload = 64u << 10;
+// An authenticated daemon: a collective carries its whole subtree's data (PMIx modex: a
+// few KB per rank, so hundreds of MB at 100k ranks).
+inline constexpr uint32_t kMaxPeerPayload = 1u << 30;
 
 // Message types, named service.verb (see MsgTypeName). Values are wire format: append only.
 enum class MsgType : uint16_t {
@@ -93,11 +100,12 @@ bool CarriesRaw(MsgType type);
 // Serialises header + MessagePack body (+ `raw` for CarriesRaw types; ignored otherwise).
 std::string EncodeFrame(MsgType type, const Json& body, std::string_view raw = {});
 
-// Parses and validates a header (magic, version, known type, bounded length).
-Result<Header> ParseHeader(std::span<const uint8_t> bytes);
+// Parses and validates a header (magic, version, known type, length <= max_payload).
+Result<Header> ParseHeader(std::span<const uint8_t> bytes, uint32_t max_payload = kMaxPayload);
 
 // Decodes one frame from the front of `bytes`. nullopt: more bytes needed.
 // On success `consumed` is the frame's size. Errors are protocol errors: close the peer.
-Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t* consumed);
+Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t* consumed,
+                                         uint32_t max_payload = kMaxPayload);
 
 }  // namespace psched::proto

@@ -98,7 +98,22 @@ TEST(Frame, RejectsOversizedBeforeBuffering) {
   size_t consumed = 0;
   auto frame = DecodeFrame(Bytes(wire), &consumed);
   ASSERT_FALSE(frame.has_value());
-  EXPECT_NE(frame.error().message().find("exceeds the limit"), std::string::npos);
+  EXPECT_NE(frame.error().message().find("ctl.status frame of 2130706433 bytes exceeds this "
+                                         "connection's limit of 16777216"),
+            std::string::npos)
+      << frame.error().message();
+}
+
+// The limit is the caller's (by what the peer has proven): a length one side takes, the
+// other refuses.
+TEST(Frame, LimitIsPerConnection) {
+  std::string wire = EncodeFrame(MsgType::kAuthResponse, Json{{"pad", std::string(70000, 'x')}});
+  size_t consumed = 0;
+  EXPECT_TRUE(DecodeFrame(Bytes(wire), &consumed, kMaxPayload).has_value());
+  auto refused = DecodeFrame(Bytes(wire), &consumed, kMaxUnauthenticatedPayload);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().message().find("limit of 65536"), std::string::npos);
+  EXPECT_TRUE(ParseHeader(Bytes(wire), kMaxPeerPayload));
 }
 
 TEST(Frame, RejectsMalformedPayload) {

@@ -45,7 +45,7 @@ LinkProber::LinkProber(event_base* base, int pings, uint64_t bytes, double timeo
 LinkProber::~LinkProber() {
   if (client_) bufferevent_free(client_);
   for (auto& [bev, s] : served_) bufferevent_free(bev);
-  if (listener_) evconnlistener_free(listener_);
+  listener_.reset();
 }
 
 double LinkProber::Now() const {
@@ -56,14 +56,14 @@ Result<std::string> LinkProber::Listen(const std::string& host) {
   auto addr = ParseAddress(host + ":1");
   if (!addr) return Fail(addr.error());
   addr->sin_port = 0;
-  listener_ =
-      evconnlistener_new_bind(base_, &LinkProber::OnAccept, this,
-                              LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC, 16,
-                              reinterpret_cast<sockaddr*>(&*addr), sizeof *addr);
-  if (listener_ == nullptr) return Fail(Error::FromErrno("bind", "link probe listener on " + host));
+  auto listener = Listener::Bind(base_, reinterpret_cast<sockaddr*>(&*addr), sizeof *addr, 16,
+                                 /*reuse_address=*/true, &LinkProber::OnAccept, this,
+                                 "pschedd: link probe listener on " + host);
+  if (!listener) return Fail(listener.error());
+  listener_ = std::move(*listener);
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
-  getsockname(evconnlistener_get_fd(listener_), reinterpret_cast<sockaddr*>(&bound), &len);
+  getsockname(listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
   return host + ":" + std::to_string(ntohs(bound.sin_port));
 }
 

@@ -16,9 +16,11 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "common/error.hpp"
+#include "daemon/listener.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon::monitor {
@@ -64,7 +66,7 @@ class LinkProber {
   uint64_t bytes_;
   double timeout_s_;
   std::string payload_;
-  evconnlistener* listener_ = nullptr;
+  std::unique_ptr<Listener> listener_;
   std::map<bufferevent*, Served> served_;
   // The probe in flight.
   bufferevent* client_ = nullptr;

@@ -10,11 +10,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "daemon/auth.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
 #include "proto/messages.hpp"
 #include "tests/support/allocation.hpp"
+#include "tests/support/proc_fs.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/text.hpp"
@@ -63,7 +68,7 @@ TEST(Security, MalformedFramesAreRefusedAndTheDaemonKeepsServing) {
   std::pair<std::string, std::string> cases[] = {
       {"GET / HTTP/1.0\r\n\r\n", "bad frame magic"},
       {bad_version, "protocol version 42 not supported"},
-      {huge, "exceeds the limit"},
+      {huge, "exceeds this connection's limit of 16777216"},
       {bad_payload, "malformed payload"},
       {bad_fields, "malformed session.launch message"},
   };
@@ -135,13 +140,9 @@ class PeerAuth : public ::testing::Test {
   // By hand: connects to the leader as node `claimed`, answers its challenge with a MAC
   // made from `secret`, and returns the leader's reply frame.
   std::optional<proto::Frame> ClaimToBe(int claimed, const daemon::Secret& secret) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port_));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int fd = Connect();
     std::optional<proto::Frame> reply;
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    if (fd >= 0) {
       auto challenge = ReadFrame(fd);
       if (challenge && challenge->type == proto::MsgType::kAuthChallenge) {
         auto nonce = proto::Decode<proto::AuthChallenge>(*challenge)->nonce;
@@ -152,8 +153,32 @@ class PeerAuth : public ::testing::Test {
           reply = ReadFrame(fd);
       }
     }
-    close(fd);
+    if (fd >= 0) close(fd);
     return reply;
+  }
+  // Connects, reads the challenge, sends the header of an auth.response frame that
+  // announces `length` bytes, and returns the leader's reply.
+  std::optional<proto::Frame> SendBeforeAuth(uint32_t length) {
+    int fd = Connect();
+    std::optional<proto::Frame> reply;
+    if (fd >= 0 && ReadFrame(fd)) {
+      std::string header = proto::EncodeFrame(proto::MsgType::kAuthResponse, proto::Json::object())
+                               .substr(0, proto::kHeaderSize);
+      for (int i = 0; i < 4; ++i) header[8 + i] = static_cast<char>(length >> (24 - 8 * i));
+      if (write(fd, header.data(), header.size()) > 0) reply = ReadFrame(fd);
+    }
+    if (fd >= 0) close(fd);
+    return reply;
+  }
+  int Connect() const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+    close(fd);
+    return -1;
   }
   TempDir dir_{"psched-auth-it"};
   std::unique_ptr<Proc> leader_;
@@ -195,11 +220,96 @@ TEST_F(PeerAuth, WrongSecretIsRefusedAndTheRightOneJoins) {
            s.find("node 5 is not a child of this node") != s.npos;
   })) << leader_->err();
 
+  // Before authenticating, a peer may send only small frames (anyone on the network can
+  // connect): one announced at 1 MiB is refused and the link closed, naming the limit.
+  EXPECT_NE(ErrorOf(SendBeforeAuth(1u << 20)).find("exceeds this connection's limit of 65536"),
+            std::string::npos);
+  // The leader still serves.
+  EXPECT_EQ(RunCmd({Bin("psched-exec"), "true"}, {"PSCHED_ALLOCATION=" + (dir_ / "run")}).code, 0);
+
   // SIGTERM ends the leader cleanly, and its log says why it stopped.
   leader_->Signal(SIGTERM);
   EXPECT_EQ(leader_->Wait(), 0) << leader_->err();
   EXPECT_NE(leader_->err().find("pschedd: SIGTERM received: stopping"), std::string::npos)
       << leader_->err();
+}
+
+// A connection that never authenticates is closed after 10 s: idle connections from
+// anyone on the network must not hold the daemon's descriptors for ever.
+TEST_F(PeerAuth, ConnectionThatNeverAuthenticatesIsClosed) {
+  const int fd = Connect();
+  ASSERT_GE(fd, 0);
+  auto challenge = ReadFrame(fd);
+  ASSERT_TRUE(challenge);
+  EXPECT_EQ(challenge->type, proto::MsgType::kAuthChallenge);
+  timeval patience{20, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  // Nothing sent: the next frame is the refusal, then the end of the stream.
+  EXPECT_NE(ErrorOf(ReadFrame(fd)).find("authentication timed out"), std::string::npos);
+  char byte = 0;
+  EXPECT_EQ(read(fd, &byte, 1), 0) << "the link stays open";
+  close(fd);
+  EXPECT_TRUE(leader_->WaitStderr([](const std::string& s) {
+    return s.find("no authentication within 10 s") != s.npos;
+  })) << leader_->err();
+}
+
+// CPU seconds (user + system) process `pid` has used, from /proc/PID/stat.
+double CpuSeconds(pid_t pid) {
+  std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  long ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i)
+    if (i >= 14) ticks += std::stol(field);  // utime, stime
+  return static_cast<double>(ticks) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Out of descriptors, accept fails at once and for ever: libevent would retry in a busy
+// loop. The daemon pauses accepting for a second instead, says so, and serves on once
+// descriptors are free again.
+TEST(Security, RunningOutOfDescriptorsPausesAcceptInsteadOfSpinning) {
+  TempDir dir("psched-emfile");
+  auto secret = daemon::Secret::Generate();
+  ASSERT_TRUE(secret->WriteFile(dir / "secret"));
+  Proc leader({"sh", "-c",
+               "ulimit -n 48; exec " + Bin("pschedd") + " --node 0 --nodes 2 --rundir " +
+                   (dir / "run") + " --secret-file " + (dir / "secret") +
+                   " --topology core:2 --ready-fd 1"});
+  ASSERT_TRUE(leader.WaitStdout([](const std::string& s) { return s.find('\n') != s.npos; }))
+      << leader.err();
+  const int port = std::stoi(leader.out().substr(5));
+  std::vector<int> fds;
+  for (int i = 0; i < 64; ++i) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    fds.push_back(fd);
+  }
+  EXPECT_TRUE(leader.WaitStderr([](const std::string& s) {
+    return s.find("peer listener on ") != s.npos && s.find(": accepting paused for 1 s") != s.npos;
+  })) << leader.err();
+  // Two seconds later: a line or three, not a busy loop's flood (which also burns a CPU).
+  const double before = CpuSeconds(leader.pid());
+  leader.WaitStderr([](const std::string&) { return false; }, 2);
+  EXPECT_LT(CpuSeconds(leader.pid()) - before, 0.5) << "the daemon spins on accept";
+  EXPECT_LE(CountLines(leader.err(), "accept"), 5) << leader.err().substr(0, 2000);
+  for (int fd : fds) close(fd);
+  // Accepting again: node 1 joins, the allocation becomes ready and runs a session.
+  Proc child({Bin("pschedd"), "--node", "1", "--nodes", "2", "--parent",
+              "127.0.0.1:" + std::to_string(port), "--secret-file", dir / "secret", "--topology",
+              "core:2"});
+  EXPECT_TRUE(leader.WaitStdout([](const std::string& s) { return s.find("ready") != s.npos; }))
+      << leader.err();
+  auto r =
+      RunCmd({Bin("psched-exec"), "echo", "still serving"}, {"PSCHED_ALLOCATION=" + (dir / "run")});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "still serving\n");
+  leader.Signal(SIGTERM);
+  EXPECT_EQ(leader.Wait(), 0) << leader.err();
 }
 
 }  // namespace

@@ -69,6 +69,30 @@ TEST_F(TreeServicesTest, CollectiveConcatenatesBlobsInNodeOrderOnEveryParticipan
   for (int node : participants) EXPECT_EQ(results[node], "<1><2><4><5>") << "node " << node;
 }
 
+// A collective whose combined data exceeds the 16 MiB a launcher may send (PMIx modex of
+// a few KB per rank over thousands of ranks): authenticated daemons take it. The frames
+// used to be refused, which closed the link and stopped the daemon below it.
+TEST_F(TreeServicesTest, CollectiveLargerThanALaunchersFrameLimitGoesThrough) {
+  const std::vector<int> participants = {0, 3, 5};
+  const size_t each = 9u << 20;  // nodes 3 and 5 meet at node 1: 18 MiB up, 27 MiB down
+  std::map<int, std::string> results;
+  for (int node : participants) {
+    daemons_[node]->tree().Collective(8, "big", std::string(each, static_cast<char>('a' + node)),
+                                      participants, [&results, node](Result<std::string> all) {
+                                        results[node] =
+                                            all ? *all : "error: " + all.error().ToString();
+                                      });
+  }
+  ASSERT_TRUE(RunUntil([&] { return results.size() == participants.size(); }));
+  for (int node : participants) {
+    ASSERT_EQ(results[node].size(), 3 * each)
+        << "node " << node << ": " << results[node].substr(0, 200);
+    EXPECT_EQ(results[node][0], 'a');
+    EXPECT_EQ(results[node][each], 'd');
+    EXPECT_EQ(results[node][2 * each], 'f');
+  }
+}
+
 TEST_F(TreeServicesTest, TwoCollectivesAtOnceDoNotMix) {
   std::map<std::string, int> done;
   for (int node = 0; node < kNodes; ++node) {
