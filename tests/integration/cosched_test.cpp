@@ -453,6 +453,13 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }
 
+// The surpass grace has begun: each of the 4 cosched_threads ranks reported its SIGTSTP.
+bool EveryRankCaughtSigtstp(const std::string& out) {
+  for (const char* r : {"rank 0\n", "rank 1\n", "rank 2\n", "rank 3\n"})
+    if (out.find(std::string("SIGTSTP ") + r) == std::string::npos) return false;
+  return true;
+}
+
 // surpass_grace_s from the admin's config: SIGTSTP first (a program may reach a safe
 // point), SIGSTOP after the grace; status says who suspended whom.
 TEST(CoschedGraceTest, SurpassSendsSigtstpThenStops) {
@@ -460,17 +467,11 @@ TEST(CoschedGraceTest, SurpassSendsSigtstpThenStops) {
   ASSERT_TRUE(alloc.ok());
   Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
   std::vector<RankProc> ranks;
-  ASSERT_TRUE(Eventually([&] {
-    ranks = AllocationRanks(alloc.dir(), "cosched_threads");
-    return ranks.size() == 4u;
-  }));
+  ASSERT_TRUE(Eventually(
+      [&] { return (ranks = AllocationRanks(alloc.dir(), "cosched_threads")).size() == 4u; }));
   Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", Bin("cosched_threads"), "1"},
                 alloc.Env());
-  ASSERT_TRUE(sim.WaitStdout([](const std::string& out) {
-    for (const char* r : {"rank 0\n", "rank 1\n", "rank 2\n", "rank 3\n"})
-      if (out.find(std::string("SIGTSTP ") + r) == std::string::npos) return false;
-    return true;
-  })) << sim.out();
+  ASSERT_TRUE(sim.WaitStdout(EveryRankCaughtSigtstp)) << sim.out();
   for (const RankProc& r : ranks)
     EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == 'T'; })) << "rank " << r.rank;
   auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
@@ -491,20 +492,13 @@ TEST(CoschedGraceTest, ArrivalWhoseLauncherDiesDuringTheGraceNeverStarts) {
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
   std::vector<RankProc> ranks;
-  ASSERT_TRUE(Eventually([&] {
-    ranks = AllocationRanks(alloc.dir(), "cosched_threads");
-    return ranks.size() == 4u;
-  }));
+  ASSERT_TRUE(Eventually(
+      [&] { return (ranks = AllocationRanks(alloc.dir(), "cosched_threads")).size() == 4u; }));
   TempDir dir;
   const std::string marker = dir / "started";
   Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", "touch", marker},
                 alloc.Env());
-  // The grace has begun once every rank of the simulation caught its SIGTSTP.
-  ASSERT_TRUE(sim.WaitStdout([](const std::string& out) {
-    for (const char* r : {"rank 0\n", "rank 1\n", "rank 2\n", "rank 3\n"})
-      if (out.find(std::string("SIGTSTP ") + r) == std::string::npos) return false;
-    return true;
-  })) << sim.out();
+  ASSERT_TRUE(sim.WaitStdout(EveryRankCaughtSigtstp)) << sim.out();
   analysis.Signal(SIGKILL);
   EXPECT_EQ(analysis.Wait(), 128 + SIGKILL);
   EXPECT_TRUE(Eventually([&] { return SessionOf(alloc.Status(), 2).empty(); }))

@@ -46,6 +46,18 @@ std::string ErrorOf(const std::optional<proto::Frame>& f) {
   return f->body.value("message", "");
 }
 
+// A TCP connection to 127.0.0.1:port; -1 if refused.
+int ConnectLoopback(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+  close(fd);
+  return -1;
+}
+
 bool ClosedAfter(int fd) {
   char c;
   return read(fd, &c, 1) == 0;
@@ -170,16 +182,7 @@ class PeerAuth : public ::testing::Test {
     if (fd >= 0) close(fd);
     return reply;
   }
-  int Connect() const {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port_));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
-    close(fd);
-    return -1;
-  }
+  int Connect() const { return ConnectLoopback(port_); }
   TempDir dir_{"psched-auth-it"};
   std::unique_ptr<Proc> leader_;
   int port_ = 0;
@@ -281,13 +284,8 @@ TEST(Security, RunningOutOfDescriptorsPausesAcceptInsteadOfSpinning) {
   const int port = std::stoi(leader.out().substr(5));
   std::vector<int> fds;
   for (int i = 0; i < 64; ++i) {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    fds.push_back(fd);
+    fds.push_back(ConnectLoopback(port));
+    ASSERT_GE(fds.back(), 0);
   }
   EXPECT_TRUE(leader.WaitStderr([](const std::string& s) {
     return s.find("peer listener on ") != s.npos && s.find(": accepting paused for 1 s") != s.npos;
