@@ -10,6 +10,7 @@ std::string PrefixLines(std::string_view prefix, std::string_view data) {
     size_t end = nl == std::string_view::npos ? data.size() : nl + 1;
     text += prefix;
     text.append(data, start, end - start);
+    if (nl == std::string_view::npos) text += '\n';
     start = end;
   }
   return text;

@@ -7,8 +7,9 @@
 
 namespace psched {
 
-// `data` with `prefix` before each of its lines; a last line without its newline
-// is prefixed too (output arrives in chunks that end wherever the rank's write did).
+// `data` with `prefix` before each of its lines. A last line without its newline (a
+// rank's final words, or a piece of a very long line) is prefixed and ended too: the next
+// labelled line, maybe another rank's, must not be glued to it.
 std::string PrefixLines(std::string_view prefix, std::string_view data);
 
 }  // namespace psched

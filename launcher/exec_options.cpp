@@ -54,7 +54,7 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
       "--allocator", o.allocator,
       "allocator for this session (the daemon checks the name and lists the valid ones)");
   app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
-  app.add_flag("-v,--verbose", o.verbose, "say what happens (repeat for more)");
+  app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.prefix_command();
   if (auto code = ParseCommandLine(app, "psched-exec", argc, argv)) {
     out.exit = true;

@@ -69,6 +69,18 @@ TEST_F(ExecTest, StdinGoesToRankZeroOnly) {
   EXPECT_EQ(r.out, "[0] line one\n[0] line two\n");
 }
 
+// --label: a rank's last line without a newline is still a line of its own; the next
+// rank's label used to follow it on the same line ("[0] tail0[1] tail1").
+TEST_F(ExecTest, LabelEndsAnUnfinishedLastLine) {
+  auto r = Exec({"-n", "2", "--label", "sh", "-c", "printf tail$PSCHED_RANK"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto lines = Lines(r.out);
+  EXPECT_EQ(std::set<std::string>(lines.begin(), lines.end()),
+            (std::set<std::string>{"[0] tail0", "[1] tail1"}))
+      << r.out;
+  EXPECT_EQ(r.out.back(), '\n');
+}
+
 // The launcher sends stdin (and its end) as soon as the session has started, which is
 // before the node has forked rank 0 (PMIx registers the session first): the node must
 // keep it for rank 0, or cat never sees the input or its end and hangs.
