@@ -149,7 +149,9 @@ struct Applier {
     bool shared = false;
     for (const RankSlots& r : a.placement.ranks) {
       if (Node* node = FindNode(snapshot.nodes, r.node))
-        for (int pu : r.pus) shared = shared || node->uses[pu] > 0;
+        for (int pu : r.pus)  // out of range: ignored, as CountUses ignores it
+          shared =
+              shared || (pu >= 0 && pu < static_cast<int>(node->uses.size()) && node->uses[pu] > 0);
     }
     s.placement = a.placement;
     s.original = a.placement;

@@ -59,6 +59,18 @@ TEST(ApplyPlan, SpawnCountsUsesAndEndReleasesThem) {
   EXPECT_EQ(s.Find(1), nullptr);
 }
 
+// A placement naming a PU the node does not have (a hand-written snapshot for psched-place,
+// say) is ignored for the counts, and never read out of bounds (ASan would say).
+TEST(ApplyPlan, SpawnIgnoresPusTheNodeDoesNotHave) {
+  Snapshot s = TwoNodes();
+  SessionRequest r = Req(1, 2);
+  Placement p;
+  p.ranks = {RankSlots{0, 0, {1}}, RankSlots{1, 0, {4, -1}}};
+  ApplyPlan(s, Plan{{SpawnAction{1, p, false}}}, &r);
+  EXPECT_EQ(s.FreePus(), 7);
+  EXPECT_EQ(s.Find(1)->state, SessionState::kRunning);
+}
+
 TEST(ApplyPlan, SuspendFreesSlotsAndResumeTakesThemBack) {
   Snapshot s = TwoNodes();
   SessionRequest r = Req(1, 8);
