@@ -27,7 +27,9 @@ class Allocator {
   // `window` as it can, the window given in priority order. Single-session
   // allocators (compact, spread, netload) place in order and stop at the first that
   // does not fit, so the head is never overtaken; window allocators (auction,
-  // ipwindow) decide over the whole window at once. Pure: same inputs, same answer.
+  // ipwindow) decide over the whole window at once. No side effects beyond the
+  // allocator itself: window allocators adapt their bid cap or window to solver time-outs
+  // (and count rounds), so with a wall-clock solver limit two calls may differ.
   virtual std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                            std::span<const SessionRequest> window) const = 0;
 
