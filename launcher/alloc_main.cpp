@@ -35,7 +35,8 @@ int RunCommand(int argc, char** argv) {
   // As salloc: the first word that is not an option starts CMD, whose own options
   // (sh -c ..., echo -v) are not ours.
   app.prefix_command();
-  app.footer("CMD: the command and its arguments, after the options (or after --)");
+  app.footer(
+      "CMD [ARGS...]: the command to run inside the allocation, after the options (or after --)");
   if (auto code = psched::ParseCommandLine(app, "psched-alloc", argc, argv)) return *code;
   cmd = app.remaining();
   if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());

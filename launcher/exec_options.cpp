@@ -56,6 +56,7 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.prefix_command();
+  app.footer("COMMAND [ARGS...]: what every rank runs, after the options (or after --)");
   if (auto code = ParseCommandLine(app, "psched-exec", argc, argv)) {
     out.exit = true;
     out.exit_code = *code;
