@@ -2,6 +2,8 @@
 
 #include <toml++/toml.h>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <random>
 
 namespace psched::djsb {
@@ -9,6 +11,32 @@ namespace {
 
 std::unexpected<Error> Invalid(const std::string& what) {
   return Fail(ErrorCode::kInvalidArgument, what);
+}
+
+std::string LineOf(const toml::node& node) {
+  return " (line " + std::to_string(node.source().begin.line) + ")";
+}
+
+// A table's keys must be among `known`: a misspelt key would otherwise be ignored.
+Result<void> OnlyKeys(const toml::table& table, const std::string& prefix,
+                      std::initializer_list<std::string_view> known) {
+  for (const auto& [key, node] : table) {
+    if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+      std::string list;
+      for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      return Invalid("unknown key '" + prefix + std::string(key.str()) + "'" + LineOf(node) +
+                     " (valid: " + list + ")");
+    }
+  }
+  return {};
+}
+
+// The table `name` of `root`: nullptr when absent, an error when it is not a table.
+Result<const toml::table*> Section(const toml::table& root, const char* name) {
+  const toml::node* node = root.get(name);
+  if (node == nullptr) return nullptr;
+  if (const toml::table* t = node->as_table()) return t;
+  return Invalid(std::string(name) + ": expected a table ([" + name + "])" + LineOf(*node));
 }
 
 // Reads an optional value of type T at `key` in `table`; a present value of the wrong
@@ -34,17 +62,25 @@ Result<void> Read(const toml::table& table, const std::string& prefix, const cha
     }
   } else {
     if (node->is_integer()) {
-      *out = static_cast<T>(*node->value<int64_t>());
+      const int64_t v = *node->value<int64_t>();
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+        return Invalid(prefix + key + ": " + std::to_string(v) + " is out of range" +
+                       LineOf(*node));
+      *out = static_cast<T>(v);
       return {};
     }
   }
-  return Invalid(prefix + key + ": wrong type");
+  return Invalid(prefix + key + ": wrong type" + LineOf(*node));
 }
 
 Result<void> ReadApp(const toml::table& root, const char* name, AppConfig* app) {
-  const toml::table* t = root[name].as_table();
+  auto section = Section(root, name);
+  if (!section) return Fail(section.error());
+  const toml::table* t = *section;
   if (t == nullptr) return {};
   std::string prefix = std::string(name) + ".";
+  if (auto ok = OnlyKeys(*t, prefix, {"ranks", "threads", "array_size", "iterations"}); !ok)
+    return ok;
   for (auto r : {Read(*t, prefix, "ranks", &app->ranks), Read(*t, prefix, "threads", &app->threads),
                  Read(*t, prefix, "array_size", &app->array_size),
                  Read(*t, prefix, "iterations", &app->iterations)})
@@ -133,7 +169,14 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
                  ReadStringList(root.get("policies"), "policies", &c.policies)}) {
     if (auto w = wrap(r); !w) return Fail(w.error());
   }
-  if (const toml::table* s = root["schedule"].as_table()) {
+  auto schedule = Section(root, "schedule");
+  auto launcher = Section(root, "launcher");
+  auto metrics = Section(root, "metrics");
+  for (const auto* section : {&schedule, &launcher, &metrics})
+    if (!*section) return Invalid(std::string(source_name) + ": " + section->error().message());
+  if (const toml::table* s = *schedule) {
+    if (auto w = wrap(OnlyKeys(*s, "schedule.", {"seed", "earliest", "latest", "at"})); !w)
+      return Fail(w.error());
     for (auto r : {Read(*s, "schedule.", "seed", &c.schedule.seed),
                    Read(*s, "schedule.", "earliest", &c.schedule.earliest),
                    Read(*s, "schedule.", "latest", &c.schedule.latest)})
@@ -149,13 +192,20 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
       }
     }
   }
-  if (const toml::table* l = root["launcher"].as_table()) {
+  if (const toml::table* l = *launcher) {
+    if (auto w = wrap(OnlyKeys(*l, "launcher.", {"psched", "mpirun", "srun"})); !w)
+      return Fail(w.error());
     for (auto r : {Read(*l, "launcher.", "psched", &c.launcher.psched),
                    Read(*l, "launcher.", "mpirun", &c.launcher.mpirun),
                    Read(*l, "launcher.", "srun", &c.launcher.srun)})
       if (auto w = wrap(r); !w) return Fail(w.error());
   }
-  if (const toml::table* m = root["metrics"].as_table()) {
+  if (const toml::table* m = *metrics) {
+    if (auto w = wrap(OnlyKeys(
+            *m, "metrics.",
+            {"wait_constant_s", "wait_constant_sim_fraction", "analysis_share", "slot_overlap"}));
+        !w)
+      return Fail(w.error());
     for (auto r : {Read(*m, "metrics.", "wait_constant_s", &c.constants.wait_constant_s),
                    Read(*m, "metrics.", "wait_constant_sim_fraction",
                         &c.constants.wait_constant_sim_fraction),
@@ -182,6 +232,11 @@ Result<void> ValidateConfig(const DjsbConfig& c) {
     return Invalid("analyses must be > 0 (got " + std::to_string(c.analyses) + ")");
   if (c.repeats <= 0) return Invalid("repeats must be > 0 (got " + std::to_string(c.repeats) + ")");
   const ScheduleConfig& s = c.schedule;
+  // Comparisons are false for NaN: a NaN time would pass the ranges below and never come.
+  for (double t : s.at)
+    if (!std::isfinite(t)) return Invalid("schedule.at: every time must be a finite number");
+  if (!std::isfinite(s.earliest) || !std::isfinite(s.latest))
+    return Invalid("schedule: earliest and latest must be finite numbers");
   if (!s.at.empty()) {
     if (static_cast<int>(s.at.size()) != c.analyses) {
       return Invalid("schedule.at has " + std::to_string(s.at.size()) + " times for " +
@@ -208,7 +263,11 @@ Result<void> ValidateConfig(const DjsbConfig& c) {
   }
   if (c.policies.empty() && !c.baseline)
     return Invalid("nothing to run: no policies and no baseline");
-  for (const std::string& p : c.policies) {
+  for (size_t i = 0; i < c.policies.size(); ++i) {
+    const std::string& p = c.policies[i];
+    if (std::find(c.policies.begin(), c.policies.begin() + static_cast<long>(i), p) !=
+        c.policies.begin() + static_cast<long>(i))
+      return Invalid("policies: '" + p + "' is listed twice (its runs would overwrite each other)");
     const auto& known = KnownPolicies();
     if (std::find(known.begin(), known.end(), p) == known.end()) {
       std::string list;
@@ -216,8 +275,23 @@ Result<void> ValidateConfig(const DjsbConfig& c) {
       return Invalid("unknown policy '" + p + "' (valid: " + list + ")");
     }
   }
-  if (!(c.session_timeout_s > 0)) return Invalid("session_timeout_s must be > 0");
-  if (!(c.sample_interval_s > 0)) return Invalid("sample_interval_s must be > 0");
+  if (!(c.session_timeout_s > 0) || !std::isfinite(c.session_timeout_s))
+    return Invalid("session_timeout_s must be a number > 0");
+  if (!(c.sample_interval_s > 0) || !(c.sample_interval_s <= c.session_timeout_s)) {
+    return Invalid("sample_interval_s must be > 0 and at most session_timeout_s (" +
+                   std::to_string(c.session_timeout_s) + ")");
+  }
+  if (auto ok = CheckConstants(c.constants); !ok)
+    return Invalid("metrics: " + ok.error().message());
+  // Each launcher template must expand and run the benchmark's command.
+  for (auto [name, templ] : {std::pair{"launcher.psched", &c.launcher.psched},
+                             {"launcher.mpirun", &c.launcher.mpirun},
+                             {"launcher.srun", &c.launcher.srun}}) {
+    auto expanded = ExpandTemplate(*templ, c.simulation, "wait", false, "CMD", "BIN");
+    if (!expanded) return Invalid(std::string(name) + ": " + expanded.error().message());
+    if (templ->find("{command}") == std::string::npos)
+      return Invalid(std::string(name) + ": the template has no {command}: " + *templ);
+  }
   return {};
 }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace psched::djsb {
 namespace {
 
@@ -129,6 +131,57 @@ TEST(DjsbConfig, NothingToRunIsRejected) {
   c.policies.clear();
   c.baseline = false;
   EXPECT_NE(ErrorOf(c).find("nothing to run"), std::string::npos);
+}
+
+// What would pass a range check and fail only at run time, after the reference runs (or
+// never: a NaN submit time is never reached, and the orchestrator spun until its timeout).
+TEST(DjsbConfig, ValuesThatWouldFailLaterAreRejectedByTheCheck) {
+  DjsbConfig nan_time;
+  nan_time.schedule.earliest = std::nan("");
+  EXPECT_NE(ErrorOf(nan_time).find("finite"), std::string::npos);
+  DjsbConfig nan_at;
+  nan_at.analyses = 1;
+  nan_at.schedule.at = {std::nan("")};
+  EXPECT_NE(ErrorOf(nan_at).find("finite"), std::string::npos);
+  DjsbConfig share;
+  share.constants.analysis_share = 0;
+  EXPECT_NE(ErrorOf(share).find("analysis_share"), std::string::npos);
+  DjsbConfig infinite;
+  infinite.constants.wait_constant_sim_fraction = HUGE_VAL;
+  EXPECT_NE(ErrorOf(infinite).find("wait_constant_sim_fraction must be a finite number"),
+            std::string::npos);
+  DjsbConfig sampling;
+  sampling.sample_interval_s = 1e300;
+  EXPECT_NE(ErrorOf(sampling).find("at most session_timeout_s"), std::string::npos);
+  DjsbConfig no_command;
+  no_command.launcher.psched = "{bin}/psched-exec -n {ranks}";
+  EXPECT_NE(ErrorOf(no_command).find("launcher.psched: the template has no {command}"),
+            std::string::npos);
+  DjsbConfig twice;
+  twice.policies = {"wait", "surpass", "wait"};
+  EXPECT_NE(ErrorOf(twice).find("'wait' is listed twice"), std::string::npos);
+}
+
+// Inside a section too, a misspelt key is an error with its line, a section must be a
+// table, and an integer that does not fit is refused (4294967298 ranks read as 2 before).
+TEST(DjsbConfig, SectionKeysTypesAndRangesAreChecked) {
+  auto typo = ParseConfigToml("[simulation]\nrank = 8\n", "t.toml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message().find("unknown key 'simulation.rank' (line 2)"),
+            std::string::npos)
+      << typo.error().message();
+  auto scalar = ParseConfigToml("simulation = 5\n", "t.toml");
+  ASSERT_FALSE(scalar);
+  EXPECT_NE(scalar.error().message().find("simulation: expected a table"), std::string::npos)
+      << scalar.error().message();
+  auto huge = ParseConfigToml("[simulation]\nranks = 4294967298\n", "t.toml");
+  ASSERT_FALSE(huge);
+  EXPECT_NE(huge.error().message().find("simulation.ranks: 4294967298 is out of range (line 2)"),
+            std::string::npos)
+      << huge.error().message();
+  auto metrics = ParseConfigToml("[metrics]\nsigma = 0.5\n", "t.toml");
+  ASSERT_FALSE(metrics);
+  EXPECT_NE(metrics.error().message().find("unknown key 'metrics.sigma'"), std::string::npos);
 }
 
 TEST(DjsbConfig, SeededScheduleIsDeterministicSortedAndInRange) {

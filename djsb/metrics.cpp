@@ -34,14 +34,29 @@ double Median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
+Result<void> CheckConstants(const MetricConstants& c) {
+  for (auto [name, v] : {std::pair{"wait_constant_s", c.wait_constant_s},
+                         {"wait_constant_sim_fraction", c.wait_constant_sim_fraction},
+                         {"analysis_share", c.analysis_share},
+                         {"slot_overlap", c.slot_overlap}}) {
+    if (!std::isfinite(v))
+      return Invalid(std::string("metrics.") + name + " must be a finite number");
+  }
+  if (!(c.analysis_share > 0 && c.analysis_share <= 1))
+    return Invalid("analysis_share (sigma) must be in (0, 1]");
+  if (c.wait_constant_s < 0 && !(c.wait_constant_sim_fraction > 0))
+    return Invalid("wait_constant_sim_fraction must be > 0");
+  if (c.slot_overlap > 1) return Invalid("slot_overlap must be in [0, 1]");
+  return {};
+}
+
 Result<ResolvedConstants> ResolveConstants(const MetricConstants& c, const References& refs) {
   if (!(refs.sim_alone_execution > 0))
     return Invalid("the simulation's alone execution time must be > 0");
   if (!(refs.ana_alone_execution > 0))
     return Invalid("the analysis's alone execution time must be > 0");
   if (refs.ana_static_wait < 0) return Invalid("the static wait must be >= 0");
-  if (!(c.analysis_share > 0 && c.analysis_share <= 1))
-    return Invalid("analysis_share (sigma) must be in (0, 1]");
+  if (auto ok = CheckConstants(c); !ok) return Fail(ok.error());
   ResolvedConstants r;
   r.analysis_share = c.analysis_share;
   r.wait_constant_sim_fraction = c.wait_constant_sim_fraction;
@@ -50,13 +65,10 @@ Result<ResolvedConstants> ResolveConstants(const MetricConstants& c, const Refer
       return Invalid("wait_constant_s 0 with a zero static wait divides by zero");
     r.wait_constant_s = c.wait_constant_s;
   } else {
-    if (!(c.wait_constant_sim_fraction > 0))
-      return Invalid("wait_constant_sim_fraction must be > 0");
     r.wait_constant_s = c.wait_constant_sim_fraction * refs.sim_alone_execution;
     r.wait_constant_derived = true;
   }
   if (c.slot_overlap >= 0) {
-    if (c.slot_overlap > 1) return Invalid("slot_overlap must be in [0, 1]");
     r.slot_overlap = c.slot_overlap;
   } else {
     if (refs.sim_slots <= 0 || refs.ana_slots <= 0)

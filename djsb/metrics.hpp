@@ -44,6 +44,10 @@ struct MetricConstants {
   double slot_overlap = -1;
 };
 
+// The constants' own rules, checked before any run (--check) and again when resolved:
+// finite, sigma in (0, 1], a derived C from a fraction > 0, overlap at most 1.
+Result<void> CheckConstants(const MetricConstants& c);
+
 // What the reference runs measured (medians over repeats) and the configured sizes.
 struct References {
   double sim_alone_execution = 0;  // X_sim alone
