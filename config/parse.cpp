@@ -69,9 +69,11 @@ Apply Fraction(const std::function<double&(Config&)>& member) {
 Apply Weight(const std::function<double&(Config&)>& member) {
   return Number(member, 0, std::numeric_limits<double>::infinity(), false, "a weight >= 0");
 }
+// Durations that must not be zero are at least a millisecond: a shorter timer is none
+// (1e-7 s rounds to a zero timeval, and a zero round interval runs rounds in a busy loop).
 Apply Seconds(const std::function<double&(Config&)>& member, bool zero_ok) {
-  return Number(member, 0, std::numeric_limits<double>::infinity(), !zero_ok,
-                zero_ok ? "seconds >= 0" : "seconds > 0");
+  return Number(member, zero_ok ? 0 : 0.001, std::numeric_limits<double>::infinity(), false,
+                zero_ok ? "seconds >= 0" : "seconds >= 0.001");
 }
 
 Apply PositiveInt(const std::function<int&(Config&)>& member) {

@@ -204,33 +204,33 @@ TEST(ParseConfig, PlanTimeouts) {
 
 TEST(RejectedConfig, PlanTimeoutMustBePositiveFiniteSeconds) {
   EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = 0\n"),
-            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got 0");
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds >= 0.001, got 0");
   EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = -3\n"),
-            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got -3");
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds >= 0.001, got -3");
   EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = \"10\"\n"),
-            "t.toml:2:18: policy.plan_timeout_s: expected a number (seconds > 0)");
+            "t.toml:2:18: policy.plan_timeout_s: expected a number (seconds >= 0.001)");
   EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = nan\n"),
-            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got nan");
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds >= 0.001, got nan");
   EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = inf\n"),
-            "t.toml:2:18: policy.plan_timeout_s: must be seconds > 0, got inf");
+            "t.toml:2:18: policy.plan_timeout_s: must be seconds >= 0.001, got inf");
 }
 
 TEST(RejectedConfig, SuspendConfirmTimeoutMustBePositiveFiniteSeconds) {
   EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = 0\n"),
-            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got 0");
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds >= 0.001, got 0");
   EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = -0.5\n"),
-            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got -0.5");
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds >= 0.001, got -0.5");
   EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = \"5s\"\n"),
-            "t.toml:2:29: policy.suspend_confirm_timeout_s: expected a number (seconds > 0)");
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: expected a number (seconds >= 0.001)");
   EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = -nan\n"),
-            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got nan");
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: must be seconds >= 0.001, got nan");
   EXPECT_EQ(ErrorOf("[policy]\nsuspend_confirm_timeout_s = true\n"),
-            "t.toml:2:29: policy.suspend_confirm_timeout_s: expected a number (seconds > 0)");
+            "t.toml:2:29: policy.suspend_confirm_timeout_s: expected a number (seconds >= 0.001)");
 }
 
 TEST(RejectedConfig, NotANumberIsRejectedForEveryNumericKey) {
   EXPECT_EQ(ErrorOf("[allocator]\nround_interval_s = nan\n"),
-            "t.toml:2:20: allocator.round_interval_s: must be seconds > 0, got nan");
+            "t.toml:2:20: allocator.round_interval_s: must be seconds >= 0.001, got nan");
   EXPECT_EQ(ErrorOf("[policy]\nsurpass_grace_s = inf\n"),
             "t.toml:2:19: policy.surpass_grace_s: must be seconds >= 0, got inf");
   EXPECT_EQ(ErrorOf("[allocator.netload]\nalpha = nan\n"),
@@ -248,7 +248,7 @@ TEST(RejectedConfig, PlanTimeoutMustOutlastTheSuspendConfirmation) {
             "the node could say which process did not stop");
   // A bad value is reported once, not compared against the value it did not replace.
   EXPECT_EQ(ErrorOf("[policy]\nplan_timeout_s = 3\nsuspend_confirm_timeout_s = 0\n"),
-            "t.toml:3:29: policy.suspend_confirm_timeout_s: must be seconds > 0, got 0");
+            "t.toml:3:29: policy.suspend_confirm_timeout_s: must be seconds >= 0.001, got 0");
 }
 
 TEST(RejectedConfig, LaterFileShortensThePlanTimeoutBelowTheEarlierConfirmation) {
@@ -272,12 +272,15 @@ TEST(ParseConfig, RoundInterval) {
 
 TEST(RejectedConfig, ZeroRoundInterval) {
   EXPECT_EQ(ErrorOf("[allocator]\nround_interval_s = 0\n"),
-            "t.toml:2:20: allocator.round_interval_s: must be seconds > 0, got 0");
+            "t.toml:2:20: allocator.round_interval_s: must be seconds >= 0.001, got 0");
 }
 
 TEST(RejectedConfig, ZeroAgingStep) {
   EXPECT_EQ(ErrorOf("[priority]\naging_step_s = 0\n"),
-            "t.toml:2:16: priority.aging_step_s: must be seconds > 0, got 0");
+            "t.toml:2:16: priority.aging_step_s: must be seconds >= 0.001, got 0");
+  // Not zero but no timer either: a round every 1e-7 s would be a busy loop.
+  EXPECT_EQ(ErrorOf("[allocator]\nround_interval_s = 1e-7\n"),
+            "t.toml:2:20: allocator.round_interval_s: must be seconds >= 0.001, got 1e-07");
   EXPECT_EQ(ErrorOf("[priority]\nmultifactor_age_weight = -1\n"),
             "t.toml:2:26: priority.multifactor_age_weight: must be a weight >= 0, got -1");
   EXPECT_EQ(ErrorOf("[priority]\nmultifactor_size_weight = inf\n"),

@@ -50,7 +50,10 @@ double Psp::Priority(const SessionRequest& request, std::span<const FinishedJob>
   if (!aging_ || config_.aging_step_s <= 0) return g;
   const double waited = std::max(0.0, now - request.submit_time);
   // In double first: a short step over a long wait exceeds int (the cast was undefined).
-  const double steps = std::min(std::floor(waited / config_.aging_step_s), 1e18);
+  // At most kMaxAgingSteps: the recursion is a loop, run for every waiting session at
+  // every round, and a tiny step or a huge estimate would keep it from saturating.
+  const double steps =
+      std::min(std::floor(waited / config_.aging_step_s), static_cast<double>(kMaxAgingSteps));
   return AgedPriority(g, static_cast<int64_t>(steps), config_.aging_step_s, request.estimate_s);
 }
 

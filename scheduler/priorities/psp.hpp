@@ -40,6 +40,9 @@ class Psp : public PriorityModule {
 
   // An owner without finished jobs has not been inaccurate yet: group g10.
   static constexpr int kNoHistoryPriority = 49;
+  // Aging counts at most this many steps (almost 5 years at the paper's 150 s), which
+  // bounds the work per priority to a few milliseconds.
+  static constexpr int64_t kMaxAgingSteps = 1'000'000;
 
  private:
   PriorityConfig config_;

@@ -96,6 +96,13 @@ TEST(Psp, StepCountBeyondIntStillAges) {
   r.estimate_s = 1e-3;  // saturates within a few thousand steps: the test stays fast
   EXPECT_EQ(aging.Priority(r, {}, 1e4), HUGE_VAL);  // 1e10 steps
   EXPECT_GT(aging.Priority(r, {}, 1e-3), Psp::kNoHistoryPriority);
+  // A step so short that the recursion would never saturate: the count stops at
+  // kMaxAgingSteps (1e18 iterations before, which hung the leader on every round).
+  config.aging_step_s = 1e-300;
+  Psp tiny(config, true);
+  r.estimate_s = 3600;
+  EXPECT_TRUE(std::isfinite(tiny.Priority(r, {}, 1e4)));
+  EXPECT_GE(tiny.Priority(r, {}, 1e4), Psp::kNoHistoryPriority);
 }
 
 // Short jobs age faster than long ones (the paper's Fig. 1 argument): a short job of
