@@ -381,6 +381,8 @@ void LeaderService::DropQueued(int64_t id, int code, const std::string& message)
   if (s == nullptr) return;
   if (auto c = s->launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, message}));
+  // Queued children of MPI_Comm_spawn: their parent waits in the call for this answer.
+  AnswerSpawn(*s, false, message);
   histories_.Forget(id);
   sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);

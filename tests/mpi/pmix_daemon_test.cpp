@@ -392,6 +392,29 @@ TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
   EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
 }
 
+// Queued children killed with psched-ctl: their parent's MPI_Comm_spawn returns an error
+// instead of waiting for ever (the answer to the parent's node was never sent).
+TEST(PmixDaemon, KillingQueuedChildrenFailsTheParentsSpawn) {
+  auto o = InAllocation(
+      kOneNode,
+      "d=$(mktemp -d); "
+      "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
+      "  > $d/filler 2>&1 & f=$!; "
+      "for i in $(seq 1200); do [ $(grep -c 'filler up' $d/filler) -ge 2 ] && break; sleep 0.1; "
+      "done; "
+      "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
+      "for i in $(seq 1200); do grep -q 'queued' $d/parent && break; sleep 0.1; done; "
+      "psched-ctl kill 3; echo kill=$?; "
+      "for i in $(seq 300); do kill -0 $p 2>/dev/null || break; sleep 0.1; done; "
+      "kill -0 $p 2>/dev/null && { echo parent-stuck; kill $p; }; wait $p; echo parent=$?; "
+      "touch $d/go; wait $f; echo filler=$?; cat $d/parent; rm -r $d");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("kill=0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("parent-stuck"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
+}
+
 // Under surpass the most recent session is suspended first: that would be the
 // parent itself, which then could never connect to its children. Refused, saying so.
 TEST(PmixDaemon, SpawnThatWouldSuspendItsParentIsRefused) {
