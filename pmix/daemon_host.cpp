@@ -16,6 +16,27 @@
 namespace psched::pmix {
 namespace {
 
+// The participants of a collective as a short, order-free name: FNV-1a over the sorted
+// "nspace/rank" list (the wildcard rank is "*"). Short, because it travels in every
+// contribution's id; a collision would only share a counter, as before.
+std::string ParticipantsKey(const std::vector<ProcName>& procs) {
+  std::vector<std::string> names;
+  names.reserve(procs.size());
+  for (const ProcName& p : procs)
+    names.push_back(p.nspace + "/" + (p.rank == kWildcardRank ? "*" : std::to_string(p.rank)));
+  std::sort(names.begin(), names.end());
+  uint64_t hash = 14695981039346656037ULL;
+  for (const std::string& name : names) {
+    for (char c : name + '\n') {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 1099511628211ULL;
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return text;
+}
+
 using wire::Bin;
 using wire::ErrorFromJson;
 using wire::ErrorJson;
@@ -238,15 +259,19 @@ void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, st
 // --- collectives ------------------------------------------------------------------------
 
 void DaemonPmixHost::RunCollective(const std::string& kind, std::vector<int64_t> sessions,
-                                   std::vector<int> nodes, std::string blob, BlobDone done) {
+                                   const std::vector<ProcName>& procs, std::vector<int> nodes,
+                                   std::string blob, BlobDone done) {
   if (nodes.size() <= 1) {
     done(std::move(blob));  // only this node: its blob is the whole result
     return;
   }
-  // Every participating node sees the same operations on the same sessions in the
-  // same order, so kind + sessions + a per-signature counter names the collective.
+  // Every participating node sees the same operations over the same procs in the same
+  // order, so kind + sessions + participants + a per-signature counter names the
+  // collective. The participants count: a fence over ranks 0 and 1 only must not take
+  // a number that the nodes outside it give to the next fence over all.
   std::string sig = kind;
   for (int64_t s : sessions) sig += ":" + std::to_string(s);
+  sig += "@" + ParticipantsKey(procs);
   std::string id = sig + "#" + std::to_string(collective_seq_[sig]++);
   // A failed session's other nodes may never contribute (or may, after this node
   // has deregistered the namespace): the session's end answers PMIx instead.
@@ -292,8 +317,8 @@ void DaemonPmixHost::ForgetSession(int64_t session) {
 
 void DaemonPmixHost::FenceAcrossNodes(FenceRequest req, BlobDone done) {
   std::string blob = req.collect_data ? std::move(req.local_data) : std::string();
-  RunCollective("pmix.fence", std::move(req.sessions), std::move(req.nodes), std::move(blob),
-                std::move(done));
+  RunCollective("pmix.fence", std::move(req.sessions), req.procs, std::move(req.nodes),
+                std::move(blob), std::move(done));
 }
 
 void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
@@ -320,8 +345,8 @@ void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
                 });
     return;
   }
-  RunCollective("pmix.connect", std::move(where.sessions), std::move(where.nodes), std::string(),
-                [done = std::move(done)](Result<Blob> r) {
+  RunCollective("pmix.connect", std::move(where.sessions), procs, std::move(where.nodes),
+                std::string(), [done = std::move(done)](Result<Blob> r) {
                   if (!r) return done(Fail(r.error()));
                   done({});
                 });

@@ -139,8 +139,10 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void SendReply(int to, uint64_t id, Result<std::string> r);
   void ToLeader(const std::string& op, const std::string& payload,
                 std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
-  void RunCollective(const std::string& kind, std::vector<int64_t> sessions, std::vector<int> nodes,
-                     std::string blob, BlobDone done);
+  // `procs`: who takes part, as PMIx named them (part of the collective's name).
+  void RunCollective(const std::string& kind, std::vector<int64_t> sessions,
+                     const std::vector<ProcName>& procs, std::vector<int> nodes, std::string blob,
+                     BlobDone done);
   // Answers (with an error) every collective still in flight for `session`, so
   // PMIx gets its fence/connect callback before the namespace is deregistered.
   void AbandonCollectives(int64_t session);

@@ -75,6 +75,15 @@ TEST(PmixDaemon, HelloAllreduceAcrossFourNodes) {
   EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 1 ok"), 4) << o.out << o.err;
 }
 
+// A fence over ranks 0 and 1 only, then one over all four, a rank per node: nodes 2 and
+// 3 never see the first. The daemons named fences by session and a counter, so nodes 0
+// and 1 called the second one #2 and the others #1, and it never completed.
+TEST(PmixDaemon, FenceOverSomeRanksThenAllCompletes) {
+  auto o = InAllocation(kFourNodes, "timeout 60 psched-exec -n 4 --ppn 1 pmix_subset_fence");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "past both fences"), 4) << o.out << o.err;
+}
+
 // Two ranks per node: vader inside a node (own backing directory per daemon),
 // TCP between nodes.
 TEST(PmixDaemon, AlltoallAcrossNodes) {
