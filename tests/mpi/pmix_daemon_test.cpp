@@ -380,19 +380,25 @@ TEST(PmixDaemon, SpawnThatCanNeverFitBesideItsParentIsRefused) {
       << o.err;
 }
 
+// Shell: a filler session (1) takes both slots of kOneNode until $d/go exists; then a
+// parent (session 2, pid $p, output in $d/parent) spawns 2 children (session 3), which
+// queue; the script goes on once the parent says so.
+const std::string kSpawnChildrenQueued =
+    "d=$(mktemp -d); "
+    "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
+    "  > $d/filler 2>&1 & f=$!; "
+    "for i in $(seq 1200); do [ $(grep -c 'filler up' $d/filler) -ge 2 ] && break; sleep 0.1; "
+    "done; "
+    "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
+    "for i in $(seq 1200); do grep -q 'queued' $d/parent && break; sleep 0.1; done; ";
+
 // No free slots now, under the default policy (wait): the children queue until
 // another session ends, then start, and the spawn completes.
 TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
   auto o = InAllocation(
       kOneNode,
-      "d=$(mktemp -d); "
-      "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
-      "  > $d/filler 2>&1 & f=$!; "
-      "for i in $(seq 1200); do [ $(grep -c 'filler up' $d/filler) -ge 2 ] && break; sleep 0.1; "
-      "done; "
-      "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
-      "for i in $(seq 1200); do grep -q 'queued' $d/parent && break; sleep 0.1; done; "
-      "touch $d/go; wait $f; echo filler=$?; wait $p; echo parent=$?; cat $d/parent; rm -r $d");
+      kSpawnChildrenQueued +
+          "touch $d/go; wait $f; echo filler=$?; wait $p; echo parent=$?; cat $d/parent; rm -r $d");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("filler=0"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent=0"), std::string::npos) << o.out << o.err;
@@ -406,17 +412,11 @@ TEST(PmixDaemon, SpawnWithoutFreeSlotsQueuesUnderWait) {
 TEST(PmixDaemon, KillingQueuedChildrenFailsTheParentsSpawn) {
   auto o = InAllocation(
       kOneNode,
-      "d=$(mktemp -d); "
-      "psched-exec -n 2 sh -c \"echo filler up; while [ ! -e $d/go ]; do sleep 0.1; done\" "
-      "  > $d/filler 2>&1 & f=$!; "
-      "for i in $(seq 1200); do [ $(grep -c 'filler up' $d/filler) -ge 2 ] && break; sleep 0.1; "
-      "done; "
-      "psched-exec -n 1 mpi_spawn_exchange 2 > $d/parent 2>&1 & p=$!; "
-      "for i in $(seq 1200); do grep -q 'queued' $d/parent && break; sleep 0.1; done; "
-      "psched-ctl kill 3; echo kill=$?; "
-      "for i in $(seq 300); do kill -0 $p 2>/dev/null || break; sleep 0.1; done; "
-      "kill -0 $p 2>/dev/null && { echo parent-stuck; kill $p; }; wait $p; echo parent=$?; "
-      "touch $d/go; wait $f; echo filler=$?; cat $d/parent; rm -r $d");
+      kSpawnChildrenQueued +
+          "psched-ctl kill 3; echo kill=$?; "
+          "for i in $(seq 300); do kill -0 $p 2>/dev/null || break; sleep 0.1; done; "
+          "kill -0 $p 2>/dev/null && { echo parent-stuck; kill $p; }; wait $p; echo parent=$?; "
+          "touch $d/go; wait $f; echo filler=$?; cat $d/parent; rm -r $d");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("kill=0"), std::string::npos) << o.out << o.err;
   EXPECT_EQ(o.out.find("parent-stuck"), std::string::npos) << o.out << o.err;
