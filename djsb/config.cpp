@@ -63,9 +63,10 @@ Result<void> Read(const toml::table& table, const std::string& prefix, const cha
   } else {
     if (node->is_integer()) {
       const int64_t v = *node->value<int64_t>();
-      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max())
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
         return Invalid(prefix + key + ": " + std::to_string(v) + " is out of range" +
                        LineOf(*node));
+      }
       *out = static_cast<T>(v);
       return {};
     }

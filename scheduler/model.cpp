@@ -148,10 +148,12 @@ struct Applier {
     Session& s = FindOrAdd(snapshot, a.session, request);
     bool shared = false;
     for (const RankSlots& r : a.placement.ranks) {
-      if (Node* node = FindNode(snapshot.nodes, r.node))
-        for (int pu : r.pus)  // out of range: ignored, as CountUses ignores it
-          shared =
-              shared || (pu >= 0 && pu < static_cast<int>(node->uses.size()) && node->uses[pu] > 0);
+      Node* node = FindNode(snapshot.nodes, r.node);
+      if (node == nullptr) continue;
+      for (int pu : r.pus) {  // out of range: ignored, as CountUses ignores it
+        const bool valid = pu >= 0 && pu < static_cast<int>(node->uses.size());
+        shared = shared || (valid && node->uses[pu] > 0);
+      }
     }
     s.placement = a.placement;
     s.original = a.placement;
