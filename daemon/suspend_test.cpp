@@ -18,7 +18,7 @@ namespace {
 // a group of its own, out of reach of a SIGSTOP to the parent's group.
 class VforkParent {
  public:
-  explicit VforkParent(bool child_leaves_group) {
+  explicit VforkParent(bool child_leaves_group) : child_leaves_group_(child_leaves_group) {
     pid_ = fork();
     if (pid_ == 0) {
       setpgid(0, 0);
@@ -36,18 +36,21 @@ class VforkParent {
     waitpid(pid_, nullptr, 0);
   }
   pid_t pid() const { return pid_; }
-  // Waits until the parent is in its vfork wait and the child is known.
+  // Waits until the parent is in its vfork wait and the child is known (and, if it is to
+  // leave the group, has left it: a SIGSTOP to the group would otherwise still reach it).
   bool Ready() {
     return psched::testing::Eventually([&] {
       std::ifstream in("/proc/" + std::to_string(pid_) + "/task/" + std::to_string(pid_) +
                        "/children");
       in >> child_;
-      return ProcState(pid_) == 'D' && child_ > 0;
+      return ProcState(pid_) == 'D' && child_ > 0 &&
+             (!child_leaves_group_ || getpgid(child_) == child_);
     });
   }
   pid_t child() const { return child_; }
 
  private:
+  bool child_leaves_group_;
   pid_t pid_ = -1;
   pid_t child_ = 0;
 };
