@@ -48,11 +48,21 @@ std::optional<pid_t> ParsePid(std::string_view text) {
 
 enum class Owner { kAlive, kDead, kUnknown };
 
+std::string ThisHost() {
+  char name[256] = "";
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
 Owner OwnerFromFile(const std::string& dir) {
   std::ifstream in(dir + "/" + kOwnerFile);
   long pid = 0;
   unsigned long long start = 0;
   if (!(in >> pid >> start) || pid <= 0) return Owner::kUnknown;
+  // A TMPDIR on a shared file system holds other hosts' directories: their pids mean
+  // nothing here. (Files without a host are from before it was written.)
+  std::string host;
+  if (in >> host && host != ThisHost()) return Owner::kUnknown;
   auto now = StartTime(static_cast<pid_t>(pid));
   if (!now) return ProcessExists(static_cast<pid_t>(pid)) ? Owner::kAlive : Owner::kDead;
   return *now == start ? Owner::kAlive : Owner::kDead;
@@ -88,7 +98,7 @@ Result<void> WriteOwner(const std::string& dir) {
   auto start = StartTime(getpid());
   if (!start) return Fail(ErrorCode::kSystem, "reading /proc/self/stat for " + dir + "/owner");
   std::ofstream out(dir + "/" + kOwnerFile, std::ios::trunc);
-  out << getpid() << " " << *start << "\n";
+  out << getpid() << " " << *start << " " << ThisHost() << "\n";
   out.close();
   if (!out) return Fail(Error::FromErrno("write", "writing " + dir + "/" + kOwnerFile));
   return {};

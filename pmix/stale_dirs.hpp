@@ -25,7 +25,7 @@ inline constexpr size_t kMaxDaemonDirLength = 80;
 // with different TMPDIRs never touch each other's directories.
 std::string DaemonDirTemplate(const char* tmpdir, int node);
 
-// Records this process (pid and start time) as the owner of `dir` (file "owner").
+// Records this process (pid, start time, host) as the owner of `dir` (file "owner").
 Result<void> WriteOwner(const std::string& dir);
 
 struct SweepReport {
@@ -34,7 +34,8 @@ struct SweepReport {
 };
 
 // Looks at `parent`/`prefix`* directories of this uid other than `keep`. The owner is
-// the "owner" file's process (dead when its pid is gone or has another start time),
+// the "owner" file's process (dead when its pid is gone or has another start time; not
+// known when the file names another host),
 // else the pid PMIx wrote into its rendezvous file names (pmix/pmix.HOST.tool.PID).
 SweepReport RemoveStaleDirs(const std::string& parent, std::string_view prefix,
                             const std::string& keep);

@@ -75,6 +75,27 @@ TEST_F(StaleDirsTest, RemovesOnlyDirectoriesWhoseOwnerIsDead) {
   EXPECT_EQ(report.kept.size(), 3u);  // live, legacy_live, unknown
 }
 
+// TMPDIR on a file system that several nodes share: another host's directory is never
+// judged by this host's pids, even when its owner's pid does not exist here.
+TEST_F(StaleDirsTest, DirectoryOfAnotherHostIsKept) {
+  std::string elsewhere = Dir("psched-pmix.0.elsewhere");
+  Write(elsewhere + "/owner", std::to_string(DeadPid()) + " 1 another-host-psched-test\n");
+  std::string here = Dir("psched-pmix.1.here");
+  ASSERT_TRUE(WriteOwner(here).has_value());
+  std::ifstream owner(here + "/owner");
+  long pid = 0;
+  unsigned long long start = 0;
+  std::string host;
+  owner >> pid >> start >> host;
+  EXPECT_EQ(pid, getpid());
+  EXPECT_FALSE(host.empty()) << "the owner file names its host";
+  Write(here + "/owner", std::to_string(DeadPid()) + " 1 " + host + "\n");  // dead, here
+  SweepReport report = RemoveStaleDirs(parent_, kDaemonDirPrefix, "");
+  EXPECT_TRUE(fs::exists(elsewhere));
+  EXPECT_FALSE(fs::exists(here));
+  EXPECT_EQ(report.kept, std::vector<std::string>{elsewhere});
+}
+
 TEST_F(StaleDirsTest, MissingParentIsNotAnError) {
   SweepReport report = RemoveStaleDirs(parent_ + "/nope", kDaemonDirPrefix, "");
   EXPECT_TRUE(report.removed.empty());
