@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace psched {
 
@@ -33,6 +34,12 @@ inline CLI::Validator NonNegative() {
   return NumberAtLeast(0, true);
 }
 
+// Says what is wrong with the command line, the usual way; returns kExitUsage.
+inline int UsageError(const char* command, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", command, message.c_str());
+  return kExitUsage;
+}
+
 // nullopt: parsed, carry on; else the code for main to return.
 inline std::optional<int> ParseCommandLine(CLI::App& app, const char* command, int argc,
                                            const char* const* argv) {
@@ -42,9 +49,27 @@ inline std::optional<int> ParseCommandLine(CLI::App& app, const char* command, i
   } catch (const CLI::Success& e) {  // --help, --help-all
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", command, e.what());
-    return kExitUsage;
+    return UsageError(command, e.what());
   }
+}
+
+// The command a launcher runs, after its options (an app with prefix_command(), parsed):
+// from the first word that is not an option, or everything after "--", as srun and salloc
+// take it. nullopt with `*problem` set when there is none or it starts with an option
+// that is not ours.
+inline std::optional<std::vector<std::string>> CommandAfterOptions(const CLI::App& app,
+                                                                   std::string* problem) {
+  std::vector<std::string> command = app.remaining();
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  if (command.empty()) {
+    *problem = "no command given";
+    return std::nullopt;
+  }
+  if (command.front().starts_with("-")) {
+    *problem = "unknown option '" + command.front() + "'";
+    return std::nullopt;
+  }
+  return command;
 }
 
 }  // namespace psched

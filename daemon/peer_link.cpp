@@ -150,10 +150,13 @@ void PeerLink::OnAuthSweep(evutil_socket_t, short, void* arg) {
   }
 }
 
+void PeerLink::FromNeighbour(const Connection& conn, proto::Frame&& frame) {
+  if (frame.type == proto::MsgType::kError) return LogPeerError(node_, conn, frame);
+  Route(std::move(frame), conn.peer_node);
+}
+
 void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
-  if (conn.authenticated && frame.type == proto::MsgType::kError)
-    return LogPeerError(node_, conn, frame);
-  if (conn.authenticated) return Route(std::move(frame), conn.peer_node);
+  if (conn.authenticated) return FromNeighbour(conn, std::move(frame));
   auto resp = frame.type == proto::MsgType::kAuthResponse
                   ? proto::Decode<proto::AuthResponse>(frame)
                   : Fail(ErrorCode::kProtocol, "");
@@ -185,9 +188,7 @@ void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
 }
 
 void PeerLink::OnParentFrame(Connection& conn, proto::Frame&& frame) {
-  if (conn.authenticated && frame.type == proto::MsgType::kError)
-    return LogPeerError(node_, conn, frame);
-  if (conn.authenticated) return Route(std::move(frame), conn.peer_node);
+  if (conn.authenticated) return FromNeighbour(conn, std::move(frame));
   if (frame.type == proto::MsgType::kAuthChallenge) {
     auto ch = proto::Decode<proto::AuthChallenge>(frame);
     if (!ch) return conn.Close("bad challenge from parent");

@@ -56,6 +56,9 @@ class PeerLink {
   // Closes connections that have not authenticated within kAuthTimeout.
   static void OnAuthSweep(evutil_socket_t, short, void* arg);
   static void OnLocal(evutil_socket_t, short, void* arg);
+  // A frame from the authenticated parent or a child: routed on, or (an error it sent
+  // before closing the link) logged.
+  void FromNeighbour(const Connection& conn, proto::Frame&& frame);
   void OnChildFrame(Connection& conn, proto::Frame&& frame);
   void OnParentFrame(Connection& conn, proto::Frame&& frame);
   void Route(proto::Frame&& frame, int from);

@@ -22,7 +22,6 @@ int RunCommand(int argc, char** argv) {
   CLI::App app{"psched-alloc: run CMD inside an emulated N-node allocation on this host",
                "psched-alloc"};
   EmulatedOptions o;
-  std::vector<std::string> cmd;
   app.add_option("-N,--nodes", o.nodes, "number of emulated nodes")->check(CLI::Range(1, 4096));
   app.add_option("--topology", o.topology,
                  "hwloc synthetic topology of each node (\"pack:2 core:20 pu:1\") or XML file; "
@@ -38,14 +37,9 @@ int RunCommand(int argc, char** argv) {
   app.footer(
       "CMD [ARGS...]: the command to run inside the allocation, after the options (or after --)");
   if (auto code = psched::ParseCommandLine(app, "psched-alloc", argc, argv)) return *code;
-  cmd = app.remaining();
-  if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
-  if (cmd.empty() || cmd.front().starts_with("-")) {
-    std::fprintf(
-        stderr, "psched-alloc: %s\nRun with --help for more information.\n",
-        cmd.empty() ? "no command given" : ("unknown option '" + cmd.front() + "'").c_str());
-    return psched::kExitUsage;
-  }
+  std::string problem;
+  auto command = psched::CommandAfterOptions(app, &problem);
+  if (!command) return psched::UsageError("psched-alloc", problem);
   if (!o.allocator.empty() && !psched::sched::MakeAllocator(o.allocator)) {
     std::fprintf(stderr, "psched-alloc: %s\n",
                  psched::sched::MakeAllocator(o.allocator).error().message().c_str());
@@ -67,7 +61,7 @@ int RunCommand(int argc, char** argv) {
   // CMD sees the allocation (and we, who do not care, too).
   setenv("PSCHED_ALLOCATION", alloc->dir().c_str(), 1);
   psched::ChildSpec spec;
-  spec.argv = cmd;
+  spec.argv = std::move(*command);
   spec.close_other_fds = false;
   auto pid = psched::StartChild(spec);
   if (!pid) {

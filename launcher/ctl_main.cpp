@@ -43,11 +43,8 @@ int RunCommand(int argc, char** argv) {
       argc > 1 &&
       !app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == argv[1]; }).empty();
   if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::fprintf(stderr,
-                 "psched-ctl: unknown command '%s' (valid: status, kill, suspend, resume, "
-                 "shutdown)\nRun with --help for more information.\n",
-                 argv[1]);
-    return kExitUsage;
+    return UsageError("psched-ctl", std::string("unknown command '") + argv[1] +
+                                        "' (valid: status, kill, suspend, resume, shutdown)");
   }
   if (auto code = psched::ParseCommandLine(app, "psched-ctl", argc, argv)) return *code;
 

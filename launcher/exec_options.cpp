@@ -2,7 +2,6 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
-#include <iostream>
 #include <sstream>
 
 #include "common/command_line.hpp"
@@ -62,18 +61,15 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
     out.exit_code = *code;
     return out;
   }
-  o.command = app.remaining();
-  // `psched-exec -n 2 -- prog -x` as with srun: everything after "--" is the command.
-  if (!o.command.empty() && o.command.front() == "--") o.command.erase(o.command.begin());
   auto fail = [&out](const std::string& message) {
-    std::cerr << "psched-exec: " << message << "\nRun with --help for more information.\n";
     out.exit = true;
-    out.exit_code = 2;
+    out.exit_code = UsageError("psched-exec", message);
     return out;
   };
-  if (!o.command.empty() && o.command.front().starts_with("-"))
-    return fail("unknown option '" + o.command.front() + "'");
-  if (o.command.empty()) return fail("no command given");
+  std::string problem;
+  auto command = CommandAfterOptions(app, &problem);
+  if (!command) return fail(problem);
+  o.command = std::move(*command);
   if (o.ranks < 1) return fail("-n must be at least 1 (got " + std::to_string(o.ranks) + ")");
   if (o.cpus_per_rank < 1)
     return fail("-c must be at least 1 (got " + std::to_string(o.cpus_per_rank) + ")");
