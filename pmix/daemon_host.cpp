@@ -468,12 +468,16 @@ void DaemonPmixHost::ToLeader(const std::string& op, const std::string& payload,
 }
 
 void DaemonPmixHost::Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
-                             OpDone done) {
-  if (leader()) return names_->Publish(std::move(who), std::move(kv), std::move(done));
+                             Persistence persistence, OpDone done) {
+  if (leader()) return names_->Publish(std::move(who), std::move(kv), persistence, std::move(done));
   Json pairs = Json::array();
   for (const auto& [k, v] : kv) pairs.push_back({{"k", k}, {"v", Bin(v)}});
   ToLeader(
-      "publish", Pack({{"ns", who.nspace}, {"rank", who.rank}, {"kv", pairs}}),
+      "publish",
+      Pack({{"ns", who.nspace},
+            {"rank", who.rank},
+            {"kv", pairs},
+            {"persist", static_cast<int>(persistence)}}),
       [done = std::move(done)](Result<std::string> r) {
         if (!r) return done(Fail(r.error()));
         done({});
@@ -534,7 +538,12 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
       std::vector<std::pair<std::string, std::string>> kv;
       for (const auto& p : j->at("kv"))
         kv.emplace_back(p.at("k").get<std::string>(), FromBin(p.at("v")));
-      names_->Publish(std::move(who), std::move(kv), op_reply);
+      auto persistence =
+          PersistenceFromPmix(j->value("persist", static_cast<int>(Persistence::kApplication)));
+      if (!persistence) {
+        return SendReply(from, id, Fail(ErrorCode::kProtocol, "publish: unknown persistence"));
+      }
+      names_->Publish(std::move(who), std::move(kv), *persistence, op_reply);
     } else if (op == "unpublish") {
       names_->Unpublish(std::move(who), j->at("keys").get<std::vector<std::string>>(), op_reply);
     } else if (op == "lookup") {

@@ -82,7 +82,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void FenceAcrossNodes(FenceRequest req, BlobDone done) override;
   void DirectModexRemote(ProcName proc, int node, BlobDone done) override;
   void Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
-               OpDone done) override;
+               Persistence persistence, OpDone done) override;
   void Lookup(Publisher who, std::vector<std::string> keys, bool wait,
               std::optional<std::chrono::milliseconds> timeout,
               NameService::LookupDone done) override;

@@ -90,7 +90,7 @@ class PmixHostServices {
 
   // The allocation's name service (kept by the leader).
   virtual void Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
-                       OpDone done) = 0;
+                       Persistence persistence, OpDone done) = 0;
   virtual void Lookup(Publisher who, std::vector<std::string> keys, bool wait,
                       std::optional<std::chrono::milliseconds> timeout,
                       NameService::LookupDone done) = 0;

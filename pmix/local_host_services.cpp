@@ -42,11 +42,11 @@ void LocalHostServices::DirectModexRemote(ProcName proc, int node, BlobDone done
 }
 
 void LocalHostServices::Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
-                                OpDone done) {
-  done(names_.Publish(who, kv));
+                                Persistence persistence, OpDone done) {
+  done(names_.Publish(who, kv, persistence));
 }
 
-void LocalHostServices::Lookup(Publisher, std::vector<std::string> keys, bool wait,
+void LocalHostServices::Lookup(Publisher who, std::vector<std::string> keys, bool wait,
                                std::optional<std::chrono::milliseconds> timeout,
                                NameService::LookupDone done) {
   // The pending lookup's callback must drop its timer when the keys arrive first.
@@ -59,7 +59,7 @@ void LocalHostServices::Lookup(Publisher, std::vector<std::string> keys, bool wa
     }
     done(std::move(r));
   };
-  auto id = names_.Lookup(keys, wait, std::move(wrapped));
+  auto id = names_.Lookup(who, keys, wait, std::move(wrapped));
   if (!id || !timeout) return;
   *id_slot = *id;
   auto* t = new Timer{this, *id};

@@ -39,7 +39,7 @@ class LocalHostServices : public PmixHostServices {
   void FenceAcrossNodes(FenceRequest req, BlobDone done) override;
   void DirectModexRemote(ProcName proc, int node, BlobDone done) override;
   void Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
-               OpDone done) override;
+               Persistence persistence, OpDone done) override;
   void Lookup(Publisher who, std::vector<std::string> keys, bool wait,
               std::optional<std::chrono::milliseconds> timeout,
               NameService::LookupDone done) override;

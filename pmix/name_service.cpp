@@ -2,19 +2,26 @@
 
 namespace psched::pmix {
 
-std::optional<std::vector<PublishedValue>> NameService::Collect(
-    const std::vector<std::string>& keys) const {
+std::optional<Persistence> PersistenceFromPmix(uint64_t value) {
+  if (value > static_cast<uint64_t>(Persistence::kSession)) return std::nullopt;
+  return static_cast<Persistence>(value);
+}
+
+std::optional<std::vector<PublishedValue>> NameService::Take(const std::vector<std::string>& keys) {
   std::vector<PublishedValue> out;
   for (const auto& k : keys) {
     auto it = values_.find(k);
     if (it == values_.end()) return std::nullopt;
     out.push_back(it->second);
   }
+  for (const auto& v : out)
+    if (v.persistence == Persistence::kFirstRead) values_.erase(v.key);
   return out;
 }
 
 Result<void> NameService::Publish(const Publisher& who,
-                                  const std::vector<std::pair<std::string, std::string>>& kv) {
+                                  const std::vector<std::pair<std::string, std::string>>& kv,
+                                  Persistence persistence) {
   if (kv.empty()) return Fail(ErrorCode::kInvalidArgument, "publish: no keys");
   for (const auto& [k, v] : kv) {
     if (k.empty()) return Fail(ErrorCode::kInvalidArgument, "publish: empty key");
@@ -24,12 +31,12 @@ Result<void> NameService::Publish(const Publisher& who,
                                                    std::to_string(values_.at(k).publisher.rank));
     }
   }
-  for (const auto& [k, v] : kv) values_[k] = PublishedValue{k, v, who};
-  // Complete the waiting lookups whose keys are now all present. Collect first and call
-  // after: a done callback may publish or look up again.
+  for (const auto& [k, v] : kv) values_[k] = PublishedValue{k, v, who, persistence};
+  // Complete the waiting lookups whose keys are now all present, oldest first (ids
+  // grow). Take first and call after: a done callback may publish or look up again.
   std::vector<std::pair<LookupDone, std::vector<PublishedValue>>> ready;
   for (auto it = pending_.begin(); it != pending_.end();) {
-    if (auto found = Collect(it->second.keys)) {
+    if (auto found = Take(it->second.keys)) {
       ready.emplace_back(std::move(it->second.done), std::move(*found));
       it = pending_.erase(it);
     } else {
@@ -40,13 +47,14 @@ Result<void> NameService::Publish(const Publisher& who,
   return {};
 }
 
-std::optional<NameService::LookupId> NameService::Lookup(const std::vector<std::string>& keys,
+std::optional<NameService::LookupId> NameService::Lookup(const Publisher& who,
+                                                         const std::vector<std::string>& keys,
                                                          bool wait, LookupDone done) {
   if (keys.empty()) {
     done(Fail(ErrorCode::kInvalidArgument, "lookup: no keys"));
     return std::nullopt;
   }
-  if (auto found = Collect(keys)) {
+  if (auto found = Take(keys)) {
     done(std::move(*found));
     return std::nullopt;
   }
@@ -57,7 +65,7 @@ std::optional<NameService::LookupId> NameService::Lookup(const std::vector<std::
     return std::nullopt;
   }
   LookupId id = next_id_++;
-  pending_[id] = Pending{keys, std::move(done)};
+  pending_[id] = Pending{who.nspace, keys, std::move(done)};
   return id;
 }
 
@@ -80,7 +88,22 @@ Result<void> NameService::Unpublish(const Publisher& who, const std::vector<std:
 }
 
 void NameService::DropNamespace(const std::string& nspace) {
-  std::erase_if(values_, [&](const auto& kv) { return kv.second.publisher.nspace == nspace; });
+  std::erase_if(values_, [&](const auto& kv) {
+    const PublishedValue& v = kv.second;
+    return v.publisher.nspace == nspace && v.persistence != Persistence::kIndefinite &&
+           v.persistence != Persistence::kSession;
+  });
+  std::vector<LookupDone> orphaned;
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (it->second.nspace == nspace) {
+      orphaned.push_back(std::move(it->second.done));
+      it = pending_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& done : orphaned)
+    done(Fail(ErrorCode::kNotFound, "lookup: session " + nspace + " ended while it waited"));
 }
 
 void NameService::Cancel(LookupId id, Error why) {

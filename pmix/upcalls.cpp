@@ -51,6 +51,24 @@ bool InfoFlag(const pmix_info_t& info) {
   }
 }
 
+// PMIX_PERSISTENCE's value: PMIx's own type or any integer type holding its number.
+Result<Persistence> PersistenceOf(const pmix_value_t& value) {
+  int64_t n = -1;
+  if (value.type == PMIX_PERSIST) {
+    n = value.data.persist;
+  } else if (value.type != PMIX_FLOAT && value.type != PMIX_DOUBLE) {
+    pmix_status_t status = PMIX_SUCCESS;
+    PMIX_VALUE_GET_NUMBER(status, &value, n, int64_t);
+    if (status != PMIX_SUCCESS) n = -1;
+  }
+  if (n >= 0) {
+    if (auto p = PersistenceFromPmix(static_cast<uint64_t>(n))) return *p;
+  }
+  return Fail(ErrorCode::kInvalidArgument,
+              "publish: PMIX_PERSISTENCE holds no persistence PMIx defines (type " +
+                  std::string(PMIx_Data_type_string(value.type)) + ")");
+}
+
 std::vector<std::string> Keys(char** keys) {
   std::vector<std::string> out;
   for (char** k = keys; k != nullptr && *k != nullptr; ++k) out.emplace_back(*k);
@@ -262,9 +280,19 @@ pmix_status_t Upcalls::Publish(const pmix_proc_t* proc, const pmix_info_t info[]
                                pmix_op_cbfunc_t cbfunc, void* cbdata) {
   return Guard("publish", [&](PmixServer* server) {
     std::vector<std::pair<std::string, std::string>> kv;
+    Persistence persistence = Persistence::kApplication;  // PMIx's default
     for (size_t i = 0; i < ninfo; ++i) {
       std::string key(info[i].key);
-      if (key.starts_with("pmix.")) continue;  // directives: range, persistence, timeout
+      if (PMIX_CHECK_KEY(&info[i], PMIX_PERSISTENCE)) {
+        auto p = PersistenceOf(info[i].value);
+        if (!p) {
+          LogError("publish", p.error());
+          return ToPmixStatus(p.error());
+        }
+        persistence = *p;
+        continue;
+      }
+      if (key.starts_with("pmix.")) continue;  // other directives: range, timeout
       auto packed = PackValue(info[i].value);
       if (!packed) {
         LogError("publish", packed.error());
@@ -272,11 +300,12 @@ pmix_status_t Upcalls::Publish(const pmix_proc_t* proc, const pmix_info_t info[]
       }
       kv.emplace_back(key, std::move(*packed));
     }
-    server->queue().Post([server, p = Name(*proc), kv = std::move(kv), cbfunc, cbdata]() mutable {
-      server->services_->Publish(
-          Publisher{p.nspace, p.rank}, std::move(kv),
-          [cbfunc, cbdata](Result<void> r) { ReplyOp("publish", cbfunc, cbdata, r); });
-    });
+    server->queue().Post(
+        [server, p = Name(*proc), kv = std::move(kv), persistence, cbfunc, cbdata]() mutable {
+          server->services_->Publish(
+              Publisher{p.nspace, p.rank}, std::move(kv), persistence,
+              [cbfunc, cbdata](Result<void> r) { ReplyOp("publish", cbfunc, cbdata, r); });
+        });
     return PMIX_SUCCESS;
   });
 }

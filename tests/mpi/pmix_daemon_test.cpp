@@ -190,6 +190,46 @@ TEST(PmixDaemon, NameServiceFromNonLeaderNode) {
   EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
 }
 
+// A simulation that analyses attach to in turn: it accepts twice on one port, and two
+// launches connect one after the other. Open MPI publishes each side's connection data
+// to be deleted on first read; kept, the second accept's publish would clash with the
+// first's and the second analysis would read the first one's stale data.
+TEST(PmixDaemon, AcceptOnOnePortTakesAnalysesOneAfterAnother) {
+  auto o =
+      InAllocation(kTwoNodes,
+                   "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=1 mpi_connect_accept 0 2 & "
+                   "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept; b=$?; "
+                   "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept; c=$?; "
+                   "wait $!; a=$?; echo codes=$a,$b,$c");
+  EXPECT_NE(o.out.find("codes=0,0,0"), std::string::npos) << o.out << o.err;
+  // First pair: 2 + 2 ranks see a remote size of 2; second: the analysis' one rank sees 2,
+  // the simulation's two ranks see 1.
+  EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 5) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "accept rank 0: connected, remote size 1, told 1"), 1) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "accept rank 1: connected, remote size 1, told 1"), 1) << o.out << o.err;
+}
+
+// An analysis killed while it waits in MPI_Comm_connect (the simulation is not accepting
+// yet): its waiting lookup of the simulation's connection data ends with it. Left
+// pending, it would take that first-read data when the simulation accepts, and the
+// next analysis would wait for it forever.
+TEST(PmixDaemon, AnalysisKilledInConnectLeavesThePortToTheNext) {
+  auto o = InAllocation(
+      kTwoNodes,
+      "d=$(mktemp -d); "
+      "psched-exec -n 2 --ppn 1 -x PSCHED_TEST_SESSION=1 -x PSCHED_TEST_ACCEPT_AFTER=$d/go "
+      "mpi_connect_accept & s=$!; "
+      "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept > $d/first 2>&1 & f=$!; "
+      "i=0; until grep -q connecting $d/first || [ $i -ge 600 ]; do sleep 0.05; i=$((i+1)); done; "
+      "sleep 0.5; kill $f; wait $f; k=$?; touch $d/go; "
+      "psched-exec -n 1 -x PSCHED_TEST_SESSION=2 mpi_connect_accept; b=$?; "
+      "wait $s; a=$?; echo codes=$a,$b killed=$k; cat $d/first; rm -r $d");
+  EXPECT_NE(o.out.find("codes=0,0 killed=143"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("connecting"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "remote size 1, told 1"), 2) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "connect rank 0: connected, remote size 2, told 2"), 1) << o.out << o.err;
+}
+
 // PMIx job control from another session's process: pause (every rank stopped on
 // every node when it returns, the leader's model says suspended), resume, terminate
 // (the target's launcher says why, exits 143).

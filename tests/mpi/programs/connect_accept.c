@@ -1,12 +1,33 @@
 /* Two sessions find each other through the name service and connect:
  * PSCHED_TEST_SESSION=1 publishes a port and accepts, =2 looks it up and connects.
  * Both sides then exchange their world sizes over the intercommunicator.
- * argv[1]: the root rank that publishes / looks up (default 0). */
+ * argv[1]: the root rank that publishes / looks up (default 0).
+ * argv[2]: how many connections the accepting side takes, one after another, on the same
+ * port (default 1): a simulation that analyses attach to in turn.
+ * PSCHED_TEST_ACCEPT_AFTER=FILE: the accepting side publishes at once but accepts only once
+ * FILE exists. The connecting side prints "connecting" before it connects. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* Rank 0s swap world sizes, then broadcast inside each side; true when the intercommunicator's
+ * remote size is what the other side told. */
+static int Exchange(MPI_Comm inter, int server, int rank, int size) {
+  int remote_size;
+  MPI_Comm_remote_size(inter, &remote_size);
+  int mine = size, theirs = -1;
+  if (rank == 0) {
+    MPI_Sendrecv(&mine, 1, MPI_INT, 0, 0, &theirs, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+  }
+  MPI_Bcast(&theirs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  printf("%s rank %d: connected, remote size %d, told %d\n", server ? "accept" : "connect", rank,
+         remote_size, theirs);
+  fflush(stdout);
+  MPI_Barrier(inter);
+  return remote_size == theirs;
+}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -17,14 +38,22 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int root = argc > 1 ? atoi(argv[1]) : 0;
   if (root >= size) root = 0;
+  int accepts = argc > 2 ? atoi(argv[2]) : 1;
   char port[MPI_MAX_PORT_NAME] = "";
   MPI_Comm inter;
+  int ok = 1;
   if (server) {
     if (rank == root) {
       MPI_Open_port(MPI_INFO_NULL, port);
       MPI_Publish_name("psched-test-service", MPI_INFO_NULL, port);
     }
-    MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter);
+    const char* gate = getenv("PSCHED_TEST_ACCEPT_AFTER");
+    while (gate != NULL && access(gate, F_OK) != 0) usleep(20000);
+    for (int i = 0; i < accepts; ++i) {
+      MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter);
+      ok &= Exchange(inter, 1, rank, size);
+      if (i + 1 < accepts) MPI_Comm_disconnect(&inter);
+    }
   } else {
     if (rank == root) {
       /* MPI_Lookup_name does not wait: poll until the other session has published. */
@@ -42,25 +71,18 @@ int main(int argc, char** argv) {
         MPI_Abort(MPI_COMM_WORLD, 3);
       }
     }
+    if (rank == root) {
+      printf("connecting\n");
+      fflush(stdout);
+    }
     MPI_Comm_connect(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter);
+    ok = Exchange(inter, 0, rank, size);
   }
-  int remote_size;
-  MPI_Comm_remote_size(inter, &remote_size);
-  int mine = size, theirs = -1;
-  /* Rank 0s swap sizes, then broadcast inside each side. */
-  if (rank == 0) {
-    MPI_Sendrecv(&mine, 1, MPI_INT, 0, 0, &theirs, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
-  }
-  MPI_Bcast(&theirs, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  printf("%s rank %d: connected, remote size %d, told %d\n", server ? "accept" : "connect", rank,
-         remote_size, theirs);
-  fflush(stdout);
-  MPI_Barrier(inter);
   if (server && rank == root) {
     MPI_Unpublish_name("psched-test-service", MPI_INFO_NULL, port);
     MPI_Close_port(port);
   }
   MPI_Comm_disconnect(&inter);
   MPI_Finalize();
-  return remote_size == theirs ? 0 : 1;
+  return ok ? 0 : 1;
 }
