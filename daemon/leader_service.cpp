@@ -484,15 +484,25 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
 // the leader keep its ranks' output without bound: beyond kHoldAt the nodes stop reading
 // the session's pipes, so its ranks block in write as on a full terminal, and they read
 // again once the launcher has taken all but kReleaseAt. What is in flight meanwhile is
-// bounded by one read per rank stream.
+// bounded by one read per rank stream. One launcher can carry several sessions (a parent
+// and its MPI_Comm_spawn children), and a connection keeps one drain callback: the
+// latest hold's callback releases every session held on that launcher.
 void LeaderService::HoldOutputIfBacklogged(LiveSession& s, Connection& launcher) {
   constexpr size_t kHoldAt = 8u << 20, kReleaseAt = 1u << 20;
   if (s.output_held || launcher.pending_output() < kHoldAt) return;
   s.output_held = true;
   peers_.Send(s.nodes, proto::MsgType::kIoFlow, proto::Json(proto::OutputFlow{s.id, true}));
-  launcher.WhenDrainedTo(kReleaseAt, [this, id = s.id] {
-    if (LiveSession* live = Find(id)) ReleaseOutput(*live);
+  launcher.WhenDrainedTo(kReleaseAt, [this, drained = &launcher] {
+    for (auto& [id, live] : sessions_) {
+      if (live.output_held && OutputLauncherOf(live).get() == drained) ReleaseOutput(live);
+    }
   });
+}
+
+std::shared_ptr<Connection> LeaderService::OutputLauncherOf(const LiveSession& s) const {
+  if (s.parent == 0) return s.launcher.lock();
+  auto parent = sessions_.find(s.parent);
+  return parent == sessions_.end() ? nullptr : parent->second.launcher.lock();
 }
 
 void LeaderService::ReleaseOutput(LiveSession& s) {

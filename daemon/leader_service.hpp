@@ -111,8 +111,10 @@ class LeaderService {
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void RankFailed(const proto::RankExit& exit);
-  // Flow control of a session's output to a launcher that does not keep up.
+  // Flow control of a session's output to a launcher that does not keep up. The
+  // launcher is the session's own or, for MPI_Comm_spawn children, their parent's.
   void HoldOutputIfBacklogged(LiveSession& s, Connection& launcher);
+  std::shared_ptr<Connection> OutputLauncherOf(const LiveSession& s) const;
   void ReleaseOutput(LiveSession& s);
   void NodeDone(const proto::NodeDone& done);
   void NodesLost(const proto::NodeLost& lost);
@@ -160,7 +162,7 @@ class LeaderService {
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
                      const LiveSession& parent, int from);
   void SendSpawnReply(int node, const proto::ChildSpawnReply& reply);
-  void ForwardChildOutput(const LiveSession& child, proto::Output out);
+  void ForwardChildOutput(LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);
   void KillChildren(int64_t parent);
   void NoteToParent(const LiveSession& child, const std::string& text);

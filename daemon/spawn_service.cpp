@@ -169,7 +169,7 @@ void LeaderService::SendSpawnReply(int node, const proto::ChildSpawnReply& reply
                                           std::string(bytes.begin(), bytes.end())}));
 }
 
-void LeaderService::ForwardChildOutput(const LiveSession& child, proto::Output out) {
+void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {
   LiveSession* parent = Find(child.parent);
   if (parent == nullptr) return;
   auto c = parent->launcher.lock();
@@ -180,6 +180,7 @@ void LeaderService::ForwardChildOutput(const LiveSession& child, proto::Output o
   out.session = parent->id;
   out.data = PrefixLines(prefix, out.data);
   c->Send(proto::Encode(proto::MsgType::kIoOutput, out));
+  HoldOutputIfBacklogged(child, *c);
 }
 
 void LeaderService::NoteToParent(const LiveSession& child, const std::string& text) {

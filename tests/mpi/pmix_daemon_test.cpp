@@ -507,6 +507,68 @@ TEST(PmixDaemon, KillingParentLauncherKillsSpawnedChildren) {
   EXPECT_NE(o.out.find("left=0"), std::string::npos) << o.out << o.err;
 }
 
+// MPI_Comm_spawn children's output goes to their parent's launcher. When that launcher
+// does not read, the children's output is held on their node, as the parent's own is,
+// not kept by the leader: the children (and the parent) block in write. Killing the
+// parent then ends them, and the daemons serve on.
+TEST(PmixDaemon, SpawnedChildrensOutputNobodyReadsIsHeld) {
+  using psched::testing::Bin;
+  psched::testing::EmulatedAlloc alloc(1, "pack:1 core:4 pu:1");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  const pid_t leader = alloc.DaemonPid(0);
+  ASSERT_GT(leader, 0);
+  const long before = psched::testing::ResidentKiB(leader);
+  const std::string kComm = "mpi_spawn_excha";  // /proc/PID/comm keeps 15 characters
+  psched::testing::Proc p({"sh", "-c",
+                           Bin("psched-exec") + " -n 1 " + Bin("mpi_spawn_exchange") +
+                               " 2 flood | sleep 8; echo reader gone"},
+                          alloc.Env());
+  auto children = [&] {
+    std::vector<psched::testing::RankProc> out;
+    for (const auto& r : psched::testing::AllocationRanks(alloc.dir(), kComm))
+      if (r.session == 2) out.push_back(r);
+    return out;
+  };
+  ASSERT_TRUE(psched::testing::Eventually([&] { return children().size() == 2u; }, 120)) << p.err();
+  long peak = 0;
+  for (int i = 0; i < 30; ++i) {
+    peak = std::max(peak, psched::testing::ResidentKiB(leader));
+    usleep(100'000);
+  }
+  EXPECT_LT(peak - before, 64 * 1024) << "leader grew from " << before << " kB to " << peak;
+  for (const auto& r : children()) {
+    EXPECT_TRUE(psched::testing::Eventually([&] {
+      return psched::testing::ProcessState(r.pid) == 'S';
+    })) << "child rank "
+        << r.rank;
+  }
+  ASSERT_EQ(psched::testing::RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  EXPECT_TRUE(psched::testing::Eventually(
+      [&] { return psched::testing::AllocationRanks(alloc.dir(), kComm).empty(); }));
+  EXPECT_TRUE(
+      p.WaitStdout([](const std::string& s) { return s.find("reader gone") != s.npos; }, 60))
+      << p.err();
+  EXPECT_EQ(psched::testing::RunCmd({Bin("psched-exec"), "-n", "2", "true"}, alloc.Env()).code, 0);
+  p.Wait();
+}
+
+// Parent and children both held on one launcher that then reads again: both go on
+// writing (a connection keeps one drain callback; the parent's hold must not be lost
+// to the children's). The last 50 MB of 100 MB read after the pause hold lines of both (a hold and
+// its release span about 7 MB).
+// (psched-exec outlives its reader, dropping output, as srun does: the reader kills it.)
+TEST(PmixDaemon, HeldParentAndChildrenBothResumeWhenTheLauncherReads) {
+  auto o = InAllocation(kOneNode,
+                        "psched-exec -n 1 mpi_spawn_exchange 2 flood | "
+                        "(sleep 3; head -c 100000000 | tail -c 50000000 > tail.out; "
+                        "psched-ctl kill 1); "
+                        "echo parent=$(grep -c 'parent rank 0 flooding' tail.out) "
+                        "children=$(grep -c 'spawned .* flooding' tail.out); rm tail.out");
+  EXPECT_EQ(o.out.find("parent=0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("children=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent="), std::string::npos) << o.out << o.err;
+}
+
 // A child that fails (exit status 3) is reported on the parent's launcher.
 TEST(PmixDaemon, FailingChildIsReportedToParentLauncher) {
   auto o = InAllocation(

@@ -5,7 +5,9 @@
  * "hold", the children print their pid and then wait for a signal (and so does
  * the parent), so a test can kill the parent's launcher and look for orphans. With
  * "childfail", child rank 0 exits with status 3 after MPI_Finalize while the parent
- * waits for a signal, so a test can see the failure reported to the parent's launcher. */
+ * waits for a signal, so a test can see the failure reported to the parent's launcher.
+ * With "flood", the children and the parent then write lines to stdout without end:
+ * output of two sessions for one launcher that may not read it. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ int main(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 2;
   int hold = argc > 2 && strcmp(argv[2], "hold") == 0;
   int childfail = argc > 2 && strcmp(argv[2], "childfail") == 0;
+  int flood = argc > 2 && strcmp(argv[2], "flood") == 0;
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
       fflush(stdout);
       Hold();
     }
+    while (flood) printf("child rank %d flooding its parent's launcher\n", rank);
     fflush(stdout);
     MPI_Comm_disconnect(&parent);
     MPI_Finalize();
@@ -69,6 +73,7 @@ int main(int argc, char** argv) {
     }
   }
   fflush(stdout);
+  while (flood) printf("parent rank %d flooding its launcher\n", rank);
   if (hold) {
     printf("parent rank %d holding\n", rank);
     fflush(stdout);
