@@ -55,6 +55,8 @@ Result<void> Daemon::Start() {
   topology_ = std::move(*topo);
   auto real = RealPuOsIndices();
   if (!real) return Fail(real.error());
+  if (!options_.topology.empty())  // emulated: this node's share of the host
+    *real = RealPusOfEmulatedNode(std::move(*real), options_.node, topology_.NumPus());
   Tree tree{options_.nodes, options_.fanout};
   PeerLink::Handlers h;
   h.deliver = [this](proto::Frame&& f) { Deliver(std::move(f)); };

@@ -2,6 +2,8 @@
 
 #include <hwloc.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <regex>
 
@@ -86,6 +88,14 @@ cpu_set_t CpuSetFor(const std::vector<int>& logical_pus, const std::vector<int>&
   CPU_ZERO(&set);
   for (int pu : logical_pus) CPU_SET(real[static_cast<size_t>(pu) % real.size()], &set);
   return set;
+}
+
+std::vector<int> RealPusOfEmulatedNode(std::vector<int> real, int node, int pus_per_node) {
+  if (real.empty() || node <= 0 || pus_per_node <= 0) return real;
+  size_t shift = (static_cast<size_t>(node) % real.size()) *
+                 (static_cast<size_t>(pus_per_node) % real.size()) % real.size();
+  std::rotate(real.begin(), real.begin() + static_cast<std::ptrdiff_t>(shift), real.end());
+  return real;
 }
 
 }  // namespace psched::daemon

@@ -2,8 +2,9 @@
 // ("package:2 core:20 pu:1"; "pack:" is accepted too) or an XML file.
 //
 // The model (sched::NodeTopology) lists PUs in hwloc's logical order. Binding maps
-// logical PU i of an emulated node onto real PU (i mod real count), by the real
-// PUs' OS indices, so emulated nodes larger than the host still pin for real.
+// logical PU i of an emulated node n onto real PU ((n x PUs per node + i) mod real
+// count), by the real PUs' OS indices, so emulated nodes larger than the host still pin
+// for real and emulated nodes smaller than it spread over it.
 #pragma once
 
 #include <sched.h>
@@ -27,5 +28,11 @@ Result<std::vector<int>> RealPuOsIndices();
 
 // The CPU set for logical PUs of a node, folded onto `real` (OS indices) modulo its size.
 cpu_set_t CpuSetFor(const std::vector<int>& logical_pus, const std::vector<int>& real);
+
+// The real PUs, in folding order, of emulated node `node` with `pus_per_node` PUs:
+// emulated nodes share this host, so node n's PU 0 folds onto the real PU after the
+// one node n-1's last PU folded onto. Without the offset every emulated node started
+// at real PU 0: 64 one-PU nodes ran all their ranks on one CPU of two.
+std::vector<int> RealPusOfEmulatedNode(std::vector<int> real, int node, int pus_per_node);
 
 }  // namespace psched::daemon

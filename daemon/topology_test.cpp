@@ -46,6 +46,26 @@ TEST(Topology, RealMachineAndModuloBinding) {
   EXPECT_TRUE(CPU_ISSET(1, &set) && CPU_ISSET(2, &set));
 }
 
+// Emulated nodes take turns on the host's PUs: node n starts where node n-1 ended.
+TEST(Topology, EmulatedNodesSpreadOverTheRealPus) {
+  const std::vector<int> real = {4, 5, 6};
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 0, 1), real);
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 1, 1), (std::vector<int>{5, 6, 4}));
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 2, 1), (std::vector<int>{6, 4, 5}));
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 3, 1), real);
+  // Two PUs per node: node 1's PU 0 follows node 0's PU 1 (real 5).
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 1, 2), (std::vector<int>{6, 4, 5}));
+  // A node as large as the host (or a multiple) starts at the first real PU.
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 5, 3), real);
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 7, 6), real);
+  // Large node and PU numbers do not overflow the offset.
+  EXPECT_EQ(RealPusOfEmulatedNode(real, 1 << 30, 1 << 30), (std::vector<int>{5, 6, 4}));
+  // One PU on two nodes of one PU each: node 1 binds to real PU 5, node 0 to 4.
+  cpu_set_t node1 = CpuSetFor({0}, RealPusOfEmulatedNode({4, 5}, 1, 1));
+  EXPECT_TRUE(CPU_ISSET(5, &node1));
+  EXPECT_EQ(CPU_COUNT(&node1), 1);
+}
+
 }  // namespace
 }  // namespace psched::daemon
 

@@ -1,6 +1,7 @@
 // Emulated multi-node allocations (psched-alloc): sessions across nodes, output
 // volume, signal forwarding, Ctrl-Z, and faults (launcher or daemon killed).
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "tests/support/allocation.hpp"
@@ -45,6 +47,32 @@ TEST(Alloc, SessionAcrossNodesWithPinning) {
   auto status = RunCmd({Bin("psched-ctl"), "status"}, alloc.Env());
   EXPECT_EQ(status.code, 0);
   EXPECT_NE(status.out.find("node3"), std::string::npos) << status.out;
+  EXPECT_EQ(alloc.Stop(), 0);
+}
+
+// Emulated nodes smaller than the host spread over its CPUs: node n's first PU is
+// bound to the host's CPU n (modulo their count), so four one-PU nodes use up to four
+// CPUs instead of all running on the first.
+TEST(Alloc, OnePuNodesSpreadOverTheHostsCpus) {
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  const int usable = std::min(4, CPU_COUNT(&mine));
+  EmulatedAlloc alloc(4, "pack:1 core:1 pu:1");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  const std::string report =
+      "echo $PSCHED_NODE $(grep Cpus_allowed_list /proc/self/status | cut -f2)";
+  auto r = RunCmd({Bin("psched-exec"), "-n", "4", "--ppn", "1", "sh", "-c", report}, alloc.Env());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<int, std::string> cpu_of_node;
+  for (const auto& line : Lines(r.out)) {
+    int node = std::stoi(line);
+    cpu_of_node[node] = line.substr(line.find(' ') + 1);
+  }
+  ASSERT_EQ(cpu_of_node.size(), 4u) << r.out;
+  std::set<std::string> first;
+  for (int n = 0; n < usable; ++n) first.insert(cpu_of_node[n]);
+  EXPECT_EQ(static_cast<int>(first.size()), usable) << "nodes 0-" << usable - 1 << " share CPUs:\n"
+                                                    << r.out;
   EXPECT_EQ(alloc.Stop(), 0);
 }
 

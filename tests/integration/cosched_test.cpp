@@ -63,8 +63,9 @@ class CoschedTest : public ::testing::Test {
         << "session " << id << ": " << by_rank.size() << " of " << ranks << " ranks";
     return by_rank;
   }
-  std::string Expected(const std::vector<int>& pus) {
-    cpu_set_t set = daemon::CpuSetFor(pus, real_);
+  // The real CPUs that logical `pus` of emulated node `node` are bound to.
+  std::string Expected(int node, const std::vector<int>& pus) {
+    cpu_set_t set = daemon::CpuSetFor(pus, daemon::RealPusOfEmulatedNode(real_, node, kPus));
     std::string out;
     for (int c = 0; c < CPU_SETSIZE; ++c) {
       if (CPU_ISSET(c, &set)) {
@@ -92,7 +93,7 @@ class CoschedTest : public ::testing::Test {
         for (int p = 0; p < kPus; ++p) pus.push_back(p);
       }
       for (pid_t tid : Threads(it->second.pid)) {
-        EXPECT_EQ(ThreadCpusAllowed(it->second.pid, tid), Expected(pus))
+        EXPECT_EQ(ThreadCpusAllowed(it->second.pid, tid), Expected(it->second.node, pus))
             << "session " << id << " rank " << rank << " thread " << tid;
       }
     }
@@ -340,7 +341,7 @@ TEST_F(CoschedTest, OverbookFloatBindsToTheWholeNode) {
   std::vector<int> node(kPus);
   for (int p = 0; p < kPus; ++p) node[static_cast<size_t>(p)] = p;
   for (const auto& [rank, r] : procs) {
-    EXPECT_EQ(CpusAllowed(r.pid), Expected(node)) << "rank " << rank;
+    EXPECT_EQ(CpusAllowed(r.pid), Expected(r.node, node)) << "rank " << rank;
     EXPECT_EQ(EnvInt(r.env, "OMPI_MCA_mpi_yield_when_idle"), 1) << "rank " << rank;
   }
   ExpectPinned(st, 1, sim);
