@@ -81,7 +81,8 @@ void LinkProber::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, v
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   self->served_[bev] = Served{};
-  bufferevent_setcb(bev, &LinkProber::OnServeRead, nullptr, &LinkProber::OnServeEvent, self);
+  bufferevent_setcb(bev, &LinkProber::OnServeRead, &LinkProber::OnServeWritten,
+                    &LinkProber::OnServeEvent, self);
   timeval idle{60, 0};
   bufferevent_set_timeouts(bev, &idle, nullptr);
   bufferevent_enable(bev, EV_READ | EV_WRITE);
@@ -89,6 +90,19 @@ void LinkProber::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, v
 
 void LinkProber::OnServeRead(bufferevent* bev, void* arg) {
   static_cast<LinkProber*>(arg)->Serve(bev);
+}
+
+// Everything answered went out: read again what a peer that did not read had sent.
+void LinkProber::OnServeWritten(bufferevent* bev, void* arg) {
+  if ((bufferevent_get_enabled(bev) & EV_READ) != 0) return;
+  bufferevent_enable(bev, EV_READ);
+  static_cast<LinkProber*>(arg)->Serve(bev);
+}
+
+size_t LinkProber::served_pending() const {
+  size_t total = 0;
+  for (const auto& [bev, s] : served_) total += evbuffer_get_length(bufferevent_get_output(bev));
+  return total;
 }
 
 void LinkProber::OnServeEvent(bufferevent* bev, short, void* arg) {
@@ -104,7 +118,12 @@ void LinkProber::Drop(bufferevent* bev) {
 void LinkProber::Serve(bufferevent* bev) {
   Served& s = served_[bev];
   evbuffer* in = bufferevent_get_input(bev);
+  evbuffer* out = bufferevent_get_output(bev);
   for (;;) {
+    if (evbuffer_get_length(out) >= kMaxServedPending) {
+      bufferevent_disable(bev, EV_READ);  // OnServeWritten reads on
+      return;
+    }
     size_t have = evbuffer_get_length(in);
     if (s.state == ServeState::kCommand) {
       if (have < 1) return;

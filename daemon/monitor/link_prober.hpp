@@ -30,6 +30,10 @@ class LinkProber {
   using Done = std::function<void(Result<proto::LinkReport>)>;
   static constexpr uint64_t kMaxTransfer = 64u << 20;
   static constexpr size_t kMaxServed = 64;
+  // Answers waiting for a served peer that does not read: beyond this the server stops
+  // reading that peer until they are gone, so a peer that sends pings without reading
+  // the echoes cannot make it buffer without bound.
+  static constexpr size_t kMaxServedPending = 64u << 10;
 
   LinkProber(event_base* base, int pings, uint64_t bytes, double timeout_s);
   ~LinkProber();
@@ -42,6 +46,8 @@ class LinkProber {
   // exactly once, from the event loop, before the next Probe may start.
   void Probe(int peer, const std::string& address, Done done);
   bool busy() const { return client_ != nullptr; }
+  // Bytes waiting to be sent to served peers (tests check the bound).
+  size_t served_pending() const;
 
  private:
   enum class ServeState { kCommand, kLength, kBulk };
@@ -51,6 +57,7 @@ class LinkProber {
   };
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
   static void OnServeRead(bufferevent* bev, void* arg);
+  static void OnServeWritten(bufferevent* bev, void* arg);
   static void OnServeEvent(bufferevent* bev, short what, void* arg);
   static void OnClientRead(bufferevent* bev, void* arg);
   static void OnClientEvent(bufferevent* bev, short what, void* arg);

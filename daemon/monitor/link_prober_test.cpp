@@ -8,7 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <optional>
+#include <string>
 
 namespace psched::daemon::monitor {
 namespace {
@@ -107,6 +109,47 @@ TEST(LinkProber, ServerDropsAConnectionSendingGarbage) {
     return n == 0;
   });
   EXPECT_EQ(n, 0);
+  close(fd);
+}
+
+// A peer that sends pings and never reads the echoes: the server stops reading it once
+// kMaxServedPending bytes of echoes wait, instead of buffering one per ping without end
+// (the probe port takes connections before anyone authenticates). When the peer reads
+// again, every ping is answered.
+TEST(LinkProber, PeerThatDoesNotReadIsNotBufferedWithoutBound) {
+  Loop loop;
+  LinkProber server(loop.base, 1, 4096, 10);
+  auto address = server.Listen("127.0.0.1");
+  ASSERT_TRUE(address);
+  int port = std::stoi(address->substr(address->rfind(':') + 1));
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  int small = 16 << 10;  // keep the kernel's share of the backlog small
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);  // EINPROGRESS
+  const std::string pings(64 << 10, 'P');
+  size_t sent = 0, peak = 0;
+  for (int round = 0; round < 200 && sent < (32u << 20); ++round) {
+    ssize_t n = send(fd, pings.data(), pings.size(), MSG_NOSIGNAL);
+    if (n > 0) sent += static_cast<size_t>(n);
+    timeval tick{0, 2000};
+    event_base_loopexit(loop.base, &tick);
+    event_base_dispatch(loop.base);
+    peak = std::max(peak, server.served_pending());
+  }
+  EXPECT_LE(peak, LinkProber::kMaxServedPending + (64u << 10)) << "after " << sent << " bytes sent";
+  // The peer reads now: every ping it got through is answered.
+  size_t echoed = 0;
+  char buf[65536];
+  loop.RunUntil([&] {
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0) echoed += static_cast<size_t>(n);
+    return echoed >= sent;
+  });
+  EXPECT_EQ(echoed, sent);
   close(fd);
 }
 
