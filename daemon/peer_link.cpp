@@ -267,7 +267,7 @@ std::shared_ptr<Connection> PeerLink::Neighbour(int node) const {
 }
 
 void PeerLink::Forward(int hop, const proto::Frame& frame) {
-  if (auto conn = Neighbour(hop)) conn->Send(proto::EncodeFrame(frame.type, frame.body, frame.raw));
+  if (auto conn = Neighbour(hop)) conn->Send(proto::EncodeFrame(frame));
 }
 
 void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {

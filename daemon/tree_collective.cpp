@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "proto/collective_wire.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -103,8 +104,9 @@ void TreeCollectives::OnFrame(const proto::Frame& frame) {
 }
 
 void TreeCollectives::OnContribution(const proto::Frame& frame) {
-  auto part = proto::Decode<proto::CollContribute>(frame);
-  if (!part || part->nodes.size() != part->sizes.size()) return;
+  std::string_view blobs;
+  auto part = proto::DecodeContribute(frame.raw, &blobs);
+  if (!part) return;
   std::vector<int> participants = FromSpans(part->spans, tree_.size);
   // A lost participant: the nodes that wait learn it from NodesLost, not from us.
   if (participants.empty() || !CheckParticipants(participants)) return;
@@ -114,12 +116,12 @@ void TreeCollectives::OnContribution(const proto::Frame& frame) {
   size_t offset = 0;
   for (size_t i = 0; i < part->nodes.size(); ++i) {
     size_t size = part->sizes[i];
-    if (size > frame.raw.size() - offset) return;  // sizes do not match the bytes: drop the rest
+    if (size > blobs.size() - offset) return;  // sizes do not match the bytes: drop the rest
     int n = part->nodes[i];
     // Only participants of this subtree count, each once.
     if (n != node_ && tree_.InSubtree(node_, n) &&
         std::binary_search(participants.begin(), participants.end(), n))
-      p.blobs.try_emplace(n, frame.raw.substr(offset, size));
+      p.blobs.try_emplace(n, blobs.substr(offset, size));
     offset += size;
   }
   Progress(key);
@@ -137,8 +139,7 @@ void TreeCollectives::Progress(const Key& key) {
       up.sizes.push_back(static_cast<uint32_t>(blob.size()));
       raw += blob;
     }
-    send_(tree_.Parent(node_),
-          proto::EncodeFrame(proto::MsgType::kCollContribute, proto::Json(up), raw));
+    send_(tree_.Parent(node_), proto::EncodeContributeFrame(up, raw));
     p.sent_up = true;
     p.blobs.clear();
     if (!p.done) pending_.erase(it);  // only passing through: the result needs no state here
@@ -148,8 +149,7 @@ void TreeCollectives::Progress(const Key& key) {
   std::string all;
   for (auto& [n, blob] : p.blobs) all += blob;
   proto::CollResult result{key.first, key.second, ToSpans(p.participants), ""};
-  SendDown(p.participants,
-           proto::EncodeFrame(proto::MsgType::kCollResult, proto::Json(result), all));
+  SendDown(p.participants, proto::EncodeResultFrame(result, all));
   Done done = std::move(p.done);
   pending_.erase(it);
   if (done) done(std::move(all));
@@ -164,12 +164,13 @@ void TreeCollectives::SendDown(const std::vector<int>& participants, const std::
 }
 
 void TreeCollectives::OnResult(const proto::Frame& frame) {
-  auto result = proto::Decode<proto::CollResult>(frame);
+  std::string_view blobs;
+  auto result = proto::DecodeResult(frame.raw, &blobs);
   if (!result) return;
   std::vector<int> participants = FromSpans(result->spans, tree_.size);
   if (participants.empty()) return;
-  // The same bytes go on down: encoded once here for all children.
-  SendDown(participants, proto::EncodeFrame(frame.type, frame.body, frame.raw));
+  // The same bytes go on down: framed once here for all children.
+  SendDown(participants, proto::EncodeFrame(frame));
   auto it = pending_.find({result->session, result->id});
   if (it == pending_.end() || !it->second.done) return;  // passing through, or failed already
   Done done = std::move(it->second.done);
@@ -179,7 +180,7 @@ void TreeCollectives::OnResult(const proto::Frame& frame) {
                          .WithSession(result->session)
                          .WithNode(node_)));
   }
-  done(std::string(frame.raw));
+  done(std::string(blobs));
 }
 
 void TreeCollectives::SessionEnded(int64_t session) {

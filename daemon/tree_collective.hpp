@@ -4,8 +4,9 @@
 // one message holding all of them to its parent. The lowest daemon whose subtree
 // holds every participant (the leader only when the participants span its
 // branches) orders the blobs by node and sends the result down the branches that
-// hold participants only. Blobs travel as raw frame bytes (proto::CarriesRaw):
-// never parsed, never re-encoded per hop.
+// hold participants only. Frames carry a small binary header and the blobs
+// (proto/collective_wire.hpp): blobs are never parsed, and a result goes on down as
+// the bytes it came in.
 //
 // A lost participant fails the collective on every node that still waits for it
 // (NodesLost: the lost node's parent at once, everyone else when the leader's

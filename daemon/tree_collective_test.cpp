@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 
+#include "proto/collective_wire.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -60,6 +61,16 @@ class Network {
   std::deque<std::pair<int, std::string>> queue_;
   std::map<int, std::map<proto::MsgType, int>> received_;
 };
+
+// A contribution as it arrives: encoded on the wire, decoded by the frame codec.
+proto::Frame Contribution(const proto::CollContribute& c, std::string_view blobs) {
+  std::string wire = proto::EncodeContributeFrame(c, blobs);
+  size_t consumed = 0;
+  auto frame =
+      proto::DecodeFrame({reinterpret_cast<const uint8_t*>(wire.data()), wire.size()}, &consumed);
+  EXPECT_TRUE(frame && *frame);
+  return frame && *frame ? std::move(**frame) : proto::Frame{};
+}
 
 std::string BlobOf(int node) {
   // Binary, distinct per node, of varying size (node 0's is empty).
@@ -216,20 +227,17 @@ TEST(TreeCollectives, MalformedFramesAreDropped) {
   Network net(4, 2);
   std::string got;
   net.at(0).Contribute(1, "f", "A", {0, 1}, [&got](auto r) { got = r ? *r : "error"; });
-  proto::Frame bad{proto::MsgType::kCollContribute, proto::Json{{"session", "one"}}, ""};
-  net.at(0).OnFrame(bad);
+  net.at(0).OnFrame({proto::MsgType::kCollContribute, proto::Json::object(), "one"});
   // Sizes claiming more bytes than the frame has.
-  proto::CollContribute lying{1, "f", {0, 1}, {1}, {100}};
-  net.at(0).OnFrame({proto::MsgType::kCollContribute, proto::Json(lying), "B"});
-  // Nodes and sizes of different lengths.
-  proto::CollContribute uneven{1, "f", {0, 1}, {1}, {1, 1}};
-  net.at(0).OnFrame({proto::MsgType::kCollContribute, proto::Json(uneven), "BB"});
+  net.at(0).OnFrame(Contribution({1, "f", {0, 1}, {1}, {100}}, "B"));
+  // The right contribution cut short: its header no longer holds.
+  proto::Frame cut = Contribution({1, "f", {0, 1}, {1}, {1}}, "B");
+  cut.raw.resize(cut.raw.size() - 6);
+  net.at(0).OnFrame(cut);
   // A node that is no participant.
-  proto::CollContribute stranger{1, "f", {0, 1}, {3}, {1}};
-  net.at(0).OnFrame({proto::MsgType::kCollContribute, proto::Json(stranger), "C"});
+  net.at(0).OnFrame(Contribution({1, "f", {0, 1}, {3}, {1}}, "C"));
   EXPECT_EQ(got, "");
-  proto::Frame result_bad{proto::MsgType::kCollResult, proto::Json{{"id", 5}}, ""};
-  net.at(1).OnFrame(result_bad);
+  net.at(1).OnFrame({proto::MsgType::kCollResult, proto::Json::object(), "\x05"});
   net.at(1).Contribute(1, "f", "B", {0, 1}, [](auto) {});
   net.Run();
   EXPECT_EQ(got, "AB");
@@ -241,8 +249,7 @@ TEST(TreeCollectives, MalformedParticipantSpansAreDropped) {
   net.at(0).Contribute(1, "f", "A", {0, 1}, [&got](auto r) { got = r ? *r : "error"; });
   for (const std::vector<int>& spans :
        std::vector<std::vector<int>>{{0}, {1, 0}, {0, 1, 1, 1}, {0, 9}}) {
-    net.at(0).OnFrame({proto::MsgType::kCollContribute,
-                       proto::Json(proto::CollContribute{1, "f", spans, {1}, {1}}), "X"});
+    net.at(0).OnFrame(Contribution({1, "f", spans, {1}, {1}}, "X"));
   }
   EXPECT_EQ(got, "");
   net.at(1).Contribute(1, "f", "B", {0, 1}, [](auto) {});

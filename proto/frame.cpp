@@ -71,20 +71,33 @@ bool CarriesRaw(MsgType type) {
   return type == MsgType::kCollContribute || type == MsgType::kCollResult;
 }
 
-std::string EncodeFrame(MsgType type, const Json& body, std::string_view raw) {
-  std::vector<uint8_t> map = Json::to_msgpack(body);
-  bool with_raw = CarriesRaw(type);
-  size_t length = map.size() + (with_raw ? 4 + raw.size() : 0);
-  std::string out;
-  out.reserve(kHeaderSize + length);
+void AppendFrameHeader(std::string& out, MsgType type, uint32_t length) {
   PutU32(out, kMagic);
   PutU16(out, kVersion);
   PutU16(out, static_cast<uint16_t>(type));
-  PutU32(out, static_cast<uint32_t>(length));
-  if (with_raw) PutU32(out, static_cast<uint32_t>(map.size()));
+  PutU32(out, length);
+}
+
+std::string EncodeFrame(MsgType type, const Json& body) {
+  std::vector<uint8_t> map = Json::to_msgpack(body);
+  std::string out;
+  out.reserve(kHeaderSize + map.size());
+  AppendFrameHeader(out, type, static_cast<uint32_t>(map.size()));
   out.append(map.begin(), map.end());
-  if (with_raw) out.append(raw);
   return out;
+}
+
+std::string EncodeRawFrame(MsgType type, std::string_view payload) {
+  std::string out;
+  out.reserve(kHeaderSize + payload.size());
+  AppendFrameHeader(out, type, static_cast<uint32_t>(payload.size()));
+  out.append(payload);
+  return out;
+}
+
+std::string EncodeFrame(const Frame& frame) {
+  return CarriesRaw(frame.type) ? EncodeRawFrame(frame.type, frame.raw)
+                                : EncodeFrame(frame.type, frame.body);
 }
 
 Result<Header> ParseHeader(std::span<const uint8_t> bytes, uint32_t max_payload) {
@@ -120,16 +133,10 @@ Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t*
   if (!header) return Fail(header.error());
   if (bytes.size() < kHeaderSize + header->length) return std::optional<Frame>{};
   auto payload = bytes.subspan(kHeaderSize, header->length);
-  std::string raw;
   if (CarriesRaw(header->type)) {
-    uint32_t map_length = payload.size() < 4 ? 0 : GetU32(payload.data());
-    if (payload.size() < 4 || map_length > payload.size() - 4) {
-      return Fail(ErrorCode::kProtocol,
-                  std::string("bad map length in ") + MsgTypeName(header->type) + " frame");
-    }
-    auto tail = payload.subspan(4 + map_length);
-    raw.assign(reinterpret_cast<const char*>(tail.data()), tail.size());
-    payload = payload.subspan(4, map_length);
+    std::string raw(reinterpret_cast<const char*>(payload.data()), payload.size());
+    *consumed = kHeaderSize + header->length;
+    return std::optional<Frame>{Frame{header->type, Json::object(), std::move(raw)}};
   }
   // allow_exceptions=false: malformed MessagePack yields a discarded value instead of a throw.
   Json body = Json::from_msgpack(payload.begin(), payload.end(), true, false);
@@ -142,7 +149,7 @@ Result<std::optional<Frame>> DecodeFrame(std::span<const uint8_t> bytes, size_t*
                 std::string(MsgTypeName(header->type)) + " payload is not a map");
   }
   *consumed = kHeaderSize + header->length;
-  return std::optional<Frame>{Frame{header->type, std::move(body), std::move(raw)}};
+  return std::optional<Frame>{Frame{header->type, std::move(body), {}}};
 }
 
 }  // namespace psched::proto

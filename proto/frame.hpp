@@ -5,10 +5,11 @@
 // payload is read, so a wrong magic, an unknown version or an oversized length is
 // refused without buffering anything; decoding never throws.
 //
-// Collective frames (CarriesRaw) carry opaque bytes (PMIx fence blobs) beside the map:
-// their payload is a 4-byte map length, the MessagePack map, then the raw bytes. The
-// bytes are copied, never parsed: MessagePack decoding walks strings byte by byte,
-// which at every hop of a fence over 64 daemons cost more than the fence itself.
+// Collective frames (CarriesRaw) are the exception: their payload is opaque to this
+// codec and passed through as Frame::raw, in the collectives' own binary layout
+// (proto/collective_wire.hpp: a fixed header, then the PMIx blobs). Every hop of every
+// fence reads one and most write one; through a MessagePack map and a JSON DOM that
+// cost about 4 us a hop, a tenth of a 64-daemon empty fence.
 #pragma once
 
 #include <cstddef>
@@ -27,7 +28,7 @@ namespace psched::proto {
 using Json = nlohmann::json;
 
 inline constexpr uint32_t kMagic = 0x50534348;  // "PSCH"
-inline constexpr uint16_t kVersion = 2;
+inline constexpr uint16_t kVersion = 3;         // 3: collective frames in their own layout
 inline constexpr size_t kHeaderSize = 12;
 // Frame size limits, by what the other end has proven. Launchers and ctl (local, by uid):
 // a launch carries argv and environment, output goes in chunks far below this.
@@ -90,15 +91,22 @@ struct Header {
 
 struct Frame {
   MsgType type = MsgType::kError;
-  Json body;
-  std::string raw;  // only for CarriesRaw(type)
+  Json body;        // an empty map for CarriesRaw types
+  std::string raw;  // CarriesRaw types: the whole payload
 };
 
-// Types whose frames carry raw bytes after the map.
+// Types whose payload is raw bytes in a layout of their own, not a MessagePack map.
 bool CarriesRaw(MsgType type);
 
-// Serialises header + MessagePack body (+ `raw` for CarriesRaw types; ignored otherwise).
-std::string EncodeFrame(MsgType type, const Json& body, std::string_view raw = {});
+// Serialises header + MessagePack body. Not for CarriesRaw types (EncodeRawFrame).
+std::string EncodeFrame(MsgType type, const Json& body);
+// Serialises header + `payload` as it is: for CarriesRaw types.
+std::string EncodeRawFrame(MsgType type, std::string_view payload);
+// Serialises a decoded frame again (a frame passed on): map or raw by its type.
+std::string EncodeFrame(const Frame& frame);
+// Appends a frame header for a payload of `length` bytes that the caller appends next
+// (a CarriesRaw payload built in place, without a copy).
+void AppendFrameHeader(std::string& out, MsgType type, uint32_t length);
 
 // Parses and validates a header (magic, version, known type, length <= max_payload).
 Result<Header> ParseHeader(std::span<const uint8_t> bytes, uint32_t max_payload = kMaxPayload);

@@ -193,25 +193,8 @@ struct NodeLost {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeLost, nodes, cause)
 
-// Tree collective (daemon/tree_collective.hpp): each node contributes a blob, every
-// participant gets all blobs in node order. Blobs travel as the frame's raw bytes.
-// Participants travel as spans: [first, last] pairs of consecutive node ids. A session's
-// nodes are mostly one run, and every hop of every fence decodes this list.
-struct CollContribute {  // a subtree's contributions, to the parent
-  int64_t session = 0;
-  std::string id;
-  std::vector<int> spans;       // nodes expected to contribute
-  std::vector<int> nodes;       // contributors gathered in this message
-  std::vector<uint32_t> sizes;  // their blob sizes: raw = blobs in `nodes` order
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollContribute, session, id, spans, nodes, sizes)
-struct CollResult {  // down the branches holding participants: raw = the blobs in node order
-  int64_t session = 0;
-  std::string id;
-  std::vector<int> spans;
-  std::string error;  // set: the collective failed (raw is empty)
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollResult, session, id, spans, error)
+// Tree collective (daemon/tree_collective.hpp): contributions and results travel in
+// their own layout (proto/collective_wire.hpp); these two are rare and stay maps.
 struct CollForget {  // up from a node whose session ended inside collective (session, id)
   int64_t session = 0;
   std::string id;
