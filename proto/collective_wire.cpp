@@ -75,21 +75,31 @@ class Reader {
   bool ok_ = true;
 };
 
-size_t HeaderSize(const std::string& id, size_t spans) {
+// What both frames start with: session, id, participants.
+size_t CommonSize(const std::string& id, size_t spans) {
   return 8 + 4 + id.size() + 4 + 4 * spans;
+}
+void WriteCommon(Writer& w, int64_t session, const std::string& id, const std::vector<int>& spans) {
+  w.I64(session);
+  w.String(id);
+  w.Ints(spans);
+}
+template <typename T>
+void ReadCommon(Reader& r, T& out) {
+  out.session = r.I64();
+  out.id = r.String();
+  out.spans = r.Ints();
 }
 
 }  // namespace
 
 std::string EncodeContributeFrame(const CollContribute& c, std::string_view blobs) {
-  size_t length = HeaderSize(c.id, c.spans.size()) + 4 + 8 * c.nodes.size() + blobs.size();
+  size_t length = CommonSize(c.id, c.spans.size()) + 4 + 8 * c.nodes.size() + blobs.size();
   std::string out;
   out.reserve(kHeaderSize + length);
   AppendFrameHeader(out, MsgType::kCollContribute, static_cast<uint32_t>(length));
   Writer w(out);
-  w.I64(c.session);
-  w.String(c.id);
-  w.Ints(c.spans);
+  WriteCommon(w, c.session, c.id, c.spans);
   w.U32(static_cast<uint32_t>(c.nodes.size()));
   for (size_t i = 0; i < c.nodes.size(); ++i) {
     w.I32(c.nodes[i]);
@@ -100,14 +110,12 @@ std::string EncodeContributeFrame(const CollContribute& c, std::string_view blob
 }
 
 std::string EncodeResultFrame(const CollResult& r, std::string_view blobs) {
-  size_t length = HeaderSize(r.id, r.spans.size()) + 4 + r.error.size() + blobs.size();
+  size_t length = CommonSize(r.id, r.spans.size()) + 4 + r.error.size() + blobs.size();
   std::string out;
   out.reserve(kHeaderSize + length);
   AppendFrameHeader(out, MsgType::kCollResult, static_cast<uint32_t>(length));
   Writer w(out);
-  w.I64(r.session);
-  w.String(r.id);
-  w.Ints(r.spans);
+  WriteCommon(w, r.session, r.id, r.spans);
   w.String(r.error);
   out.append(blobs);
   return out;
@@ -116,9 +124,7 @@ std::string EncodeResultFrame(const CollResult& r, std::string_view blobs) {
 std::optional<CollContribute> DecodeContribute(std::string_view payload, std::string_view* blobs) {
   Reader r(payload);
   CollContribute c;
-  c.session = r.I64();
-  c.id = r.String();
-  c.spans = r.Ints();
+  ReadCommon(r, c);
   uint32_t n = r.Count(8);
   c.nodes.reserve(n);
   c.sizes.reserve(n);
@@ -134,9 +140,7 @@ std::optional<CollContribute> DecodeContribute(std::string_view payload, std::st
 std::optional<CollResult> DecodeResult(std::string_view payload, std::string_view* blobs) {
   Reader r(payload);
   CollResult result;
-  result.session = r.I64();
-  result.id = r.String();
-  result.spans = r.Ints();
+  ReadCommon(r, result);
   result.error = r.String();
   if (!r.ok()) return std::nullopt;
   *blobs = r.rest();
