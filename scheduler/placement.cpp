@@ -89,11 +89,85 @@ bool PlaceOne(NodeWork& w, int rank, int threads, int max_uses, Placement& out,
   return true;
 }
 
-// Ranks per node for -N without --ppn: as even as possible, first nodes get the extra ranks.
-std::vector<int> EvenQuotas(int ranks, int nodes) {
-  std::vector<int> q(nodes, ranks / nodes);
-  for (int i = 0; i < ranks % nodes; ++i) ++q[i];
-  return q;
+// Places up to `count` more ranks on one node, least-used slots first: every slot of
+// use 0 before any of use 1, and so on up to max_uses. Returns how many it placed.
+int FillNode(NodeWork& w, int count, int& rank, int threads, int max_uses, Placement& out,
+             std::vector<int>& scratch) {
+  int placed = 0;
+  for (int level = 0; level <= max_uses && placed < count; ++level)
+    while (placed < count && PlaceOne(w, rank, threads, level, out, scratch)) ++rank, ++placed;
+  return placed;
+}
+
+// Rank numbers in node order (a block distribution, as users expect) once ranks were
+// placed in several passes.
+void NumberRanksByNode(Placement& out) {
+  std::stable_sort(out.ranks.begin(), out.ranks.end(),
+                   [](const RankSlots& a, const RankSlots& b) { return a.node < b.node; });
+  for (size_t i = 0; i < out.ranks.size(); ++i) out.ranks[i].rank = static_cast<int>(i);
+}
+
+// The nodes of a -N request under compact, and each one's share of the ranks: the
+// earliest nodes in order that can hold the session together (a node is skipped only
+// when the ones after it are needed to hold it), with the ranks as even as their room
+// allows, the first nodes taking the extra ones. --ppn caps a node's share (with -n it
+// is a maximum, as srun's --ntasks-per-node). Empty when no N nodes can hold it.
+std::vector<std::pair<NodeWork*, int>> CompactNodesAndShares(std::vector<NodeWork>& work,
+                                                             const SessionRequest& req, int threads,
+                                                             int max_uses,
+                                                             std::vector<int>& scratch) {
+  const size_t want = static_cast<size_t>(std::min(req.nodes, req.ranks));
+  std::vector<int> room(work.size(), -1);  // ranks each node can take, computed on demand
+  auto room_of = [&](size_t i) {
+    if (room[i] < 0) {
+      room[i] = RankCapacity(work[i], threads, max_uses, scratch);
+      if (req.ppn > 0) room[i] = std::min(room[i], req.ppn);
+    }
+    return room[i];
+  };
+  std::vector<size_t> chosen;
+  int held = 0;
+  // Usually the first nodes with room hold it.
+  for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
+    if (room_of(i) > 0) {
+      chosen.push_back(i);
+      held += room_of(i);
+    }
+  }
+  if (chosen.size() < want) return {};
+  if (held < req.ranks) {
+    // Take node i when the best nodes after it can still hold what is left.
+    chosen.clear();
+    held = 0;
+    for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
+      if (room_of(i) == 0) continue;
+      std::vector<int> later;
+      for (size_t j = i + 1; j < work.size(); ++j)
+        if (room_of(j) > 0) later.push_back(room_of(j));
+      const size_t more = want - chosen.size() - 1;
+      if (later.size() < more) break;
+      std::partial_sort(later.begin(), later.begin() + static_cast<long>(more), later.end(),
+                        std::greater<>());
+      const int best_after =
+          std::accumulate(later.begin(), later.begin() + static_cast<long>(more), 0);
+      if (held + room_of(i) + best_after < req.ranks) continue;
+      chosen.push_back(i);
+      held += room_of(i);
+    }
+    if (chosen.size() < want || held < req.ranks) return {};
+  }
+  // One rank per node in turn, skipping full ones: as even as the room allows.
+  std::vector<std::pair<NodeWork*, int>> shares;
+  for (size_t i : chosen) shares.emplace_back(&work[i], 0);
+  for (int left = req.ranks; left > 0;) {
+    for (size_t k = 0; k < shares.size() && left > 0; ++k) {
+      if (shares[k].second < room_of(chosen[k])) {
+        ++shares[k].second;
+        --left;
+      }
+    }
+  }
+  return shares;
 }
 
 std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const SessionRequest& req,
@@ -104,25 +178,22 @@ std::optional<Placement> PlaceCompact(std::vector<NodeWork>& work, const Session
   const int threads = std::max(1, req.threads_per_rank);
   int rank = 0;
   if (req.nodes > 0) {
-    std::vector<int> quotas =
-        req.ppn > 0 ? std::vector<int>(req.nodes, req.ppn) : EvenQuotas(req.ranks, req.nodes);
-    size_t k = 0;
-    for (NodeWork& w : work) {
-      if (k == quotas.size() || rank == req.ranks) break;
-      int want = std::min(quotas[k], req.ranks - rank);
-      if (RankCapacity(w, threads, max_uses, scratch) < want) continue;
-      for (int i = 0; i < want; ++i) PlaceOne(w, rank++, threads, max_uses, out, scratch);
-      ++k;
-    }
-    if (rank < req.ranks || k < static_cast<size_t>(std::min<int>(req.nodes, req.ranks)))
-      return std::nullopt;
+    for (auto [w, share] : CompactNodesAndShares(work, req, threads, max_uses, scratch))
+      if (FillNode(*w, share, rank, threads, max_uses, out, scratch) < share) return std::nullopt;
+    if (rank < req.ranks) return std::nullopt;
     return out;
   }
-  for (NodeWork& w : work) {
-    while (rank < req.ranks && (req.ppn == 0 || w.ranks_placed < req.ppn) &&
-           PlaceOne(w, rank, threads, max_uses, out, scratch))
-      ++rank;
-    if (rank == req.ranks) return out;
+  // Least-used slots first: the nodes in order at use 0, then again at use 1, ...
+  for (int level = 0; level <= max_uses; ++level) {
+    for (NodeWork& w : work) {
+      while (rank < req.ranks && (req.ppn == 0 || w.ranks_placed < req.ppn) &&
+             PlaceOne(w, rank, threads, level, out, scratch))
+        ++rank;
+      if (rank == req.ranks) {
+        if (level > 0) NumberRanksByNode(out);
+        return out;
+      }
+    }
   }
   return std::nullopt;
 }
@@ -141,16 +212,20 @@ std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionR
     });
     if (static_cast<int>(work.size()) > req.nodes) work.resize(req.nodes);
   }
+  // Round robin over the nodes, least-used slots first: every round at use 0 until none
+  // places a rank, then at use 1, ...
   int rank = 0;
-  bool progress = true;
-  while (rank < req.ranks && progress) {
-    progress = false;
-    for (NodeWork& w : work) {
-      if (rank == req.ranks) break;
-      if (req.ppn > 0 && w.ranks_placed >= req.ppn) continue;
-      if (PlaceOne(w, rank, threads, max_uses, out, scratch)) {
-        ++rank;
-        progress = true;
+  for (int level = 0; level <= max_uses && rank < req.ranks; ++level) {
+    bool progress = true;
+    while (rank < req.ranks && progress) {
+      progress = false;
+      for (NodeWork& w : work) {
+        if (rank == req.ranks) break;
+        if (req.ppn > 0 && w.ranks_placed >= req.ppn) continue;
+        if (PlaceOne(w, rank, threads, level, out, scratch)) {
+          ++rank;
+          progress = true;
+        }
       }
     }
   }
@@ -158,10 +233,7 @@ std::optional<Placement> PlaceSpread(std::vector<NodeWork>& work, const SessionR
   // -N is exact, as in compact: min(N, ranks) nodes, not fewer because some had no room.
   if (req.nodes > 0 && static_cast<int>(out.Nodes().size()) < std::min(req.nodes, req.ranks))
     return std::nullopt;
-  // Rank order by node, as users expect from a block distribution of ranks.
-  std::stable_sort(out.ranks.begin(), out.ranks.end(),
-                   [](const RankSlots& a, const RankSlots& b) { return a.node < b.node; });
-  for (size_t i = 0; i < out.ranks.size(); ++i) out.ranks[i].rank = static_cast<int>(i);
+  NumberRanksByNode(out);
   return out;
 }
 

@@ -16,8 +16,9 @@ enum class Layout {
 
 struct PlaceOptions {
   Layout layout = Layout::kCompact;
-  // A slot is usable when its use count is at most this: 0 = free slots only.
-  // Overbooking places on the least-used slots by raising it one level at a time.
+  // A slot is usable when its use count is at most this: 0 = free slots only. Ranks take
+  // the least-used slots first: every usable slot of use 0 before one of use 1, and so on.
+  // Overbooking raises it one level at a time until the session fits.
   int max_uses = 0;
   // Only these nodes may be used (empty = all), in this order of preference.
   std::vector<NodeId> candidate_nodes;
@@ -26,7 +27,9 @@ struct PlaceOptions {
 // Places every rank of `request` on `nodes`, or returns nullopt when it cannot.
 // A rank's threads_per_rank slots are taken from one core if possible, else from
 // one package, else from the node, in logical order: neighbours, as mpiexec users expect.
-// Honours request.nodes (-N), request.ppn and request.gpus_per_node, and request.contiguous:
+// Honours request.nodes (-N: exactly that many nodes, each taking a share of the ranks as
+// even as their room allows), request.ppn (at most that many ranks per node),
+// request.gpus_per_node, and request.contiguous:
 // then every node used has a rank and their ids are neighbours (one block, as the papers'
 // fragmentation counts it), whatever the layout.
 std::optional<Placement> PlaceRanks(std::span<const Node> nodes, const SessionRequest& request,

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace psched::sched {
 namespace {
 
@@ -138,7 +140,8 @@ TEST(Placement, CandidateNodesInTheirOrderWhateverTheIds) {
 
 TEST(Placement, ExactNodeCountOnUsedSlotsCountsEachSlotsRemainingLevels) {
   // -N 2 x 3 ranks at use level 1 on 2-slot nodes: node 0 has both slots used once
-  // (room for 2 more), node 1 one used (3), node 2 none (4): nodes 1 and 2 take them.
+  // (room for 2 more), node 1 one used (3), node 2 none (4). Compact takes the earliest
+  // nodes that hold it together: 0 and 2, node 0 its 2, node 2 the other 4.
   auto nodes = Nodes(3, 1, 2, 1);
   nodes[0].uses = {1, 1};
   nodes[1].uses = {1, 0};
@@ -146,12 +149,108 @@ TEST(Placement, ExactNodeCountOnUsedSlotsCountsEachSlotsRemainingLevels) {
   r.nodes = 2;
   auto p = PlaceRanks(nodes, r, PlaceOptions{Layout::kCompact, 1, {}});
   ASSERT_TRUE(p);
-  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{1, 2}));
-  // One core per slot: the first core with a usable slot goes first, as in every layout.
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{0, 2}));
   EXPECT_EQ(p->ranks[0].pus, std::vector<int>{0});
   EXPECT_EQ(p->ranks[1].pus, std::vector<int>{1});
-  EXPECT_EQ(p->ranks[2].pus, std::vector<int>{1});
+  // Node 2: both free slots first, then each a second time.
+  EXPECT_EQ(p->ranks[2].pus, std::vector<int>{0});
+  EXPECT_EQ(p->ranks[3].pus, std::vector<int>{1});
+  EXPECT_EQ(p->ranks[4].pus, std::vector<int>{0});
   EXPECT_EQ(p->ranks[5].pus, std::vector<int>{1});
+}
+
+int RanksOn(const Placement& p, NodeId node) {
+  return static_cast<int>(std::count_if(p.ranks.begin(), p.ranks.end(),
+                                        [&](const RankSlots& r) { return r.node == node; }));
+}
+
+// The per-node uses once `p` is applied to `nodes`.
+std::vector<std::vector<int>> UsesAfter(std::vector<Node> nodes, const Placement& p) {
+  for (const RankSlots& r : p.ranks)
+    for (int pu : r.pus) ++nodes[static_cast<size_t>(r.node)].uses[static_cast<size_t>(pu)];
+  std::vector<std::vector<int>> out;
+  for (const Node& n : nodes) out.push_back(n.uses);
+  return out;
+}
+
+// Overbooking takes the least-used slots: the free ones before any used one, and a slot
+// used once before one used twice (it stacked ranks on the first usable slot while
+// others stayed idle: 2 2 2 0 here).
+TEST(Placement, OverbookFillsTheLeastUsedSlotsFirst) {
+  auto nodes = Nodes(1, 1, 4, 1);
+  nodes[0].uses = {1, 1, 0, 0};
+  auto p = PlaceOnLeastUsed(nodes, Request(4), Layout::kCompact);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->overbooked);
+  EXPECT_EQ(UsesAfter(nodes, p->placement), (std::vector<std::vector<int>>{{2, 2, 1, 1}}));
+  // A full node and a free one: the free slots go first, whatever the layout.
+  auto two = Nodes(2, 1, 4, 1);
+  two[0].uses = {1, 1, 1, 1};
+  for (Layout layout : {Layout::kCompact, Layout::kSpread}) {
+    auto q = PlaceOnLeastUsed(two, Request(6), layout);
+    ASSERT_TRUE(q);
+    // 4 + 6 uses on 8 slots: none left at 0, two at 2.
+    int idle = 0, twice = 0;
+    for (const auto& node : UsesAfter(two, q->placement)) {
+      idle += static_cast<int>(std::count(node.begin(), node.end(), 0));
+      twice += static_cast<int>(std::count(node.begin(), node.end(), 2));
+    }
+    EXPECT_EQ(idle, 0);
+    EXPECT_EQ(twice, 2);
+    // Ranks stay in node order (a block distribution).
+    for (size_t i = 1; i < q->placement.ranks.size(); ++i) {
+      EXPECT_LE(q->placement.ranks[i - 1].node, q->placement.ranks[i].node);
+      EXPECT_EQ(q->placement.ranks[i].rank, static_cast<int>(i));
+    }
+  }
+}
+
+// -N with nodes of different room: the shares follow the room (2 + 3), instead of
+// refusing because the first node cannot take the larger even share.
+TEST(Placement, ExactNodeCountSharesFollowEachNodesRoom) {
+  std::vector<Node> nodes;
+  nodes.push_back(Node::Make(0, "n0", NodeTopology::Uniform(1, 2, 1)));
+  nodes.push_back(Node::Make(1, "n1", NodeTopology::Uniform(1, 3, 1)));
+  SessionRequest r = Request(5);
+  r.nodes = 2;
+  auto p = PlaceRanks(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(RanksOn(*p, 0), 2);
+  EXPECT_EQ(RanksOn(*p, 1), 3);
+  // Two 4-slot nodes, two slots of the first busy: 2 + 3.
+  auto same = Nodes(2, 1, 4, 1);
+  same[0].uses = {1, 1, 0, 0};
+  p = PlaceRanks(same, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(RanksOn(*p, 0), 2);
+  EXPECT_EQ(RanksOn(*p, 1), 3);
+  // The first node can take its share only if the later ones can hold the rest.
+  auto three = Nodes(3, 1, 4, 1);
+  three[1].uses = {1, 1, 1, 0};  // room 1
+  r.ranks = 8;
+  p = PlaceRanks(three, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Nodes(), (std::vector<NodeId>{0, 2}));
+  // Nothing holds 9 on 2 nodes of 4.
+  r.ranks = 9;
+  EXPECT_FALSE(PlaceRanks(three, r));
+}
+
+// --ppn with -n is a maximum per node (srun's --ntasks-per-node with --ntasks): -n 4 -N 2
+// --ppn 4 runs 2 + 2; -n 9 -N 2 --ppn 4 cannot run.
+TEST(Placement, PpnWithExactNodeCountIsAMaximum) {
+  auto nodes = Nodes(2, 1, 4, 1);
+  SessionRequest r = Request(4);
+  r.nodes = 2;
+  r.ppn = 4;
+  auto p = PlaceRanks(nodes, r);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(RanksOn(*p, 0), 2);
+  EXPECT_EQ(RanksOn(*p, 1), 2);
+  r.ranks = 9;
+  EXPECT_FALSE(PlaceRanks(nodes, r));
+  r.ranks = 8;
+  ASSERT_TRUE(PlaceRanks(nodes, r));
 }
 
 // Nodes of 8 free slots, except the listed ones, which are full.
