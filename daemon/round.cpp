@@ -60,7 +60,8 @@ Result<sched::Plan> RoundPlan(const sched::Snapshot& snapshot, AllocatorCache& a
   sched::Plan plan = policies::EndPlan(undo_view, **allocator, false);
   sched::Snapshot after = snapshot;
   sched::ApplyPlan(after, plan);
-  AddWindow(after, queue, **allocator, plan);
+  // Sessions that stay suspended keep their slots, as for every other allocator.
+  AddWindow(policies::ReservedView(after), queue, **allocator, plan);
   return plan;
 }
 

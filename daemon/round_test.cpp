@@ -157,6 +157,34 @@ TEST(RoundPlan, WindowAllocatorsStartQueuedSessionsBesideTheResumedOne) {
   }
 }
 
+// Session 1 (slots 0-2) is suspended by session 3 (slot 3), which still runs: a round
+// must leave session 1's slots to it, whatever the allocator (auction and ipwindow
+// placed the queued session 2 on them).
+TEST(RoundPlan, EveryAllocatorLeavesASuspendedSessionsSlotsAlone) {
+  for (const char* name : {"compact", "spread", "netload", "auction", "ipwindow"}) {
+    AllocatorCache cache({});
+    sched::Snapshot s = OneNode(4);
+    sched::Session displacer;
+    displacer.request.id = 3;
+    displacer.request.ranks = 1;
+    displacer.state = sched::SessionState::kRunning;
+    displacer.placement.ranks.push_back({0, 0, {3}});
+    s.nodes[0].uses[3] = 1;
+    s.sessions.push_back(displacer);
+    sched::Session suspended;
+    suspended.request.id = 1;
+    suspended.request.ranks = 3;
+    suspended.state = sched::SessionState::kSuspended;
+    suspended.displaced_by = 3;
+    for (int r = 0; r < 3; ++r) suspended.placement.ranks.push_back({r, 0, {r}});
+    s.sessions.push_back(suspended);
+    Queue(s, 2, 3, name);
+    auto plan = RoundPlan(s, cache, "compact", false);
+    ASSERT_TRUE(plan) << name << ": " << plan.error().message();
+    EXPECT_TRUE(Sessions<sched::SpawnAction>(*plan).empty()) << name;
+  }
+}
+
 TEST(QueuePlanWithoutUndo, StartsWhatFitsBesideASessionThatStaysSuspended) {
   for (const char* name : {"compact", "auction"}) {
     AllocatorCache cache({});
