@@ -55,7 +55,9 @@ void MarkSlots(SlotMask& mask, const Snapshot& snapshot, const Placement& placem
 SlotMask ExclusiveSlots(const Snapshot& snapshot, SessionId except) {
   SlotMask mask;
   for (const Session& s : snapshot.sessions) {
-    if (s.exclusive && HoldsSlots(s) && s.request.id != except)
+    // A suspended sidestepper resumes onto its slots: they stay reserved for it.
+    const bool holds_or_will = HoldsSlots(s) || s.state == sched::SessionState::kSuspended;
+    if (s.exclusive && holds_or_will && s.request.id != except)
       MarkSlots(mask, snapshot, s.placement);
   }
   return mask;

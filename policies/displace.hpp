@@ -14,7 +14,8 @@ namespace psched::policies {
 // Per node, per logical PU: true when the slot is reserved for someone else.
 using SlotMask = std::map<sched::NodeId, std::vector<bool>>;
 
-// Slots held by live exclusive (sidestepping) sessions, other than `except`.
+// Slots held by live exclusive (sidestepping) sessions, or reserved for those a surpass
+// suspended, other than `except`.
 SlotMask ExclusiveSlots(const sched::Snapshot& snapshot,
                         sched::SessionId except = sched::kNoSession);
 void MarkSlots(SlotMask& mask, const sched::Snapshot& snapshot, const sched::Placement& placement);

@@ -222,3 +222,68 @@ TEST(MixedPolicies, RandomPolicyPerArrivalKeepsTheBookkeeping) {
 
 }  // namespace
 }  // namespace psched::policies
+
+namespace psched::policies {
+namespace {
+
+using namespace testing;
+
+// Sidestep and surpass in one allocation (each user picks a policy).
+class MixedSidestepSurpass : public ::testing::Test {
+ protected:
+  void Start(const Policy& policy, sched::SessionRequest request) {
+    s_.now += 1;
+    Arrive(s_, policy, request, *compact_);
+    ASSERT_EQ(CheckUses(s_), "");
+  }
+  void Finish(sched::SessionId id) {
+    End(s_, *sidestep_, id, *compact_);
+    ASSERT_EQ(CheckUses(s_), "");
+  }
+  sched::SessionState StateOf(sched::SessionId id) { return s_.Find(id)->state; }
+
+  std::unique_ptr<sched::Allocator> compact_ = *sched::MakeAllocator("compact");
+  std::unique_ptr<Policy> sidestep_ = *MakePolicy("sidestep");
+  std::unique_ptr<Policy> surpass_ = *MakePolicy("surpass");
+  sched::Snapshot s_ = PaperAllocation(1);
+};
+
+// A sidestepper suspended by a surpass gets its slots back when the surpasser ends: the
+// session it sidestepped stays where it was moved (it was restored onto the
+// sidestepper's slots, which then stayed suspended until that long session ended).
+TEST_F(MixedSidestepSurpass, SuspendedSidestepperResumesOnItsSlots) {
+  Start(*sidestep_, Request(1, 40));  // the simulation: the whole node
+  Start(*sidestep_, Request(2, 10));  // an analysis sidesteps it
+  ASSERT_EQ(StateOf(1), sched::SessionState::kSidestepped);
+  Start(*surpass_, Request(3, 10));  // suspends the analysis, the most recent
+  ASSERT_EQ(StateOf(2), sched::SessionState::kSuspended);
+  Finish(3);
+  EXPECT_EQ(StateOf(2), sched::SessionState::kRunning);
+  EXPECT_EQ(StateOf(1), sched::SessionState::kSidestepped);
+  Finish(2);
+  EXPECT_EQ(StateOf(1), sched::SessionState::kRunning);
+  EXPECT_TRUE(UsesAre(s_, 0, 0, 40, 1));
+}
+
+// A sidestepped session suspended by a surpass, whose sidestepper ends meanwhile, gets
+// its own slots back when it resumes (it resumed squeezed, with its slots idle, until
+// some other session happened to end).
+TEST_F(MixedSidestepSurpass, ResumedSidesteppedSessionIsRestored) {
+  s_ = PaperAllocation(2);
+  Start(*sidestep_, Request(1, 80));  // both nodes
+  Start(*sidestep_, Request(2, 10));  // sidesteps it on node 0
+  sched::SessionRequest whole_node = Request(3, 40);
+  whole_node.nodes = 1;
+  Start(*surpass_, whole_node);  // suspends session 1 only: the analysis need not stop
+  ASSERT_EQ(StateOf(1), sched::SessionState::kSuspended);
+  ASSERT_EQ(StateOf(2), sched::SessionState::kRunning);
+  Finish(2);
+  Finish(3);
+  EXPECT_EQ(StateOf(1), sched::SessionState::kRunning);
+  EXPECT_EQ(s_.Find(1)->placement, s_.Find(1)->original);
+  EXPECT_TRUE(UsesAre(s_, 0, 0, 40, 1));
+  EXPECT_TRUE(UsesAre(s_, 1, 0, 40, 1));
+}
+
+}  // namespace
+}  // namespace psched::policies

@@ -170,6 +170,9 @@ sched::Plan EndPlan(const Snapshot& snapshot, const Allocator& allocator, bool b
   PlanBuilder builder(snapshot);
   RestoreSidestepped(builder);
   ResumeOrphans(builder);
+  // A session resumed just now may have been sidestepped before it was suspended, by a
+  // session that has ended since: it goes back to its own slots now, not at the next end.
+  RestoreSidestepped(builder);
   StartQueued(builder, allocator, backfill);
   return builder.Take();
 }
