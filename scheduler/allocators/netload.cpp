@@ -53,8 +53,36 @@ AdditionOrder MakeOrder(const Graph& graph, double alpha, double beta) {
   return order;
 }
 
+// With -N (max_vertices) the sub-graph has exactly that many vertices, and the cheapest
+// ones may not hold the demand (a low-load node with one free slot). `room_aware` then
+// skips a vertex when the best vertices still to come could not make up the rest:
+// vertices by processors, most first, for that check.
+struct RoomCheck {
+  std::vector<std::pair<int, int>> by_processors;  // (processors, vertex), most first
+  // Sum of the `count` largest processor counts among vertices not in `taken`, not `skip`.
+  int Best(int count, const std::vector<int>& taken, int skip) const {
+    int sum = 0;
+    for (const auto& [pc, u] : by_processors) {
+      if (count == 0) break;
+      if (u == skip || std::find(taken.begin(), taken.end(), u) != taken.end()) continue;
+      sum += pc;
+      --count;
+    }
+    return sum;
+  }
+};
+
+RoomCheck MakeRoomCheck(const Graph& graph) {
+  RoomCheck check;
+  for (int u = 0; u < graph.Size(); ++u)
+    if (graph.Processors(u) > 0) check.by_processors.push_back({graph.Processors(u), u});
+  std::sort(check.by_processors.begin(), check.by_processors.end(), std::greater<>());
+  return check;
+}
+
 std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, int start, int demand,
-                              double alpha, double beta, int max_vertices, bool contiguous) {
+                              double alpha, double beta, int max_vertices, bool contiguous,
+                              const RoomCheck* room_aware = nullptr) {
   std::vector<std::pair<double, int>> linked;  // by addition cost; a contiguous session needs none
   for (const auto& [u, nl] : graph.Neighbours(start)) {
     if (!contiguous && u != start && graph.Processors(u) > 0)
@@ -94,6 +122,11 @@ std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, in
     } else {
       u = order.unlinked[ui++].second;
     }
+    if (room_aware != nullptr) {
+      const int after = max_vertices - static_cast<int>(c.vertices.size()) - 1;
+      if (c.allocated + graph.Processors(u) + room_aware->Best(after, c.vertices, u) < demand)
+        continue;
+    }
     c.vertices.push_back(u);
     c.allocated += graph.Processors(u);
   }
@@ -109,19 +142,31 @@ std::optional<Candidate> Grow(const Graph& graph, const AdditionOrder& order, in
 
 }  // namespace
 
+// Algorithm 4 as the paper has it; with -N, when the cheapest vertices do not hold the
+// demand, grown again skipping those that leave too little room for the rest.
+std::optional<Candidate> GrowWithRoom(const Graph& graph, const AdditionOrder& order,
+                                      const RoomCheck& room, int start, int demand, double alpha,
+                                      double beta, int max_vertices, bool contiguous) {
+  auto c = Grow(graph, order, start, demand, alpha, beta, max_vertices, contiguous);
+  if (!c && max_vertices > 0 && !contiguous)
+    c = Grow(graph, order, start, demand, alpha, beta, max_vertices, contiguous, &room);
+  return c;
+}
+
 std::optional<Candidate> GrowCandidate(const Graph& graph, int start, int demand, double alpha,
                                        double beta, int max_vertices, bool contiguous) {
-  return Grow(graph, MakeOrder(graph, alpha, beta), start, demand, alpha, beta, max_vertices,
-              contiguous);
+  return GrowWithRoom(graph, MakeOrder(graph, alpha, beta), MakeRoomCheck(graph), start, demand,
+                      alpha, beta, max_vertices, contiguous);
 }
 
 std::optional<Candidate> ChooseSubgraph(const Graph& graph, int demand, double alpha, double beta,
                                         int max_vertices, bool contiguous) {
   const AdditionOrder order = MakeOrder(graph, alpha, beta);
+  const RoomCheck room = MakeRoomCheck(graph);
   std::vector<Candidate> candidates;
   for (int v = 0; v < graph.Size(); ++v) {
     if (graph.Processors(v) <= 0) continue;
-    if (auto c = Grow(graph, order, v, demand, alpha, beta, max_vertices, contiguous))
+    if (auto c = GrowWithRoom(graph, order, room, v, demand, alpha, beta, max_vertices, contiguous))
       candidates.push_back(std::move(*c));
   }
   if (candidates.empty()) return std::nullopt;

@@ -65,8 +65,9 @@ struct Candidate {
 };
 
 // Algorithm 4: the candidate sub-graph grown from `start` until `demand` processes
-// (or `max_vertices` vertices when > 0 and the demand is met). nullopt when the
-// whole graph cannot hold the demand. `contiguous` (a session that wants one block of
+// (or `max_vertices` vertices when > 0 and the demand is met; when the cheapest vertices
+// do not hold it, vertices that leave too little room for the rest are skipped). nullopt
+// when the whole graph cannot hold the demand. `contiguous` (a session that wants one block of
 // neighbouring nodes, as in the papers' workloads) grows it along start + 1, start + 2, ...
 // instead, up to the first vertex without processors: vertices are the snapshot's nodes
 // in id order, so the candidates are then the runs of neighbouring free nodes.

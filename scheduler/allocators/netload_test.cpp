@@ -39,6 +39,27 @@ TEST(Netload, SlidesExampleGrowsV4ThenV1ThenV2) {
   EXPECT_FALSE(GrowCandidate(g, 3, 24, alpha, beta));
 }
 
+// -N 2 for 8 processes: from v0 (4 processors) the cheapest neighbour is v1, which has
+// only one; the sub-graph takes v2 (4) instead of failing (every start failed, so the
+// session waited although v0 + v2 hold it).
+TEST(Netload, ExactVertexCountSkipsAVertexWithoutRoomForTheRest) {
+  Graph g(3);
+  const int pc[] = {4, 1, 4};
+  for (int v = 0; v < 3; ++v) g.SetProcessors(v, pc[v]);
+  g.SetComputeLoad(0, 50);
+  g.SetComputeLoad(1, 10);  // the least loaded: first in the addition order
+  g.SetComputeLoad(2, 60);
+  auto c = GrowCandidate(g, 0, 8, 0.5, 0.5, 2);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->vertices, (std::vector<int>{0, 2}));
+  // The paper's growth where the demand is met anyway: v0, then v1.
+  EXPECT_EQ(GrowCandidate(g, 0, 5, 0.5, 0.5, 2)->vertices, (std::vector<int>{0, 1}));
+  auto best = ChooseSubgraph(g, 8, 0.5, 0.5, 2);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->allocated, 8);
+  EXPECT_FALSE(ChooseSubgraph(g, 9, 0.5, 0.5, 2));
+}
+
 // A contiguous session grows along the following vertices only: from v4 (the last) it
 // cannot grow at all; from v2 it takes v2, v3, v4 even though v1's addition load is lower.
 TEST(Netload, ContiguousGrowsAlongTheFollowingVertices) {
