@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "policies/policy_registry.hpp"
 #include "policies/test_allocation.hpp"
 #include "scheduler/allocator_registry.hpp"
 
@@ -98,6 +101,33 @@ TEST_F(OverbookTest, PrefersTheLeastUsedSlots) {
   EXPECT_TRUE(UsesAre(s_, 1, 0, 24, 2));
   EXPECT_TRUE(UsesAre(s_, 1, 24, 40, 1));
   EXPECT_EQ(CheckUses(s_), "");
+}
+
+// A sidestepper holds its slots exclusively until it ends: an overbooked session stacks
+// its ranks on the other slots (it took the sidestepper's, the least used ones).
+TEST_F(OverbookTest, PinnedRanksStayOffASidesteppersSlots) {
+  s_ = PaperAllocation(1);
+  auto sidestep = *MakePolicy("sidestep");
+  Arrive(s_, *sidestep, Request(1, 40), *compact_);
+  Arrive(s_, *sidestep, Request(2, 10), *compact_);
+  ASSERT_TRUE(s_.Find(2)->exclusive);
+  std::set<int> exclusive;
+  for (const sched::RankSlots& r : s_.Find(2)->placement.ranks)
+    exclusive.insert(r.pus.begin(), r.pus.end());
+  Arrive(s_, pinned_, Request(3, 10), *compact_);
+  ASSERT_EQ(s_.Find(3)->state, SessionState::kOverbooked);
+  for (const sched::RankSlots& r : s_.Find(3)->placement.ranks)
+    for (int pu : r.pus) EXPECT_FALSE(exclusive.contains(pu)) << "rank " << r.rank << " on " << pu;
+  EXPECT_EQ(CheckUses(s_), "");
+  // A node held entirely by sidesteppers takes no pinned overbooked rank.
+  s_ = PaperAllocation(1);
+  Arrive(s_, *sidestep, Request(4, 40), *compact_);
+  s_.Find(4)->exclusive = true;
+  sched::Plan plan = Arrive(s_, pinned_, Request(5, 1), *compact_);
+  ASSERT_EQ(plan.actions.size(), 1u);
+  const auto* reject = std::get_if<sched::RejectAction>(&plan.actions[0]);
+  ASSERT_NE(reject, nullptr);
+  EXPECT_NE(reject->reason.find("sidestepping"), std::string::npos) << reject->reason;
 }
 
 }  // namespace
