@@ -6,6 +6,7 @@
 #include "scheduler/allocators/auction/bids.hpp"
 #include "scheduler/allocators/auction/job.hpp"
 #include "scheduler/allocators/rank_layout.hpp"
+#include "scheduler/placement.hpp"
 
 namespace psched::sched::ipwindow {
 
@@ -139,6 +140,32 @@ Outcome Solve(const std::vector<Node>& nodes, std::span<const SessionRequest> wi
   return out;
 }
 
+namespace {
+
+bool OnNeighbouringNodes(const std::vector<Node>& nodes, const std::vector<NodeShare>& shares) {
+  std::vector<NodeId> ids;
+  for (const NodeShare& share : shares) ids.push_back(nodes[share.node_index].id);
+  std::sort(ids.begin(), ids.end());
+  return ids.empty() || ids.back() - ids.front() + 1 == static_cast<NodeId>(ids.size());
+}
+
+// The IP has no notion of contiguity (IPSCHED has none): a session that asks for one block
+// of neighbouring nodes and was given nodes apart gets the compact layout's block on what
+// is left instead, or waits.
+std::vector<NodeShare> BlockShares(const std::vector<Node>& nodes, const SessionRequest& request) {
+  std::optional<Placement> block = PlaceRanks(nodes, request);
+  if (!block) return {};
+  std::vector<NodeShare> shares;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    int ranks = 0;
+    for (const RankSlots& r : block->ranks) ranks += r.node == nodes[i].id;
+    if (ranks > 0) shares.push_back(NodeShare{static_cast<int>(i), ranks});
+  }
+  return shares;
+}
+
+}  // namespace
+
 std::vector<Assignment> IpWindowAllocator::Allocate(const Snapshot& snapshot,
                                                     std::span<const SessionRequest> window) const {
   const int size = std::max(1, window_.load());
@@ -158,6 +185,9 @@ std::vector<Assignment> IpWindowAllocator::Allocate(const Snapshot& snapshot,
     if (!o.selected[j]) continue;
     std::vector<NodeShare> shares;
     for (const auto& [i, ranks] : o.shares[j]) shares.push_back(NodeShare{i, ranks});
+    if (part[j].contiguous && !OnNeighbouringNodes(nodes, shares))
+      shares = BlockShares(nodes, part[j]);
+    if (shares.empty()) continue;
     if (auto placement = LayRanks(nodes, part[j], shares))
       out.push_back(Assignment{part[j].id, std::move(*placement)});
   }

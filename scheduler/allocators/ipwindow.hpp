@@ -15,7 +15,9 @@
 // the configured size. Unlike the paper, which starts nothing in a round that timed
 // out, the best solution known is started: at the paper's own scale (1024 nodes) the
 // packing term c_j keeps CBC from proving optimality within seconds, and starting
-// nothing would leave the machine idle round after round.
+// nothing would leave the machine idle round after round. The IP knows no contiguity
+// (IPSCHED has none): a session asking for one block of neighbouring nodes that the IP
+// put on nodes apart gets compact's block on what is left, or waits.
 #pragma once
 
 #include <atomic>

@@ -100,6 +100,30 @@ TEST(IpWindow, PacksOntoFewestNodes) {
   EXPECT_NE(o.shares[0][0].first, 0);
 }
 
+// A session that asks for one block of neighbouring nodes gets one: three 4-slot nodes,
+// the middle one busy, 8 ranks: nodes 0 and 2 hold them but are apart, so the session
+// waits (the IP, which knows no contiguity, put it on 0 and 2); with nodes 2 and 3 free
+// as well it goes on a block.
+TEST(IpWindow, ContiguousSessionsGetNeighbouringNodesOrWait) {
+  auto alloc = *MakeAllocator("ipwindow");
+  Snapshot s;
+  s.nodes = Machine(3, 4, 0);
+  s.nodes[1].uses = {1, 1, 1, 1};
+  SessionRequest r{.id = 1, .ranks = 8, .priority = 1};
+  r.contiguous = true;
+  EXPECT_TRUE(alloc->Allocate(s, std::vector<SessionRequest>{r}).empty());
+  s.nodes = Machine(4, 4, 0);
+  s.nodes[1].uses = {1, 1, 1, 1};
+  auto a = alloc->Allocate(s, std::vector<SessionRequest>{r});
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].placement.Nodes(), (std::vector<NodeId>{2, 3}));
+  // Without contiguity nodes 0 and 2 do.
+  r.contiguous = false;
+  s.nodes = Machine(3, 4, 0);
+  s.nodes[1].uses = {1, 1, 1, 1};
+  EXPECT_EQ(alloc->Allocate(s, std::vector<SessionRequest>{r}).size(), 1u);
+}
+
 TEST(IpWindow, HigherPriorityWinsWhenBothCannotFit) {
   std::vector<Node> nodes = Machine(2, 4, 0);
   std::vector<SessionRequest> w = {SessionRequest{.id = 1, .ranks = 6, .priority = 1},
