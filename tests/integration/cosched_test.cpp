@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -454,6 +455,15 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }
 
+// The 4 cosched_threads ranks of a "tstp" session, once each has its SIGTSTP handler in
+// place (a rank is visible before it installs it, and a SIGTSTP then stops it silently).
+bool FourRanksCatchingSigtstp(const EmulatedAlloc& alloc, std::vector<RankProc>& ranks) {
+  ranks = AllocationRanks(alloc.dir(), "cosched_threads");
+  return ranks.size() == 4u && std::all_of(ranks.begin(), ranks.end(), [](const RankProc& r) {
+           return CatchesSignal(r.pid, SIGTSTP);
+         });
+}
+
 // The surpass grace has begun: each of the 4 cosched_threads ranks reported its SIGTSTP.
 bool EveryRankCaughtSigtstp(const std::string& out) {
   for (const char* r : {"rank 0\n", "rank 1\n", "rank 2\n", "rank 3\n"})
@@ -468,8 +478,7 @@ TEST(CoschedGraceTest, SurpassSendsSigtstpThenStops) {
   ASSERT_TRUE(alloc.ok());
   Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
   std::vector<RankProc> ranks;
-  ASSERT_TRUE(Eventually(
-      [&] { return (ranks = AllocationRanks(alloc.dir(), "cosched_threads")).size() == 4u; }));
+  ASSERT_TRUE(Eventually([&] { return FourRanksCatchingSigtstp(alloc, ranks); }));
   Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", Bin("cosched_threads"), "1"},
                 alloc.Env());
   ASSERT_TRUE(sim.WaitStdout(EveryRankCaughtSigtstp)) << sim.out();
@@ -493,8 +502,7 @@ TEST(CoschedGraceTest, ArrivalWhoseLauncherDiesDuringTheGraceNeverStarts) {
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   Proc sim({Bin("psched-exec"), "-n", "4", Bin("cosched_threads"), "1", "tstp"}, alloc.Env());
   std::vector<RankProc> ranks;
-  ASSERT_TRUE(Eventually(
-      [&] { return (ranks = AllocationRanks(alloc.dir(), "cosched_threads")).size() == 4u; }));
+  ASSERT_TRUE(Eventually([&] { return FourRanksCatchingSigtstp(alloc, ranks); }));
   TempDir dir;
   const std::string marker = dir / "started";
   Proc analysis({Bin("psched-exec"), "--policy", "surpass", "-n", "1", "touch", marker},
