@@ -245,9 +245,13 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
-        // Killed, or its launcher gone, while the plan ran (a surpass grace, say): it
-        // must not start with nobody attached. Ending it gives back its slots and
-        // resumes whom the plan suspended for it.
+        // A node it was placed on was lost while the plan ran: its ranks there would
+        // never start (frames to a lost node go nowhere) and the session never end.
+        if (auto lost = LostNodeOf(spawn->placement))
+          Fail(*s, 1, LostMessage(*lost, "before it could start"));
+        // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
+        // say): it must not start with nobody attached. Ending it gives back its slots
+        // and resumes whom the plan suspended for it.
         if (s->failed) {
           AnswerSpawn(*s, false, s->message);
           never_started.push_back(s->id);
@@ -573,6 +577,19 @@ void LeaderService::Finish(int64_t id) {
   Execute(DecideEnd(snapshot_, copy, *allocator_, decider->get()), nullptr, 0);
 }
 
+std::optional<int> LeaderService::LostNodeOf(const sched::Placement& placement) const {
+  for (int n : placement.Nodes())
+    if (lost_.contains(n)) return n;
+  return std::nullopt;
+}
+
+std::string LeaderService::LostMessage(int node, const std::string& when) const {
+  auto cause = lost_.find(node);
+  return "lost " + NodeName(node) + " (its daemon is gone: " +
+         (cause == lost_.end() ? std::string("unknown cause") : cause->second) + ")" +
+         (when.empty() ? "" : " " + when);
+}
+
 void LeaderService::NodesLost(const proto::NodeLost& lost) {
   executor_.NodesLost(lost.nodes);
   for (int n : lost.nodes) {
@@ -590,7 +607,7 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
     for (int n : lost.nodes) {
       if (!s.pending.erase(n)) continue;
       hit = true;
-      Fail(s, 1, "lost " + NodeName(n) + " (its daemon is gone: " + lost.cause + ")");
+      Fail(s, 1, LostMessage(n));
     }
     if (hit && s.pending.empty()) done.push_back(id);
   }

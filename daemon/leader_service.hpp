@@ -118,6 +118,10 @@ class LeaderService {
   void ReleaseOutput(LiveSession& s);
   void NodeDone(const proto::NodeDone& done);
   void NodesLost(const proto::NodeLost& lost);
+  // A lost node `placement` uses, if any (a plan decided before the loss landed after it).
+  std::optional<int> LostNodeOf(const sched::Placement& placement) const;
+  // "lost node 1 (host) (its daemon is gone: CAUSE) WHEN": what its sessions' launchers print.
+  std::string LostMessage(int node, const std::string& when = "") const;
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
   // Applies `plan` to the snapshot, carries it out (plan_executor.hpp) and records its

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -144,6 +145,44 @@ TEST_F(CoschedRollbackTest, DaemonKilledDuringASurpassRollsBackTheOtherNodes) {
   EXPECT_EQ(std::count(later.out.begin(), later.out.end(), '\n'), 4) << later.out;
   Kill(1);
   EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+}
+
+// A node the arrival is placed on dies while its plan is in flight (a surpass grace, or
+// here a node slow to confirm), but the plan itself only acts on the other nodes (it
+// suspends session 1 there): the arrival must not be sent to the dead node, where it
+// would never start nor end. It fails naming the node, and session 1, which it
+// displaced, resumes.
+TEST_F(CoschedRollbackTest, NodeLostWhileThePlanRunsFailsTheArrivalPlacedThere) {
+  StartAlloc("[policy]\nplan_timeout_s = 60\n");
+  a_ = Exec({"-n", "12", "sleep", "1000"});
+  a_ranks_ = WaitRanks(1, "sleep", 12);
+  ASSERT_EQ(Session(1).value("nodes", Json::array()), Json::array({0, 1, 2}));
+  // Node 1 holds the plan (suspend session 1, start session 2 on all 16 slots) in
+  // flight until it is continued; node 3, which the plan does not act on, dies meanwhile.
+  StopDaemon(1);
+  TempDir dir;
+  const std::string marker = dir / "started";
+  auto surpass = Exec({"--policy", "surpass", "-n", "16", "touch", marker});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(1, "suspended by 2"); })) << Status().dump();
+  ASSERT_EQ(kill(alloc_->DaemonPid(3), SIGKILL), 0);
+  ASSERT_TRUE(Eventually([&] {
+    for (const Json& n : Status().value("nodes", Json::array()))
+      if (n.value("id", -1) == 3 && n.value("state", "") == "lost") return true;
+    return false;
+  })) << Status().dump();
+  ContinueDaemon(1);
+
+  // Fails fast where the launcher would hang: the checks below would wait for each rank.
+  ASSERT_EQ(surpass->Wait(), 1) << surpass->err();
+  EXPECT_NE(surpass->err().find("session 2: lost node 3"), std::string::npos) << surpass->err();
+  EXPECT_NE(surpass->err().find("before it could start"), std::string::npos) << surpass->err();
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "session 2 started without node 3";
+  EXPECT_TRUE(Eventually([&] { return SessionIs(1, "running"); })) << Status().dump();
+  ExpectStates(a_ranks_, 'S');
+  EXPECT_TRUE(Session(2).empty()) << Status().dump();
+  Kill(1);
+  EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+  EXPECT_TRUE(Eventually([&] { return Status().value("free", -1) == 12; })) << Status().dump();
 }
 
 TEST_F(CoschedRollbackTest, StoppedDaemonTimesOutTheRollbackAndServesAfterwards) {
