@@ -236,6 +236,12 @@ void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest
 void LeaderService::RestoreSnapshot(const sched::Snapshot& before) {
   snapshot_ = before;
   std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+  // A queued session dropped while the plan ran (killed, its launcher gone) is not
+  // brought back: nobody would end it, and once started it would keep its slots.
+  std::vector<sched::SessionId> dropped;
+  for (const sched::Session& s : snapshot_.sessions)
+    if (!sessions_.contains(s.request.id)) dropped.push_back(s.request.id);
+  for (sched::SessionId id : dropped) sched::RemoveSession(snapshot_, id);
 }
 
 void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,

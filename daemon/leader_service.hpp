@@ -133,14 +133,14 @@ class LeaderService {
   // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
   // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost
-  // during the plan stays lost.
+  // and a queued session dropped during the plan stay gone.
   void RestoreSnapshot(const sched::Snapshot& before);
   void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
                 Result<void> ok);
-  // A plan failed and was rolled back: the snapshot goes back (nodes lost meanwhile
-  // stay out), the failure is logged and told to every session it concerned, and
-  // queued sessions that can start without it start; the rest is retried at the next
-  // scheduling round (round.hpp).
+  // A plan failed and was rolled back: the snapshot goes back (nodes lost and queued
+  // sessions dropped meanwhile stay out), the failure is logged and told to every
+  // session it concerned, and queued sessions that can start without it start; the
+  // rest is retried at the next scheduling round (round.hpp).
   void PlanFailed(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
                   const Error& error);
   void NoteToLauncher(const LiveSession& s, const std::string& text);

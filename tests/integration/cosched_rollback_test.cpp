@@ -304,6 +304,37 @@ TEST_F(CoschedRollbackTest, FailedEndPlanIsRetriedByTheRoundAndDoesNotStrandTheQ
   EXPECT_EQ(queued->Wait(), 128 + SIGKILL);
 }
 
+// A queued session killed while a plan runs stays gone when that plan fails and is
+// rolled back: the rollback must not bring it back queued with nobody to end it, to
+// start on the first slots that free up and keep them for good.
+TEST_F(CoschedRollbackTest, QueuedSessionKilledDuringAFailedPlanStaysGone) {
+  StartAlloc("[policy]\nplan_timeout_s = 2\nsuspend_confirm_timeout_s = 1\n");
+  StartTwo();
+  auto queued = Exec({"--policy", "wait", "-n", "4", "sleep", "1000"});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(3, "queued at position 1"); })) << Status().dump();
+  // The surpass (session 4) waits for node 3, which does not answer: the plan fails.
+  StopDaemon(3);
+  auto surpass = Exec({"--policy", "surpass", "-n", "16", "sleep", "1000"});
+  ASSERT_TRUE(Eventually([&] { return SessionIs(1, "suspended by 4"); })) << Status().dump();
+  Kill(3);
+  EXPECT_EQ(queued->Wait(), 128 + SIGKILL) << queued->err();
+  EXPECT_NE(surpass->Wait(120), 0);
+  EXPECT_NE(surpass->err().find("node 3 did not answer"), std::string::npos) << surpass->err();
+  ContinueDaemon(3);
+  EXPECT_TRUE(SessionIs(1, "running")) << Status().dump();
+
+  // Sessions 1 and 2 end: every slot is free again, nothing started in their place.
+  Kill(1);
+  Kill(2);
+  EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
+  EXPECT_EQ(b_->Wait(), 128 + SIGKILL);
+  Json st;
+  EXPECT_TRUE(Eventually([&] {
+    st = Status();
+    return st.value("sessions", Json::array()).empty() && st.value("free", -1) == 16;
+  })) << st.dump();
+}
+
 // The admin's [policy] plan_timeout_s reaches the leader's plan transaction: with a
 // stopped daemon the plan fails after the configured seconds, and says so.
 TEST_F(CoschedRollbackTest, ConfiguredPlanTimeoutEndsTheWaitForAStoppedDaemon) {
