@@ -217,6 +217,8 @@ proto::Json LeaderService::Status() const {
                         {"expected_nodes", expected_nodes_},
                         {"free", snapshot_.FreePus()},
                         {"plans", plan_times_},
+                        // One per session not yet ended: more means a leak.
+                        {"submission_histories", histories_.Submissions()},
                         {"total", snapshot_.TotalPus()}};
   metrics_.AddToStatus(status);
   return status;

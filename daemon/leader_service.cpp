@@ -319,6 +319,7 @@ void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& b
           *c, "session " + std::to_string(arrival) + " could not start: " + why + " (rolled back)");
     }
     AnswerSpawn(*s, false, "could not start: " + why + " (rolled back)");
+    histories_.Forget(arrival);
     sessions_.erase(arrival);
   }
   // Queued sessions need not wait for what failed: those that can start without it do.

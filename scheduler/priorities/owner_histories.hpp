@@ -27,6 +27,8 @@ class OwnerHistories {
   void Forget(SessionId id);
   // The owner's finished jobs as at the session's submission, oldest first.
   std::span<const FinishedJob> AtSubmission(SessionId id) const;
+  // Sessions whose history at submission is kept: submitted, neither finished nor forgotten.
+  size_t Submissions() const { return at_submission_.size(); }
 
  private:
   size_t keep_;

@@ -323,7 +323,8 @@ TEST_F(CoschedRollbackTest, QueuedSessionKilledDuringAFailedPlanStaysGone) {
   ContinueDaemon(3);
   EXPECT_TRUE(SessionIs(1, "running")) << Status().dump();
 
-  // Sessions 1 and 2 end: every slot is free again, nothing started in their place.
+  // Sessions 1 and 2 end: every slot is free again, nothing started in their place,
+  // and the leader keeps nothing of any session (the failed arrival included).
   Kill(1);
   Kill(2);
   EXPECT_EQ(a_->Wait(), 128 + SIGKILL);
@@ -331,7 +332,8 @@ TEST_F(CoschedRollbackTest, QueuedSessionKilledDuringAFailedPlanStaysGone) {
   Json st;
   EXPECT_TRUE(Eventually([&] {
     st = Status();
-    return st.value("sessions", Json::array()).empty() && st.value("free", -1) == 16;
+    return st.value("sessions", Json::array()).empty() && st.value("free", -1) == 16 &&
+           st.value("submission_histories", -1) == 0;
   })) << st.dump();
 }
 
