@@ -83,7 +83,8 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
         [this, id, suspend, answered] { UserSuspendOrResume(id, suspend, answered); });
   }
   // Messages name what happened to the session; the caller says which session.
-  if (Find(id) == nullptr) return answered(psched::Fail(ErrorCode::kNotFound, "has ended"));
+  LiveSession* s = Find(id);
+  if (s == nullptr) return answered(psched::Fail(ErrorCode::kNotFound, "has ended"));
   if (Queued(id)) {
     return answered(psched::Fail(ErrorCode::kInvalidArgument,
                                  "is queued: nothing of it runs yet to suspend or resume"));
@@ -94,18 +95,21 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
                                      std::to_string(snapshot_.Find(id)->displaced_by) +
                                      " (policy surpass): it resumes when that session ends"));
   }
+  if (suspend && s->stopped_by_user) return answered({});  // Ctrl-Z twice: stopped already
   sched::Plan plan;
   if (suspend) {
     plan.actions.push_back(sched::SuspendAction{id});
   } else {
     plan.actions.push_back(sched::ResumeAction{id});
   }
-  RunPlan(
-      plan, nullptr, 0, [this, suspend, answered](Result<void> ok, const sched::Snapshot& before) {
+  // Only the ranks change, not the snapshot: a session the user stops keeps its slots,
+  // so nothing starts on them meanwhile and its resume cannot overbook them.
+  RunOnNodes(
+      snapshot_, plan, 0, [this, id, suspend, answered](Result<void> ok, const sched::Snapshot&) {
         if (ok) {
+          if (LiveSession* live = Find(id)) live->stopped_by_user = suspend;
           answered({});
         } else {
-          RestoreSnapshot(before);  // undone on the nodes
           answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
                                                                        : "could not be resumed") +
                                                        " (undone): " + ok.error().ToString()));
@@ -189,6 +193,11 @@ proto::Json LeaderService::Status() const {
       } else if (model->state == sched::SessionState::kQueued) {
         detail = "queued at position " + std::to_string(queue_position[id]);
       }
+      // The user stopped it: stopped it stays, whatever the model holds for its slots.
+      if (s.stopped_by_user) {
+        state = "suspended";
+        detail = detail.starts_with("suspended by ") ? detail + " and user" : "suspended by user";
+      }
       for (const sched::RankSlots& r : model->placement.ranks)
         placement.push_back({{"rank", r.rank}, {"node", r.node}, {"pus", r.pus}});
     }
@@ -199,6 +208,7 @@ proto::Json LeaderService::Status() const {
                         {"displaced_by", model ? model->displaced_by : sched::kNoSession},
                         {"floating", model ? model->floating : false},
                         {"exclusive", model ? model->exclusive : false},
+                        {"stopped_by_user", s.stopped_by_user},
                         {"placement", placement},
                         {"owner", s.owner},
                         {"command", s.command},

@@ -217,6 +217,11 @@ void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest
                             double grace_s, PlanOutcome then) {
   sched::Snapshot before = snapshot_;
   sched::ApplyPlan(snapshot_, plan, arrival);
+  RunOnNodes(before, plan, grace_s, std::move(then));
+}
+
+void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
+                               double grace_s, PlanOutcome then) {
   auto t0 = std::chrono::steady_clock::now();
   executor_.Run(before, plan, grace_s,
                 [this, plan, before, t0, then = std::move(then)](Result<void> ok) {

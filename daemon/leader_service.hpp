@@ -62,8 +62,9 @@ class LeaderService {
 
   // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl, PMIx job
   // control) is a plan like a policy's: it waits for a plan in flight, every node
-  // confirms it (suspend: the ranks are seen stopped) and a failure is undone.
-  // `answered` gets the outcome, its message without the session's name.
+  // confirms it (suspend: the ranks are seen stopped) and a failure is undone. The
+  // session keeps its slots while stopped, so its resume never overbooks. `answered`
+  // gets the outcome, its message without the session's name.
   void UserSuspendOrResume(int64_t id, bool suspend,
                            const std::function<void(Result<void>)>& answered);
 
@@ -94,6 +95,9 @@ class LeaderService {
     int spawn_node = -1;
     uint64_t spawn_request = 0;
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
+    // Ctrl-Z, psched-ctl suspend or PMIx pause: its ranks stay stopped until the user
+    // resumes it. It keeps its slots meanwhile (its uses stay counted in the snapshot).
+    bool stopped_by_user = false;
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
@@ -124,12 +128,16 @@ class LeaderService {
   std::string LostMessage(int node, const std::string& when = "") const;
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
-  // Applies `plan` to the snapshot, carries it out (plan_executor.hpp) and records its
-  // time; `then` gets the outcome and the snapshot from before the plan. `arrival` is
-  // the new session the plan was made for, if any.
+  // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes);
+  // `then` gets the outcome and the snapshot from before the plan. `arrival` is the
+  // new session the plan was made for, if any.
   using PlanOutcome = std::function<void(Result<void>, const sched::Snapshot& before)>;
   void RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s,
                PlanOutcome then);
+  // Carries out the node operations of `plan` on sessions as they are in `before`
+  // (plan_executor.hpp) and records their time; the snapshot is left alone.
+  void RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
+                  PlanOutcome then);
   // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
   // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost

@@ -23,8 +23,9 @@ int RunCommand(int argc, char** argv) {
   auto* status = app.add_subcommand("status", "nodes, their slot map and the sessions");
   status->add_flag("--json", json, "machine-readable output");
   auto* kill = app.add_subcommand("kill", "kill a session on every node");
-  auto* suspend = app.add_subcommand("suspend", "stop a session's processes on every node");
-  auto* resume = app.add_subcommand("resume", "continue a suspended session");
+  auto* suspend = app.add_subcommand(
+      "suspend", "stop a session's processes on every node (it keeps its slots)");
+  auto* resume = app.add_subcommand("resume", "continue a session suspended by suspend or Ctrl-Z");
   // CLI::PositiveNumber's message prints the range's 300-digit upper end and accepts 0.
   const CLI::Validator session_id(
       [](const std::string& text) {

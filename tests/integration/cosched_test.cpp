@@ -520,6 +520,77 @@ TEST(CoschedGraceTest, ArrivalWhoseLauncherDiesDuringTheGraceNeverStarts) {
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
 }
 
+// Waits until session `id` of `alloc` has `count` ranks named `comm`; returns their pids.
+std::vector<pid_t> SessionPids(const EmulatedAlloc& alloc, int id, const std::string& comm,
+                               int count) {
+  std::vector<pid_t> pids;
+  EXPECT_TRUE(Eventually([&] {
+    pids.clear();
+    for (const RankProc& r : AllocationRanks(alloc.dir(), comm))
+      if (r.session == id) pids.push_back(r.pid);
+    return static_cast<int>(pids.size()) == count;
+  })) << "session "
+      << id << ": " << pids.size() << " of " << count << " " << comm;
+  return pids;
+}
+
+bool AllIn(const std::vector<pid_t>& pids, char state) {
+  for (pid_t pid : pids)
+    if (ProcessState(pid) != state) return false;
+  return true;
+}
+
+// A user's suspend (psched-ctl suspend, Ctrl-Z) keeps the session's slots: a queued
+// session does not start on them, so the resume has them back and nothing is
+// overbooked (the queued session used to start there, and the resume then pinned two
+// sessions on each slot while status said both were running).
+TEST(CoschedUserSuspend, SuspendedSessionKeepsItsSlotsSoItsResumeNeverOverbooks) {
+  EmulatedAlloc alloc(1, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  auto ctl = [&](const std::string& verb, int id) {
+    return RunCmd({Bin("psched-ctl"), verb, std::to_string(id)}, alloc.Env());
+  };
+  auto session = [&](const Json& status, int id) { return SessionOf(status, id); };
+  auto first = alloc.Exec({"-n", "1", "sleep", "1000"});
+  std::vector<pid_t> first_pids = SessionPids(alloc, 1, "sleep", 1);
+  GoFile go;
+  auto other = alloc.Exec({"-n", "1", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(
+      Eventually([&] { return session(alloc.Status(), 2).value("state", "") == "running"; }));
+  auto queued = alloc.Exec({"--policy", "wait", "-n", "2", "sleep", "1000"});
+  ASSERT_TRUE(
+      Eventually([&] { return session(alloc.Status(), 3).value("state", "") == "queued"; }));
+
+  auto suspended = ctl("suspend", 1);
+  EXPECT_EQ(suspended.code, 0) << suspended.err;
+  EXPECT_NE(suspended.out.find("session 1 suspended"), std::string::npos) << suspended.out;
+  EXPECT_TRUE(Eventually([&] { return AllIn(first_pids, 'T'); }));
+  Json st = alloc.Status();
+  EXPECT_EQ(session(st, 1).value("state_detail", ""), "suspended by user") << st.dump();
+  // Session 2 ends: its slot frees, session 1 keeps its own, session 3 still waits.
+  go.Go();
+  EXPECT_EQ(other->Wait(), 0) << other->err();
+  st = alloc.Status();
+  EXPECT_EQ(session(st, 3).value("state", ""), "queued") << st.dump();
+  EXPECT_EQ(st["nodes"][0].value("uses", std::vector<int>{}), (std::vector<int>{1, 0}));
+
+  auto resumed = ctl("resume", 1);
+  EXPECT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("session 1 resumed"), std::string::npos) << resumed.out;
+  EXPECT_TRUE(Eventually([&] { return AllIn(first_pids, 'S'); }));
+  st = alloc.Status();
+  EXPECT_EQ(session(st, 1).value("state", ""), "running") << st.dump();
+  EXPECT_EQ(session(st, 3).value("state", ""), "queued") << st.dump();
+  // Session 1 ends: session 3 starts on both slots, each used once.
+  ctl("kill", 1);
+  EXPECT_EQ(first->Wait(), 128 + SIGKILL);
+  SessionPids(alloc, 3, "sleep", 2);
+  st = alloc.Status();
+  EXPECT_EQ(st["nodes"][0].value("uses", std::vector<int>{}), (std::vector<int>{1, 1}));
+  ctl("kill", 3);
+  EXPECT_EQ(queued->Wait(), 128 + SIGKILL);
+}
+
 TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   auto conf = std::filesystem::temp_directory_path() /
               ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
