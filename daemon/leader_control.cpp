@@ -56,24 +56,27 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
   // Ctrl-Z / fg in the launcher's shell. The ack comes once the nodes confirmed: on a
   // suspend the launcher then stops itself, so the shell shows the job stopped.
   const bool suspend = frame.type == proto::MsgType::kSessionSuspend;
-  // fg must not wake a session a surpasser displaced: it resumes when that one ends.
-  if (!suspend && DisplacedByPolicy(s->id)) {
-    client->Send(proto::MsgType::kSessionAck, proto::Json{{"session", s->id}, {"what", "resume"}});
-    return;
-  }
   std::weak_ptr<Connection> weak = client;
   const int64_t id = s->id;
   UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
     auto c = weak.lock();
     if (!c) return;
-    if (done) {
-      c->Send(proto::MsgType::kSessionAck,
-              proto::Json{{"session", id}, {"what", suspend ? "suspend" : "resume"}});
-    } else if (LiveSession* live = Find(id)) {
+    LiveSession* live = Find(id);
+    if (!done) {
       // Not an error reply: that would end the launcher, and with it the session.
-      NoteToLauncher(*live, done.error().message());
+      if (live != nullptr) NoteToLauncher(*live, done.error().message());
+      return;
     }
+    c->Send(proto::MsgType::kSessionAck,
+            proto::Json{{"session", id}, {"what", suspend ? "suspend" : "resume"}});
+    // fg does not wake a session a surpasser displaced: the shell shows the job running.
+    if (!suspend && live != nullptr && DisplacedByPolicy(id)) NoteToLauncher(*live, WaitsFor(id));
   });
+}
+
+std::string LeaderService::WaitsFor(int64_t id) const {
+  return "stays suspended by session " + std::to_string(snapshot_.Find(id)->displaced_by) +
+         " (policy surpass) until that session ends";
 }
 
 void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
@@ -89,11 +92,17 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
     return answered(psched::Fail(ErrorCode::kInvalidArgument,
                                  "is queued: nothing of it runs yet to suspend or resume"));
   }
-  if (!suspend && DisplacedByPolicy(id)) {
-    return answered(psched::Fail(ErrorCode::kInvalidArgument,
-                                 "is suspended by session " +
-                                     std::to_string(snapshot_.Find(id)->displaced_by) +
-                                     " (policy surpass): it resumes when that session ends"));
+  if (DisplacedByPolicy(id)) {
+    // A surpass stopped its ranks already: the user only says whether they run again
+    // when the surpasser ends (LeavingUserStoppedAlone keeps them stopped).
+    if (!suspend && !s->stopped_by_user) {
+      return answered(psched::Fail(ErrorCode::kInvalidArgument,
+                                   "is suspended by session " +
+                                       std::to_string(snapshot_.Find(id)->displaced_by) +
+                                       " (policy surpass): it resumes when that session ends"));
+    }
+    s->stopped_by_user = suspend;
+    return answered({});
   }
   if (suspend && s->stopped_by_user) return answered({});  // Ctrl-Z twice: stopped already
   sched::Plan plan;
@@ -142,12 +151,13 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
   const bool suspend = frame.type == proto::MsgType::kCtlSuspend;
   const int64_t id = s->id;
   std::weak_ptr<Connection> weak = client;
-  UserSuspendOrResume(id, suspend, [weak, id, suspend](Result<void> done) {
+  UserSuspendOrResume(id, suspend, [this, weak, id, suspend](Result<void> done) {
     auto c = weak.lock();
     if (!c) return;
-    if (!done)
-      return Reply(*c, false, "session " + std::to_string(id) + " " + done.error().message());
-    Reply(*c, true, "session " + std::to_string(id) + (suspend ? " suspended" : " resumed"));
+    const std::string name = "session " + std::to_string(id);
+    if (!done) return Reply(*c, false, name + " " + done.error().message());
+    if (suspend) return Reply(*c, true, name + " suspended");
+    Reply(*c, true, name + " " + (DisplacedByPolicy(id) ? WaitsFor(id) : "resumed"));
   });
 }
 

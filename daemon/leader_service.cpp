@@ -217,7 +217,7 @@ void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest
                             double grace_s, PlanOutcome then) {
   sched::Snapshot before = snapshot_;
   sched::ApplyPlan(snapshot_, plan, arrival);
-  RunOnNodes(before, plan, grace_s, std::move(then));
+  RunOnNodes(before, LeavingUserStoppedAlone(plan), grace_s, std::move(then));
 }
 
 void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
@@ -228,6 +228,19 @@ void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan&
                   RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
                   then(std::move(ok), before);
                 });
+}
+
+sched::Plan LeaderService::LeavingUserStoppedAlone(const sched::Plan& plan) const {
+  sched::Plan nodes;
+  for (const sched::Action& action : plan.actions) {
+    sched::SessionId id = sched::kNoSession;
+    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action)) id = suspend->session;
+    if (const auto* resume = std::get_if<sched::ResumeAction>(&action)) id = resume->session;
+    auto live = sessions_.find(id);
+    if (live != sessions_.end() && live->second.stopped_by_user) continue;
+    nodes.actions.push_back(action);
+  }
+  return nodes;
 }
 
 void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,

@@ -63,8 +63,10 @@ class LeaderService {
   // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl, PMIx job
   // control) is a plan like a policy's: it waits for a plan in flight, every node
   // confirms it (suspend: the ranks are seen stopped) and a failure is undone. The
-  // session keeps its slots while stopped, so its resume never overbooks. `answered`
-  // gets the outcome, its message without the session's name.
+  // session keeps its slots while stopped, so its resume never overbooks; on a session
+  // a surpass suspended it only records whether the user wants it to run again when
+  // that surpasser ends. `answered` gets the outcome, its message without the session's
+  // name.
   void UserSuspendOrResume(int64_t id, bool suspend,
                            const std::function<void(Result<void>)>& answered);
 
@@ -128,9 +130,10 @@ class LeaderService {
   std::string LostMessage(int node, const std::string& when = "") const;
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
-  // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes);
-  // `then` gets the outcome and the snapshot from before the plan. `arrival` is the
-  // new session the plan was made for, if any.
+  // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes,
+  // but none on sessions the user stopped: LeavingUserStoppedAlone); `then` gets the
+  // outcome and the snapshot from before the plan. `arrival` is the new session the
+  // plan was made for, if any.
   using PlanOutcome = std::function<void(Result<void>, const sched::Snapshot& before)>;
   void RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s,
                PlanOutcome then);
@@ -138,6 +141,10 @@ class LeaderService {
   // (plan_executor.hpp) and records their time; the snapshot is left alone.
   void RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
                   PlanOutcome then);
+  // `plan` without its suspends and resumes of sessions the user stopped: their ranks
+  // are stopped already and stay so until the user resumes them, whatever a policy
+  // does with their slots meanwhile (a surpasser that displaced them ends, say).
+  sched::Plan LeavingUserStoppedAlone(const sched::Plan& plan) const;
   // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
   // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost
@@ -158,6 +165,8 @@ class LeaderService {
   bool Queued(int64_t id) const;
   // Suspended by a surpass: only the end of its displacer resumes it.
   bool DisplacedByPolicy(int64_t id) const;
+  // "stays suspended by session 3 (policy surpass) until that session ends"
+  std::string WaitsFor(int64_t id) const;
   // Keeps how long the nodes took for a plan (status "plans": bench/policies reads it).
   void RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
                   std::chrono::steady_clock::duration took, bool ok);

@@ -591,6 +591,36 @@ TEST(CoschedUserSuspend, SuspendedSessionKeepsItsSlotsSoItsResumeNeverOverbooks)
   EXPECT_EQ(queued->Wait(), 128 + SIGKILL);
 }
 
+// Ctrl-Z on a session a surpass suspended is not forgotten: when the surpasser ends the
+// session stays stopped, as its launcher does in the shell, until fg.
+TEST(CoschedUserSuspend, CtrlZOnASurpassedSessionOutlastsItsSurpasser) {
+  EmulatedAlloc alloc(1, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  auto detail = [&](int id) { return SessionOf(alloc.Status(), id).value("state_detail", ""); };
+  auto first = alloc.Exec({"-n", "2", "sleep", "1000"});
+  std::vector<pid_t> pids = SessionPids(alloc, 1, "sleep", 2);
+  GoFile go;
+  auto surpasser = alloc.Exec({"--policy", "surpass", "-n", "2", "sh", "-c", go.WaitCmd()});
+  ASSERT_TRUE(Eventually([&] { return detail(1) == "suspended by 2"; })) << alloc.Status().dump();
+  EXPECT_TRUE(Eventually([&] { return AllIn(pids, 'T'); }));
+  ASSERT_TRUE(Eventually([&] { return CatchesSignal(first->pid(), SIGTSTP); }));
+  first->Signal(SIGTSTP);
+  EXPECT_TRUE(Eventually([&] { return ProcessState(first->pid()) == 'T'; })) << first->err();
+  EXPECT_EQ(detail(1), "suspended by 2 and user");
+
+  go.Go();
+  EXPECT_EQ(surpasser->Wait(), 0) << surpasser->err();
+  EXPECT_EQ(detail(1), "suspended by user") << alloc.Status().dump();
+  EXPECT_TRUE(AllIn(pids, 'T')) << "the surpasser's end resumed a session the user stopped";
+  EXPECT_EQ(ProcessState(first->pid()), 'T');
+  // fg: the launcher and the ranks run again.
+  first->Signal(SIGCONT);
+  EXPECT_TRUE(Eventually([&] { return detail(1) == "running"; })) << alloc.Status().dump();
+  EXPECT_TRUE(Eventually([&] { return AllIn(pids, 'S'); }));
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  EXPECT_EQ(first->Wait(), 128 + SIGKILL);
+}
+
 TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   auto conf = std::filesystem::temp_directory_path() /
               ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
