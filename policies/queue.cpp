@@ -53,7 +53,8 @@ int SessionsAhead(const Snapshot& snapshot, const SessionRequest& request) {
 Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
   Snapshot view = snapshot;
   for (const Session& s : snapshot.sessions) {
-    if (s.state != SessionState::kSuspended || s.displaced_by == except_displacer) continue;
+    if (s.state != SessionState::kSuspended) continue;
+    if (except_displacer != sched::kNoSession && s.displaced_by == except_displacer) continue;
     // Slots its displacers hold (or reserve in turn) go back to them first: a nested
     // surpass may take the slots of the session it suspends.
     SlotMask chain;
@@ -71,6 +72,12 @@ Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
           }
         }
       }
+    }
+    // Its GPUs too: suspending released them, resuming takes them back.
+    if (s.placement.gpus_per_node > 0) {
+      for (sched::NodeId id : s.placement.Nodes())
+        for (Node& n : view.nodes)
+          if (n.id == id) n.gpus_used += s.placement.gpus_per_node;
     }
   }
   return view;
@@ -152,13 +159,17 @@ void ResumeOrphans(PlanBuilder& builder) {
   for (SessionId id : ids) {
     const Snapshot& work = builder.work();
     const Session& s = *work.Find(id);
-    // Resume only onto free slots; otherwise it stays suspended until they free up.
+    // Resume only onto free slots and GPUs; otherwise it stays suspended until they free up.
     bool free = true;
     for (const sched::RankSlots& r : s.placement.ranks) {
       for (const Node& n : work.nodes) {
         if (n.id == r.node)
           for (int pu : r.pus) free = free && n.uses[pu] == 0;
       }
+    }
+    for (sched::NodeId id : s.placement.Nodes()) {
+      for (const Node& n : work.nodes)
+        if (n.id == id) free = free && n.FreeGpus() >= s.placement.gpus_per_node;
     }
     if (free) builder.Add(sched::ResumeAction{id});
   }

@@ -27,9 +27,9 @@ std::vector<sched::SessionId> QueueOrder(const sched::Snapshot& snapshot);
 // Queued sessions that go before `request` (a new arrival: ties go to those already queued).
 int SessionsAhead(const sched::Snapshot& snapshot, const sched::SessionRequest& request);
 
-// The snapshot as a new placement should see it: the slots of suspended sessions
-// count as taken, so that nobody settles where they must resume. Sessions
-// suspended by `except_displacer` are not reserved (they make room for it).
+// The snapshot as a new placement should see it: the slots and GPUs of suspended
+// sessions count as taken, so that nobody settles where they must resume. Sessions
+// suspended by `except_displacer` (when given) are not reserved (they make room for it).
 sched::Snapshot ReservedView(const sched::Snapshot& snapshot,
                              sched::SessionId except_displacer = sched::kNoSession);
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "policies/policy_registry.hpp"
 #include "policies/test_allocation.hpp"
 #include "scheduler/allocator_registry.hpp"
 
@@ -157,6 +158,39 @@ TEST_F(SurpassTest, TooBigIsRejectedAndNobodyIsSuspended) {
   EXPECT_NE(std::get<sched::RejectAction>(plan.actions[0]).reason.find("200 slots"),
             std::string::npos);
   EXPECT_EQ(s_.Find(1)->state, SessionState::kRunning);
+}
+
+}  // namespace
+}  // namespace psched::policies
+
+namespace psched::policies {
+namespace {
+
+using namespace testing;
+
+// A suspended session's GPUs are reserved like its slots: a session needing a GPU does
+// not take it meanwhile (it did, and the resume then held 2 of the node's 1 GPU).
+TEST(SurpassGpus, SuspendedSessionsGpusWaitForItsResume) {
+  sched::Snapshot s;
+  s.nodes.push_back(sched::Node::Make(0, "n0", sched::NodeTopology::Uniform(1, 8, 1, 1)));
+  auto wait = *MakePolicy("wait");
+  auto surpass = *MakePolicy("surpass");
+  auto compact = *sched::MakeAllocator("compact");
+  Arrive(s, *wait, Request(1, 5), *compact);
+  sched::SessionRequest gpu = Request(2, 2);
+  gpu.gpus_per_node = 1;
+  Arrive(s, *wait, gpu, *compact);
+  s.now += 1;
+  Arrive(s, *surpass, Request(3, 2), *compact);
+  ASSERT_EQ(s.Find(2)->state, sched::SessionState::kSuspended);
+  sched::SessionRequest later = Request(4, 1);
+  later.gpus_per_node = 1;
+  Arrive(s, *wait, later, *compact);
+  EXPECT_EQ(s.Find(4)->state, sched::SessionState::kQueued);
+  End(s, *wait, 3, *compact);
+  EXPECT_EQ(s.Find(2)->state, sched::SessionState::kRunning);
+  EXPECT_GE(s.nodes[0].FreeGpus(), 0);
+  EXPECT_EQ(CheckUses(s), "");
 }
 
 }  // namespace
