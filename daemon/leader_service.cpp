@@ -49,7 +49,9 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
             evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
           },
           config_.plan_timeout_s, config_.suspend_confirm_timeout_s),
-      callbacks_(std::move(callbacks)) {
+      callbacks_(std::move(callbacks)),
+      // PSP reads each owner's last history_length sessions: keep at least that many.
+      histories_(static_cast<size_t>(std::max(64, config_.priority.history_length))) {
   plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
   // Until every node has joined the machine's size is unknown: fcfs, then the
   // configured module (BuildPriority).
