@@ -269,6 +269,19 @@ bool SessionFreezer::TryRemoveDir(const std::string& dir) {
   return rmdir(dir.c_str()) == 0 || errno == ENOENT;
 }
 
+void SessionFreezer::KillEverythingIn(int64_t session) {
+  bool killed = where_.version == CgroupVersion::kV2 &&
+                WriteControl(PathOf(session) + "/cgroup.kill", "1").has_value();  // Linux >= 5.14
+  if (!killed)
+    for (pid_t pid : Processes(session)) kill(pid, SIGKILL);
+}
+
+void SessionFreezer::KillProcesses(int64_t session) {
+  if (!join_fds_.contains(session)) return;
+  (void)Thaw(session);  // v1: a frozen process cannot even die
+  KillEverythingIn(session);
+}
+
 void SessionFreezer::Remove(int64_t session) {
   auto it = join_fds_.find(session);
   if (it == join_fds_.end()) return;
@@ -278,10 +291,7 @@ void SessionFreezer::Remove(int64_t session) {
   std::string dir = PathOf(session);
   if (TryRemoveDir(dir)) return;
   // What the ranks forked and left behind belongs to the session: it ends with it.
-  bool killed = where_.version == CgroupVersion::kV2 &&
-                WriteControl(dir + "/cgroup.kill", "1").has_value();  // Linux >= 5.14
-  if (!killed)
-    for (pid_t pid : Processes(session)) kill(pid, SIGKILL);
+  KillEverythingIn(session);
   // SIGKILLed processes leave the cgroup within microseconds, usually; a straggler
   // is retried later rather than blocking the daemon's loop.
   for (int i = 0; i < 20; ++i) {

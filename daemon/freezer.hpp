@@ -81,6 +81,9 @@ class SessionFreezer {
   Result<bool> Frozen(int64_t session);
   // The pids in the session's cgroup (empty when it has none).
   std::vector<pid_t> Processes(int64_t session) const;
+  // Kills every process in the session's cgroup (thawed first: a frozen v1 process
+  // cannot even die). No-op for a session that never had a cgroup here.
+  void KillProcesses(int64_t session);
   // At the session's end: thaws, kills what is left in it (processes the ranks forked
   // and left behind) and removes the directory. A directory still busy is retried at
   // the next Remove and when this object goes away.
@@ -89,6 +92,8 @@ class SessionFreezer {
  private:
   SessionFreezer(int node, FreezerPlace where) : node_(node), where_(std::move(where)) {}
   bool TryRemoveDir(const std::string& dir);
+  // cgroup.kill (Linux >= 5.14), else SIGKILL to each process listed.
+  void KillEverythingIn(int64_t session);
   // Writes the version's freeze or thaw value to the session's control file.
   Result<void> SetFrozen(int64_t session, bool frozen);
 

@@ -84,9 +84,10 @@ struct NodeService::LocalSession {
   std::vector<LocalRank> ranks;
   std::unique_ptr<StdinSink> stdin_sink;
   bool suspended = false;
-  bool output_held = false;     // flow control (HoldOutput)
-  bool starting = true;         // the launch hook has not answered yet
-  int killed_before_start = 0;  // a fatal signal that arrived meanwhile
+  bool output_held = false;       // flow control (HoldOutput)
+  bool starting = true;           // the launch hook has not answered yet
+  int killed_before_start = 0;    // a fatal signal that arrived meanwhile
+  bool leftovers_killed = false;  // every rank exited and what they left was killed
 };
 
 NodeService::NodeService(event_base* base, int node, std::vector<int> real_pus, SendUp send_up)
@@ -357,6 +358,9 @@ void NodeService::RankExited(LocalSession& s, LocalRank& r, int status) {
 void NodeService::MaybeFinish(int64_t session) {
   LocalSession* s = Find(session);
   if (s == nullptr) return;
+  if (!s->leftovers_killed &&
+      std::all_of(s->ranks.begin(), s->ranks.end(), [](const LocalRank& r) { return r.reaped; }))
+    KillLeftovers(*s);
   for (const LocalRank& r : s->ranks)
     if (!r.Done()) return;
   proto::NodeDone done{session, node_, {}};
@@ -366,6 +370,16 @@ void NodeService::MaybeFinish(int64_t session) {
   if (hooks_) hooks_->SessionEnded(session);
   if (session_ended_) session_ended_(session);
   send_up_(proto::MsgType::kSessionNodeDone, proto::Json(done));
+}
+
+// Every rank here has exited: what they left running (background jobs, helpers that
+// would run on, reparented to init and still pinned, after the whole allocation) ends
+// with them, as Slurm's proctrack ends a step's processes. The session's group holds
+// them unless they left it (setsid); the freezer's cgroup holds those too.
+void NodeService::KillLeftovers(LocalSession& s) {
+  s.leftovers_killed = true;
+  if (GroupIsTheSessions(s)) kill(-s.pgid, SIGKILL);
+  if (freezer_) freezer_->KillProcesses(s.id);
 }
 
 // A group's id is its leader's pid, and pid_max may be as small as 32768: once the

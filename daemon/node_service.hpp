@@ -75,6 +75,7 @@ class NodeService {
   void Flush(Stream& stream, bool final);
   void RankExited(LocalSession& s, LocalRank& r, int status);
   void MaybeFinish(int64_t session);
+  void KillLeftovers(LocalSession& s);
   LocalSession* Find(int64_t session);
 
   event_base* base_;

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "daemon/freezer.hpp"
 #include "daemon/node_service_fixture.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
@@ -74,6 +76,78 @@ TEST_F(NodeServiceTest, SignalReachesTheGroupWhileItsLeaderLives) {
   EXPECT_TRUE(psched::testing::Eventually([&] { return psched::testing::ProcessGone(member); }))
       << "the group's other member did not get the signal";
   EXPECT_TRUE(Loop([&] { return ranks_->num_sessions() == 0; }));
+}
+
+// The pid a rank wrote to `file` (its background job's, $!), once it is there.
+pid_t PidWrittenTo(const std::string& file) {
+  std::string text;
+  EXPECT_TRUE(psched::testing::Eventually([&] {
+    text = psched::testing::ReadFile(file);
+    return text.ends_with("\n");
+  })) << "nothing in "
+      << file;
+  return text.empty() ? -1 : std::stoi(text);
+}
+
+// A rank's background job ends with the session: it must not run on, reparented to init
+// and still pinned, after the session and the whole allocation are gone.
+TEST_F(NodeServiceTest, SessionEndKillsWhatItsRanksLeftInTheirGroup) {
+  psched::testing::GoFile go;
+  psched::testing::TempDir dir;
+  Spawn(3, 1,
+        {"sh", "-c", "sleep 30 >/dev/null 2>&1 & echo $! >" + dir / "pid" + "; " + go.WaitCmd()});
+  const pid_t leftover = PidWrittenTo(dir / "pid");
+  ASSERT_FALSE(psched::testing::ProcessGone(leftover));
+  go.Go();
+  EXPECT_TRUE(Loop([&] { return ranks_->num_sessions() == 0; })) << "the session never ended";
+  EXPECT_TRUE(psched::testing::Eventually([&] { return psched::testing::ProcessGone(leftover); }))
+      << "pid " << leftover << " outlived its session";
+  kill(leftover, SIGKILL);
+}
+
+// The leader rank exits first; the other one has left the group (setsid), so the group
+// empties and the leader's pid comes back as another group's leader. When the last rank
+// exits, the leftovers of the session's group are killed: not that group.
+TEST_F(NodeServiceTest, SessionEndSkipsAGroupThatReusedTheLeadersPid) {
+  psched::testing::GoFile go0, go1;
+  Spawn(5, 2,
+        {"sh", "-c",
+         "if [ $PSCHED_RANK = 0 ]; then " + go0.WaitCmd() + "; else exec setsid sh -c '" +
+             go1.WaitCmd() + "'; fi"});
+  const pid_t leader = Pids(5).front();
+  const pid_t other = Pids(5).back();
+  ASSERT_TRUE(psched::testing::Eventually([&] { return getpgid(other) == other; }))
+      << "rank 1 never left the group";
+  go0.Go();
+  ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(5).size() == 1; })) << "rank 0 never ended";
+  const pid_t stranger = GroupLeaderWithPid(leader);
+  go1.Go();
+  if (stranger < 0) GTEST_SKIP() << "pid " << leader << " could not be had again here";
+  EXPECT_TRUE(Loop([&] { return ranks_->num_sessions() == 0; })) << "the session never ended";
+  EXPECT_EQ(waitpid(stranger, nullptr, WNOHANG), 0) << "the stranger's group was killed";
+  kill(stranger, SIGKILL);
+  waitpid(stranger, nullptr, 0);
+}
+
+// With the freezer the session's cgroup holds even what left the group (setsid): killed
+// when the ranks have exited, it no longer holds the session's output open either.
+TEST_F(NodeServiceTest, WithTheFreezerSessionEndKillsEvenWhatLeftTheGroup) {
+  auto freezer = SessionFreezer::Create(0);
+  if (!freezer) GTEST_SKIP() << "no writable cgroup freezer here: " << freezer.error().ToString();
+  ranks_->SetFreezer(freezer->get());
+  psched::testing::GoFile go;
+  psched::testing::TempDir dir;
+  Spawn(6, 1, {"sh", "-c", "setsid sleep 30 & echo $! >" + dir / "pid" + "; " + go.WaitCmd()});
+  const pid_t leftover = PidWrittenTo(dir / "pid");
+  ASSERT_TRUE(psched::testing::Eventually([&] { return getpgid(leftover) == leftover; }))
+      << "pid " << leftover << " never left the group";
+  go.Go();
+  EXPECT_TRUE(Loop([&] { return ranks_->num_sessions() == 0; }))
+      << "the session waited for what its rank left behind";
+  EXPECT_TRUE(psched::testing::Eventually([&] { return psched::testing::ProcessGone(leftover); }))
+      << "pid " << leftover << " outlived its session";
+  kill(leftover, SIGKILL);
+  ranks_.reset();  // before its freezer goes
 }
 
 }  // namespace

@@ -265,6 +265,18 @@ TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
   EXPECT_TRUE(ChildrenOf(daemon).empty());
 }
 
+// A rank's background job ends with its session (DESIGN.md: no process outlives its
+// session): it does not run on, reparented to init and still pinned, after psched-exec
+// has returned and the slot shows free.
+TEST_F(ExecTest, ABackgroundJobEndsWithItsSession) {
+  auto r = Exec({"-n", "1", "sh", "-c", "sleep 27.875 >/dev/null 2>&1 & echo $!"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const pid_t left = std::stoi(r.out);
+  EXPECT_TRUE(Eventually([&] { return ProcessGone(left); }))
+      << "pid " << left << " outlived its session";
+  kill(left, SIGKILL);
+}
+
 TEST(CtlWithoutDaemon, SaysThereIsNone) {
   TempDir empty("psched-none");
   auto r = RunCmd({Bin("psched-ctl"), "status"}, {"XDG_RUNTIME_DIR=" + empty.path()});
