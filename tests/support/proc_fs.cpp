@@ -126,14 +126,20 @@ long ResidentKiB(pid_t pid) {
 }
 
 bool HeldStopped(pid_t pid) {
+  auto stopped = [](char s) { return s == 'T' || s == 't'; };
   const char state = ProcessState(pid);
-  if (state == 'T' || state == 't') return true;
+  if (stopped(state)) return true;
   if (state != 'D') return false;
   const std::vector<pid_t> kids = ChildrenOf(pid);
-  return !kids.empty() && std::all_of(kids.begin(), kids.end(), [](pid_t kid) {
-    const char s = ProcessState(kid);
-    return s == 'T' || s == 't';
-  });
+  if (kids.empty() ||
+      !std::all_of(kids.begin(), kids.end(), [&](pid_t kid) { return stopped(ProcessState(kid)); }))
+    return false;
+  // Looked at again: the children are read well after the parent (ChildrenOf scans /proc),
+  // and a vfork parent read in D may have been released meanwhile by its child's exec
+  // (the child stopping just after): it is then running on its way to its own stop. A
+  // stopped child releases nobody, so D (or T) now means held.
+  const char now = ProcessState(pid);
+  return now == 'D' || stopped(now);
 }
 
 std::vector<pid_t> FindProcesses(const std::vector<std::string>& needles) {
