@@ -10,6 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "common/timeval.hpp"
 #include "daemon/freezer.hpp"
 #include "daemon/spawner.hpp"
 #include "daemon/topology.hpp"
@@ -20,6 +21,15 @@ namespace psched::daemon {
 
 // Output is forwarded in whole lines, at most this much per message.
 constexpr size_t kChunk = size_t{64} * 1024;
+
+namespace {
+
+// A signal a user sends to end a session (psched-exec's INT, TERM, HUP; psched-ctl kill).
+bool EndsASession(int sig) {
+  return sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP;
+}
+
+}  // namespace
 
 struct NodeService::Stream {
   NodeService* owner = nullptr;
@@ -79,6 +89,7 @@ struct StdinSink {
 };
 
 struct NodeService::LocalSession {
+  NodeService* owner = nullptr;
   int64_t id = 0;
   pid_t pgid = 0;
   std::vector<LocalRank> ranks;
@@ -88,6 +99,10 @@ struct NodeService::LocalSession {
   bool starting = true;           // the launch hook has not answered yet
   int killed_before_start = 0;    // a fatal signal that arrived meanwhile
   bool leftovers_killed = false;  // every rank exited and what they left was killed
+  event* stop_again = nullptr;    // ends the grace a fatal signal got while suspended
+  ~LocalSession() {
+    if (stop_again) event_free(stop_again);
+  }
 };
 
 NodeService::NodeService(event_base* base, int node, std::vector<int> real_pus, SendUp send_up)
@@ -109,6 +124,7 @@ NodeService::LocalSession* NodeService::Find(int64_t session) {
 void NodeService::Spawn(const proto::SpawnOrder& order) {
   if (Find(order.session) != nullptr) return;  // duplicate order
   auto s = std::make_unique<LocalSession>();
+  s->owner = this;
   s->id = order.session;
   SessionLaunchInfo info{order.session,
                          order.nspace,
@@ -399,42 +415,65 @@ bool NodeService::GroupIsTheSessions(const LocalSession& s) {
 void NodeService::Signal(int64_t session, int sig) {
   LocalSession* s = Find(session);
   if (s == nullptr) return;
-  if (s->starting && (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
+  if (s->starting && EndsASession(sig))
     s->killed_before_start = sig;  // StartRanks reports its ranks as killed
   if (GroupIsTheSessions(*s)) kill(-s->pgid, sig);
   // A rank that left the group (setsid) still gets it directly; one still in it must
   // not get it twice (a USR1 handler would run twice).
   for (const LocalRank& r : s->ranks)
     if (!r.reaped && r.pid > 0 && (s->pgid <= 0 || getpgid(r.pid) != s->pgid)) kill(r.pid, sig);
-  // A stopped process only acts on a fatal signal once continued.
-  if (s->suspended && sig != SIGSTOP && sig != SIGCONT) {
-    if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP) Resume(session);
-  }
+  if (s->suspended && EndsASession(sig)) LetTheSignalAct(*s);
+}
+
+// A stopped process only acts on a fatal signal once continued: the session runs for
+// kFatalSignalGraceS, and whatever is left then (a rank that catches or ignores the
+// signal: a checkpoint on TERM, a shell) is stopped again. The leader still counts the
+// session suspended and its slots may be another's; a user who wants it gone for sure
+// sends SIGKILL (psched-ctl kill), which nothing survives.
+void NodeService::LetTheSignalAct(LocalSession& s) {
+  Continue(s);
+  if (s.stop_again == nullptr) s.stop_again = evtimer_new(base_, &NodeService::OnGraceOver, &s);
+  timeval grace = TimevalFromSeconds(kFatalSignalGraceS);
+  evtimer_add(s.stop_again, &grace);
+}
+
+void NodeService::OnGraceOver(evutil_socket_t, short, void* arg) {
+  auto* s = static_cast<LocalSession*>(arg);
+  if (s->suspended) (void)s->owner->Stop(*s);  // not when resumed meanwhile
 }
 
 Result<void> NodeService::Suspend(int64_t session) {
   LocalSession* s = Find(session);
   if (s == nullptr) return {};
   s->suspended = true;
-  if (freezer_ == nullptr) {
-    Signal(session, SIGSTOP);
-    return {};
-  }
-  auto ok = freezer_->Freeze(session);
-  if (!ok) std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
-  return ok;
+  return Stop(*s);
 }
 
 void NodeService::Resume(int64_t session) {
   if (LocalSession* s = Find(session)) {
     s->suspended = false;
-    if (freezer_) {
-      if (auto ok = freezer_->Thaw(session); !ok)
-        std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
-    }
-    // Also after a thaw: a surpass grace's SIGTSTP may have stopped some ranks.
-    Signal(session, SIGCONT);
+    Continue(*s);
   }
+}
+
+Result<void> NodeService::Stop(LocalSession& s) {
+  if (s.stop_again) evtimer_del(s.stop_again);  // stopped now: no grace left to end
+  if (freezer_ == nullptr) {
+    Signal(s.id, SIGSTOP);
+    return {};
+  }
+  auto ok = freezer_->Freeze(s.id);
+  if (!ok) std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
+  return ok;
+}
+
+void NodeService::Continue(LocalSession& s) {
+  if (freezer_) {
+    if (auto ok = freezer_->Thaw(s.id); !ok)
+      std::fprintf(stderr, "pschedd[%d]: %s\n", node_, ok.error().ToString().c_str());
+  }
+  // Also after a thaw: a surpass grace's SIGTSTP may have stopped some ranks.
+  Signal(s.id, SIGCONT);
 }
 
 std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) {

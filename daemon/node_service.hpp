@@ -24,6 +24,10 @@ namespace psched::daemon {
 
 class SessionFreezer;
 
+// How long a suspended session runs after a signal that would end it (INT, TERM, HUP,
+// KILL), so that the signal can act, before what survived it is stopped again.
+inline constexpr double kFatalSignalGraceS = 1.0;
+
 class NodeService {
  public:
   using SendUp = std::function<void(proto::MsgType, proto::Json)>;
@@ -42,7 +46,9 @@ class NodeService {
   void SetFreezer(SessionFreezer* freezer) { freezer_ = freezer; }
   SessionFreezer* freezer() const { return freezer_; }
   void Spawn(const proto::SpawnOrder& order);
-  void Signal(int64_t session, int sig);  // to every local process of the session
+  // To every local process of the session. A suspended session gets kFatalSignalGraceS
+  // to act on one that would end it, and is then stopped again.
+  void Signal(int64_t session, int sig);
   Result<void> Suspend(int64_t session);
   void Resume(int64_t session);
   // (rank, pid) of the session's ranks on this node that have not exited (co-scheduling).
@@ -76,6 +82,11 @@ class NodeService {
   void RankExited(LocalSession& s, LocalRank& r, int status);
   void MaybeFinish(int64_t session);
   void KillLeftovers(LocalSession& s);
+  void LetTheSignalAct(LocalSession& s);
+  static void OnGraceOver(evutil_socket_t, short, void* arg);
+  // SIGSTOP or freeze; SIGCONT (and thaw). The session's `suspended` stays as it is.
+  Result<void> Stop(LocalSession& s);
+  void Continue(LocalSession& s);
   LocalSession* Find(int64_t session);
 
   event_base* base_;

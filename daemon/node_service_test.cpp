@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -148,6 +149,52 @@ TEST_F(NodeServiceTest, WithTheFreezerSessionEndKillsEvenWhatLeftTheGroup) {
       << "pid " << leftover << " outlived its session";
   kill(leftover, SIGKILL);
   ranks_.reset();  // before its freezer goes
+}
+
+// A suspended session whose ranks catch SIGTERM: the signal acts (the handlers run),
+// then the ranks are stopped again, as the leader still counts the session suspended.
+TEST_F(NodeServiceTest, FatalSignalToASuspendedSessionActsThenItIsStoppedAgain) {
+  psched::testing::TempDir dir;
+  const std::string caught = dir / "caught";
+  Spawn(4, 2,
+        {"sh", "-c",
+         "trap 'echo $PSCHED_RANK >> " + caught + "' TERM; while :; do sleep 0.05; done"});
+  const std::vector<pid_t> pids = Pids(4);
+  for (pid_t pid : pids) {
+    ASSERT_TRUE(
+        psched::testing::Eventually([&] { return psched::testing::CatchesSignal(pid, SIGTERM); }));
+  }
+  auto all_stopped = [&] {
+    return std::all_of(pids.begin(), pids.end(), psched::testing::HeldStopped);
+  };
+  ASSERT_TRUE(ranks_->Suspend(4));
+  ASSERT_TRUE(Loop(all_stopped)) << "never suspended";
+  ranks_->Signal(4, SIGTERM);
+  EXPECT_TRUE(Loop([&] { return psched::testing::ReadFile(caught).size() == 4; }))
+      << "the ranks never acted on SIGTERM: '" << psched::testing::ReadFile(caught) << "'";
+  EXPECT_TRUE(Loop(all_stopped)) << "the session runs on while suspended";
+  ranks_->Resume(4);
+  for (pid_t pid : pids)
+    EXPECT_TRUE(Loop([&] { return !psched::testing::HeldStopped(pid); })) << "pid " << pid;
+}
+
+// A resume during that grace wins: the session runs on, and the grace's end does not
+// stop it again.
+TEST_F(NodeServiceTest, AResumeDuringAFatalSignalsGraceIsNotUndone) {
+  psched::testing::TempDir dir;
+  const std::string ticks = dir / "ticks";
+  Spawn(7, 1, {"sh", "-c", "trap : TERM; while :; do echo >>" + ticks + "; sleep 0.05; done"});
+  const pid_t pid = Pids(7).front();
+  ASSERT_TRUE(
+      psched::testing::Eventually([&] { return psched::testing::CatchesSignal(pid, SIGTERM); }));
+  ASSERT_TRUE(ranks_->Suspend(7));
+  ASSERT_TRUE(Loop([&] { return psched::testing::HeldStopped(pid); })) << "never suspended";
+  ranks_->Signal(7, SIGTERM);
+  ranks_->Resume(7);
+  const size_t at_resume = psched::testing::ReadFile(ticks).size();
+  // 40 more ticks take 2 s at least: past the grace, whose end must not stop the rank.
+  EXPECT_TRUE(Loop([&] { return psched::testing::ReadFile(ticks).size() >= at_resume + 40; }))
+      << "stopped again after its resume";
 }
 
 }  // namespace

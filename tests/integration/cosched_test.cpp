@@ -621,6 +621,51 @@ TEST(CoschedUserSuspend, CtrlZOnASurpassedSessionOutlastsItsSurpasser) {
   EXPECT_EQ(first->Wait(), 128 + SIGKILL);
 }
 
+// kill -TERM to the launcher of a session that a surpass suspended: the ranks get the
+// signal (their handler runs) and are then stopped again. The session stays what status
+// says (suspended by 2), off the slots of the session that displaced it, and resumes
+// when that one ends.
+TEST(CoschedSignalTest, FatalSignalToASuspendedSessionActsThenItStaysSuspended) {
+  EmulatedAlloc alloc(1, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  Proc a({Bin("psched-exec"), "-n", "2", "sh", "-c",
+          "trap 'echo rank $PSCHED_RANK got TERM' TERM; while :; do sleep 0.05; done"},
+         alloc.Env());
+  std::vector<RankProc> ranks;
+  ASSERT_TRUE(Eventually([&] {
+    ranks = AllocationRanks(alloc.dir(), "sh");
+    std::erase_if(ranks, [](const RankProc& r) { return r.session != 1; });
+    return ranks.size() == 2u && std::all_of(ranks.begin(), ranks.end(), [](const RankProc& r) {
+             return CatchesSignal(r.pid, SIGTERM);
+           });
+  }));
+  GoFile go;
+  Proc b({Bin("psched-exec"), "--policy", "surpass", "-n", "2", "sh", "-c", go.WaitCmd()},
+         alloc.Env());
+  ASSERT_TRUE(Eventually(
+      [&] { return SessionOf(alloc.Status(), 1).value("state_detail", "") == "suspended by 2"; }));
+  for (const RankProc& r : ranks)
+    ASSERT_TRUE(Eventually([&] { return HeldStopped(r.pid); })) << "rank " << r.rank;
+  a.Signal(SIGTERM);
+  ASSERT_TRUE(a.WaitStdout([](const std::string& out) {
+    return out.find("rank 0 got TERM") != std::string::npos &&
+           out.find("rank 1 got TERM") != std::string::npos;
+  })) << a.out();
+  for (const RankProc& r : ranks) {
+    EXPECT_TRUE(Eventually([&] { return HeldStopped(r.pid); }))
+        << "rank " << r.rank << " runs on while status says suspended";
+  }
+  EXPECT_EQ(SessionOf(alloc.Status(), 1).value("state_detail", ""), "suspended by 2");
+  go.Go();
+  EXPECT_EQ(b.Wait(), 0) << b.err();
+  EXPECT_TRUE(
+      Eventually([&] { return SessionOf(alloc.Status(), 1).value("state", "") == "running"; }));
+  for (const RankProc& r : ranks)
+    EXPECT_TRUE(Eventually([&] { return !HeldStopped(r.pid); })) << "rank " << r.rank;
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  EXPECT_EQ(a.Wait(), 128 + SIGKILL);
+}
+
 TEST(CoschedConfigTest, MalformedConfigStopsTheDaemonsWithFileAndLine) {
   auto conf = std::filesystem::temp_directory_path() /
               ("psched-cosched-bad-" + std::to_string(getpid()) + ".toml");
