@@ -22,8 +22,9 @@ struct CoschedNode::Txn {
   size_t next = 0;
   std::vector<int> done;  // indices of ops carried out
   event* timer = nullptr;
-  bool graced = false;      // the current suspend's grace is over
-  bool suspending = false;  // the current suspend was asked; confirmation pending
+  bool graced = false;         // the order's surpass grace began (SIGTSTP sent, timer set)
+  std::vector<size_t> warned;  // suspend ops whose session got the grace's SIGTSTP
+  bool suspending = false;     // the current suspend was asked; confirmation pending
   std::chrono::steady_clock::time_point confirm_by;
   event* poll = nullptr;  // the next look at the confirmation
   ~Txn() {
@@ -124,15 +125,7 @@ void CoschedNode::Step(Txn& txn) {
     int64_t session = op.value("session", int64_t{0});
     double grace = op.value("grace_s", 0.0);
     Result<void> ok;
-    if (what == "suspend" && grace > 0 && !txn.graced) {
-      // Surpass grace: SIGTSTP lets a program that handles it reach a safe point first.
-      txn.graced = true;
-      ranks_.Signal(session, SIGTSTP);
-      txn.timer = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
-      timeval tv = TimevalFromSeconds(grace);
-      evtimer_add(txn.timer, &tv);
-      return;
-    }
+    if (what == "suspend" && grace > 0 && !txn.graced) return StartGrace(txn);
     if (txn.timer) {
       event_free(txn.timer);
       txn.timer = nullptr;
@@ -155,9 +148,33 @@ void CoschedNode::Step(Txn& txn) {
     if (!ok) return Finish(txn, std::move(ok));
     txn.done.push_back(static_cast<int>(txn.next));
     ++txn.next;
-    txn.graced = false;
   }
   Finish(txn, {});
+}
+
+// Surpass grace: SIGTSTP lets a program that handles it reach a safe point first. Every
+// session the order suspends gets it now and they share one grace (the leader waits
+// for one, not one per session), then each is stopped in turn.
+void CoschedNode::StartGrace(Txn& txn) {
+  txn.graced = true;
+  double grace = 0;
+  for (size_t i = txn.next; i < txn.ops.size(); ++i) {
+    const proto::Json& op = txn.ops[i];
+    if (op.value("op", "") != "suspend" || op.value("grace_s", 0.0) <= 0) continue;
+    ranks_.Signal(op.value("session", int64_t{0}), SIGTSTP);
+    txn.warned.push_back(i);
+    grace = std::max(grace, op.value("grace_s", 0.0));
+  }
+  txn.timer = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
+  timeval tv = TimevalFromSeconds(grace);
+  evtimer_add(txn.timer, &tv);
+}
+
+// A failed order is undone by the leader up to its failing step; a session warned for a
+// later suspend was never suspended, but SIGTSTP may have stopped it: it runs on.
+void CoschedNode::ContinueWarnedBeyond(const Txn& txn, size_t failed) {
+  for (size_t i : txn.warned)
+    if (i > failed) ranks_.Signal(txn.ops[i].value("session", int64_t{0}), SIGCONT);
 }
 
 void CoschedNode::OnGrace(evutil_socket_t, short, void* arg) {
@@ -167,6 +184,7 @@ void CoschedNode::OnGrace(evutil_socket_t, short, void* arg) {
 }
 
 void CoschedNode::Finish(Txn& txn, Result<void> result) {
+  if (!result) ContinueWarnedBeyond(txn, txn.next);
   proto::Json reply{
       {"txn", txn.id}, {"node", node_}, {"ok", result.has_value()}, {"done", txn.done}};
   if (!result) reply["error"] = result.error().WithNode(node_).ToString();

@@ -37,6 +37,8 @@ class CoschedNode {
   // after `confirm_s` (the order's, from the leader's config) without confirmation.
   Result<bool> Suspend(Txn& txn, int64_t session, double confirm_s);
   Result<void> Repin(int64_t session, const proto::Json& ranks);
+  void StartGrace(Txn& txn);
+  void ContinueWarnedBeyond(const Txn& txn, size_t failed);
   void Finish(Txn& txn, Result<void> result);
   static void OnGrace(evutil_socket_t, short, void* arg);
 

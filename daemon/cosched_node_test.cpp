@@ -13,6 +13,7 @@
 #include "daemon/suspend.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -35,8 +36,15 @@ class CoschedNodeTest : public NodeServiceFixture {
              const proto::Json& extra = proto::Json::object()) {
     proto::Json o{{"op", op}, {"session", session}};
     o.update(extra);
-    proto::Json order{{"txn", ++txn_}, {"ops", proto::Json::array({o})}};
-    node_->OnOrder(order.dump());
+    Order(proto::Json::array({o}));
+  }
+  void Order(const proto::Json& ops) {
+    node_->OnOrder(proto::Json{{"txn", ++txn_}, {"ops", ops}}.dump());
+  }
+  // A suspend op with a surpass grace.
+  static proto::Json SuspendOp(int64_t session, double grace_s, double confirm_s) {
+    return {
+        {"op", "suspend"}, {"session", session}, {"grace_s", grace_s}, {"confirm_s", confirm_s}};
   }
   proto::Json NextReply() {
     size_t want = ++seen_;
@@ -144,6 +152,55 @@ TEST_F(CoschedNodeTest, ShortConfiguredConfirmationStillConfirmsStoppedProcesses
   proto::Json reply = NextReply();
   EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
   for (pid_t pid : Pids(5)) EXPECT_EQ(ProcState(pid), 'T') << "pid " << pid;
+}
+
+// A surpass plan with two victims on this node: both get SIGTSTP at once and share one
+// grace (the leader waits for one grace, not one per victim), then each is stopped.
+TEST_F(CoschedNodeTest, SessionsOfOneOrderShareOneSurpassGrace) {
+  psched::testing::TempDir dir;
+  std::vector<pid_t> pids;
+  for (int64_t id : {7, 8}) {
+    const std::string said = dir / ("tstp" + std::to_string(id));
+    Spawn(id, 1, {"sh", "-c", std::string("exec ") + PSCHED_COSCHED_THREADS + " 1 tstp >" + said});
+    pids.push_back(Pids(id).front());
+    ASSERT_TRUE(psched::testing::Eventually(
+        [&] { return psched::testing::CatchesSignal(pids.back(), SIGTSTP); }));
+  }
+  auto warned = [&](int64_t id) {
+    return !psched::testing::ReadFile(dir / ("tstp" + std::to_string(id))).empty();
+  };
+  Order({SuspendOp(7, 3, 5), SuspendOp(8, 3, 5)});
+  char first_when_second_warned = 0;
+  ASSERT_TRUE(Loop(
+      [&] {
+        if (!warned(8)) return false;
+        first_when_second_warned = ProcState(pids[0]);
+        return true;
+      },
+      20))
+      << "session 8 never got SIGTSTP";
+  EXPECT_NE(first_when_second_warned, 'T') << "session 8's grace began after session 7's ended";
+  EXPECT_TRUE(Loop([&] { return warned(7); }, 20));
+  proto::Json reply = NextReply();
+  EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  EXPECT_EQ(reply.value("done", proto::Json::array()), proto::Json::array({0, 1})) << reply.dump();
+  for (pid_t pid : pids) EXPECT_EQ(ProcState(pid), 'T') << "pid " << pid;
+}
+
+// The first victim cannot stop: the order fails there and the leader undoes only up to
+// that step. The second victim, warned by the shared grace's SIGTSTP (which stops a
+// program that does not catch it) but never suspended, must run on.
+TEST_F(CoschedNodeTest, AFailedOrderLeavesTheVictimsItDidNotReachRunning) {
+  Spawn(9, 1, {PSCHED_COSCHED_STUCK});
+  const pid_t stuck = Pids(9).front();
+  ASSERT_TRUE(Loop([&] { return psched::testing::StuckInVfork(stuck); }, 20));
+  Spawn(10, 1, {"sh", "-c", "while :; do sleep 0.05; done"});
+  const pid_t victim = Pids(10).front();
+  Order({SuspendOp(9, 0.1, 0.25), SuspendOp(10, 0.1, 0.25)});
+  proto::Json reply = NextReply();
+  EXPECT_FALSE(reply.value("ok", true)) << reply.dump();
+  EXPECT_TRUE(Loop([&] { return !psched::testing::HeldStopped(victim); }, 20))
+      << "session 10 was left stopped by SIGTSTP";
 }
 
 }  // namespace

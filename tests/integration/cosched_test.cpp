@@ -621,6 +621,28 @@ TEST(CoschedUserSuspend, CtrlZOnASurpassedSessionOutlastsItsSurpasser) {
   EXPECT_EQ(first->Wait(), 128 + SIGKILL);
 }
 
+// Three sessions suspended by one surpass on a node share one grace: the plan needs one
+// grace and the stops, which the leader allows (plan_timeout_s + the grace), however
+// many sessions it suspends there.
+TEST(CoschedGraceTest, VictimsOnANodeShareOneGrace) {
+  EmulatedAlloc alloc(1, "core:3", 8,
+                      "[policy]\nsurpass_grace_s = 2\nplan_timeout_s = 3\n"
+                      "suspend_confirm_timeout_s = 1\n");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  GoFile go;
+  std::vector<std::unique_ptr<Proc>> victims;
+  for (int id = 1; id <= 3; ++id) {
+    victims.push_back(alloc.Exec({"-n", "1", "sh", "-c", go.WaitCmd()}));
+    ASSERT_TRUE(
+        Eventually([&] { return SessionOf(alloc.Status(), id).value("state", "") == "running"; }));
+  }
+  auto arrival = alloc.Exec({"--policy", "surpass", "-n", "3", "echo", "ran"});
+  EXPECT_EQ(arrival->Wait(), 0) << arrival->err();
+  EXPECT_EQ(arrival->out(), "ran\nran\nran\n");
+  go.Go();
+  for (auto& v : victims) EXPECT_EQ(v->Wait(), 0) << v->err();
+}
+
 // kill -TERM to the launcher of a session that a surpass suspended: the ranks get the
 // signal (their handler runs) and are then stopped again. The session stays what status
 // says (suspended by 2), off the slots of the session that displaced it, and resumes
