@@ -112,7 +112,7 @@ Result<void> CoschedNode::Repin(int64_t session, const proto::Json& ranks) {
     auto it = std::find_if(local.begin(), local.end(), [&](auto& p) { return p.first == rank; });
     if (it == local.end()) continue;  // exited already
     cpu_set_t cpus = CpuSetFor(r.value("pus", std::vector<int>{}), real_pus_);
-    if (auto ok = RepinProcess(topology_, it->second, cpus); !ok)
+    if (auto ok = RepinProcessTree(topology_, it->second, cpus); !ok)
       return Fail(ok.error().WithSession(session));
   }
   return {};

@@ -11,6 +11,7 @@
 #include "daemon/freezer.hpp"
 #include "daemon/node_service_fixture.hpp"
 #include "daemon/suspend.hpp"
+#include "daemon/topology.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -45,6 +46,12 @@ class CoschedNodeTest : public NodeServiceFixture {
   static proto::Json SuspendOp(int64_t session, double grace_s, double confirm_s) {
     return {
         {"op", "suspend"}, {"session", session}, {"grace_s", grace_s}, {"confirm_s", confirm_s}};
+  }
+  // A node whose logical PUs are this machine's real ones (the fixture's folds all on 0).
+  void UseRealPus(const std::vector<int>& real) {
+    node_ = std::make_unique<CoschedNode>(
+        base_, 0, *ranks_, real,
+        [this](const std::string& reply) { replies_.push_back(proto::Json::parse(reply)); });
   }
   proto::Json NextReply() {
     size_t want = ++seen_;
@@ -201,6 +208,34 @@ TEST_F(CoschedNodeTest, AFailedOrderLeavesTheVictimsItDidNotReachRunning) {
   EXPECT_FALSE(reply.value("ok", true)) << reply.dump();
   EXPECT_TRUE(Loop([&] { return !psched::testing::HeldStopped(victim); }, 20))
       << "session 10 was left stopped by SIGTSTP";
+}
+
+// A rank that is a wrapper (sh -c) runs its workload in a child: a re-pin moves every
+// thread of that child too, and the restore brings them all back.
+TEST_F(CoschedNodeTest, RepinMovesEveryProcessOfTheRanksTree) {
+  auto real = RealPuOsIndices();
+  ASSERT_TRUE(real) << real.error().ToString();
+  if (real->size() < 2) GTEST_SKIP() << "needs two CPUs to move a process between";
+  UseRealPus(*real);
+  Spawn(11, 1, {"sh", "-c", std::string(PSCHED_COSCHED_THREADS) + " 3; true"});
+  const pid_t rank = Pids(11).front();
+  pid_t workload = -1;
+  ASSERT_TRUE(psched::testing::Eventually([&] {
+    auto kids = psched::testing::ChildrenOf(rank);
+    workload = kids.empty() ? -1 : kids.front();
+    return workload > 0 && psched::testing::Threads(workload).size() == 3;
+  })) << "the rank's child never started its threads";
+  for (int pu : {1, 0}) {
+    Order("repin", 11, {{"ranks", proto::Json::array({{{"rank", 0}, {"pus", {pu}}}})}});
+    proto::Json reply = NextReply();
+    EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+    const std::string cpu = std::to_string((*real)[static_cast<size_t>(pu)]);
+    EXPECT_EQ(psched::testing::CpusAllowed(rank), cpu);
+    for (pid_t tid : psched::testing::Threads(workload)) {
+      EXPECT_EQ(psched::testing::ThreadCpusAllowed(workload, tid), cpu)
+          << "thread " << tid << " of the rank's child, re-pinned to PU " << pu;
+    }
+  }
 }
 
 }  // namespace

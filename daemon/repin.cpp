@@ -1,6 +1,5 @@
 #include "daemon/repin.hpp"
 
-#include <dirent.h>
 #include <errno.h>
 
 #include <fstream>
@@ -9,22 +8,11 @@
 #include <string>
 #include <vector>
 
-namespace psched::daemon {
-namespace {
+#include "daemon/proc_tree.hpp"
 
-// Threads of `pid`; empty when the process is gone.
-std::vector<pid_t> Threads(pid_t pid) {
-  std::vector<pid_t> tids;
-  std::string dir = "/proc/" + std::to_string(pid) + "/task";
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return tids;
-  while (dirent* e = readdir(d)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    tids.push_back(static_cast<pid_t>(std::stol(e->d_name)));
-  }
-  closedir(d);
-  return tids;
-}
+namespace psched::daemon {
+
+namespace {
 
 // The thread's Cpus_allowed_list, or nullopt when it is gone.
 std::optional<std::string> AllowedList(pid_t pid, pid_t tid) {
@@ -37,6 +25,49 @@ std::optional<std::string> AllowedList(pid_t pid, pid_t tid) {
     }
   }
   return std::nullopt;
+}
+
+// Binds one thread of `pid` and checks it took. A thread that exited meanwhile runs
+// nowhere: not an error.
+Result<void> BindThread(hwloc_topology_t topology, hwloc_const_bitmap_t set, const cpu_set_t& cpus,
+                        pid_t pid, pid_t tid) {
+  int rc = -1;
+  int bind_errno = 0;  // saved: reading /proc below may change errno
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    rc = hwloc_set_proc_cpubind(topology, tid, set, HWLOC_CPUBIND_THREAD);
+    bind_errno = rc == 0 ? 0 : errno;
+    if (rc == 0 || (bind_errno != EAGAIN && bind_errno != EINTR)) break;
+  }
+  auto allowed = AllowedList(pid, tid);
+  if (!allowed) return {};
+  if (rc != 0 && bind_errno != ESRCH) {
+    return Fail(Error::FromErrno(
+        "sched_setaffinity",
+        "binding thread " + std::to_string(tid) + " of process " + std::to_string(pid),
+        bind_errno));
+  }
+  cpu_set_t now = ParseCpuList(*allowed);
+  if (!CPU_EQUAL(&now, &cpus)) {
+    return Fail(ErrorCode::kSystem, "thread " + std::to_string(tid) + " of process " +
+                                        std::to_string(pid) + " is bound to " + *allowed +
+                                        " after re-pinning");
+  }
+  return {};
+}
+
+// Binds the threads of `pid`'s tree that are not in `verified` yet (and adds them):
+// true when there were any.
+Result<bool> BindUnverified(hwloc_topology_t topology, hwloc_const_bitmap_t set,
+                            const cpu_set_t& cpus, pid_t pid, std::set<pid_t>& verified) {
+  bool fresh = false;
+  for (pid_t process : ProcessTree(pid)) {
+    for (pid_t tid : ThreadsOf(process)) {
+      if (!verified.insert(tid).second) continue;
+      fresh = true;
+      if (auto ok = BindThread(topology, set, cpus, process, tid); !ok) return Fail(ok.error());
+    }
+  }
+  return fresh;
 }
 
 }  // namespace
@@ -59,45 +90,18 @@ cpu_set_t ParseCpuList(const std::string& list) {
   return set;
 }
 
-Result<void> RepinProcess(hwloc_topology_t topology, pid_t pid, const cpu_set_t& cpus) {
+Result<void> RepinProcessTree(hwloc_topology_t topology, pid_t pid, const cpu_set_t& cpus) {
   hwloc_bitmap_t set = hwloc_bitmap_alloc();
   for (int c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &cpus)) hwloc_bitmap_set(set, static_cast<unsigned>(c));
   std::set<pid_t> verified;
   Result<void> result;
-  // A thread created while we bind inherits the affinity of its creator, which may
-  // still be the old one: list the threads again until a pass finds nothing new.
+  // A thread or process created while we bind inherits the affinity of its creator,
+  // which may still be the old one: walk the tree again until a pass finds nothing new.
   for (int pass = 0; pass < 100; ++pass) {
-    bool fresh = false;
-    for (pid_t tid : Threads(pid)) {
-      if (verified.contains(tid)) continue;
-      fresh = true;
-      int rc = -1;
-      int bind_errno = 0;  // saved: reading /proc below may change errno
-      for (int attempt = 0; attempt < 100; ++attempt) {
-        rc = hwloc_set_proc_cpubind(topology, tid, set, HWLOC_CPUBIND_THREAD);
-        bind_errno = rc == 0 ? 0 : errno;
-        if (rc == 0 || (bind_errno != EAGAIN && bind_errno != EINTR)) break;
-      }
-      auto allowed = AllowedList(pid, tid);
-      if (!allowed) continue;  // the thread exited meanwhile
-      if (rc != 0 && bind_errno != ESRCH) {
-        result = Fail(Error::FromErrno(
-            "sched_setaffinity",
-            "binding thread " + std::to_string(tid) + " of process " + std::to_string(pid),
-            bind_errno));
-        break;
-      }
-      cpu_set_t now = ParseCpuList(*allowed);
-      if (!CPU_EQUAL(&now, &cpus)) {
-        result = Fail(ErrorCode::kSystem, "thread " + std::to_string(tid) + " of process " +
-                                              std::to_string(pid) + " is bound to " + *allowed +
-                                              " after re-pinning");
-        break;
-      }
-      verified.insert(tid);
-    }
-    if (!result || !fresh) break;
+    auto fresh = BindUnverified(topology, set, cpus, pid, verified);
+    if (!fresh) result = Fail(fresh.error());
+    if (!fresh || !*fresh) break;
   }
   hwloc_bitmap_free(set);
   return result;

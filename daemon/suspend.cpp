@@ -4,24 +4,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "daemon/proc_tree.hpp"
+
 namespace psched::daemon {
 namespace {
-
-// The process's children, from every thread's /proc children list.
-std::vector<pid_t> ChildrenOf(pid_t pid) {
-  std::vector<pid_t> kids;
-  std::error_code ec;
-  const std::string task = "/proc/" + std::to_string(pid) + "/task";
-  for (const auto& thread : std::filesystem::directory_iterator(task, ec)) {
-    std::ifstream in(thread.path() / "children");
-    for (pid_t kid = 0; in >> kid;) kids.push_back(kid);
-  }
-  return kids;
-}
 
 // A vfork parent sleeps in state D until its child execs or exits. When SIGSTOP
 // reaches a shell's process group just as it vforks a command, the child stops before

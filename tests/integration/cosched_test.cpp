@@ -409,15 +409,18 @@ TEST_F(CoschedTest, ForbiddenPolicyIsAClearErrorNamingTheAllowedSet) {
 
 // On a 2-core host the paper's 40-PU nodes fold onto 2 CPUs, so most re-pinnings look
 // alike from /proc. Here they cannot: one node of 4 PUs, a simulation of 2 ranks x 2
-// PUs ("0-1" each), then a sidestepper of 3 PUs leaves them one PU, a single CPU.
-TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
+// PUs ("0-1" each) running `sim_command`, then a sidestepper of 3 PUs leaves them one
+// PU, a single CPU. Every cosched_threads process of the simulation (the rank, or the
+// rank's child when the rank is a wrapper) and each of its threads moves and comes back.
+void ExpectSidestepMovesTheSimulationAndRestoresIt(std::vector<std::string> sim_command) {
   EmulatedAlloc alloc(1, "core:4");
   ASSERT_TRUE(alloc.ok());
   auto ctl = [&](std::vector<std::string> args) {
     args.insert(args.begin(), Bin("psched-ctl"));
     return RunCmd(args, alloc.Env());
   };
-  Proc sim({Bin("psched-exec"), "-n", "2", "-c", "2", Bin("cosched_threads"), "3"}, alloc.Env());
+  sim_command.insert(sim_command.begin(), {Bin("psched-exec"), "-n", "2", "-c", "2"});
+  Proc sim(sim_command, alloc.Env());
   std::vector<RankProc> ranks;
   auto threads_of_session = [&](int id, int count) {
     return Eventually([&] {
@@ -453,6 +456,16 @@ TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
   }
   ASSERT_EQ(ctl({"kill", "1"}).code, 0);
   EXPECT_EQ(sim.Wait(), 128 + SIGKILL);
+}
+
+TEST(CoschedRepinTest, SidestepChangesTheRealAffinityAndRestoresIt) {
+  ExpectSidestepMovesTheSimulationAndRestoresIt({Bin("cosched_threads"), "3"});
+}
+
+// A rank that is a wrapper (sh -c, a script, time, numactl) runs its workload in a
+// child: that child is what must leave the sidestepper's slots.
+TEST(CoschedRepinTest, SidestepMovesTheWorkloadOfAWrapperRankAndRestoresIt) {
+  ExpectSidestepMovesTheSimulationAndRestoresIt({"sh", "-c", Bin("cosched_threads") + " 3; true"});
 }
 
 // The 4 cosched_threads ranks of a "tstp" session, once each has its SIGTSTP handler in
