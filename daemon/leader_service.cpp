@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "common/exec_args.hpp"
@@ -22,6 +23,18 @@ namespace {
 std::string UserName(uid_t uid) {
   passwd* pw = getpwuid(uid);
   return pw ? pw->pw_name : std::to_string(uid);
+}
+
+// What psched-exec checks, checked again for any client: the queue orders sessions by
+// estimates that are numbers (a NaN made psp+aging priorities NaN).
+Result<void> CheckLaunchRequest(const proto::LaunchRequest& req) {
+  if (req.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command given");
+  if (!std::isfinite(req.estimate_s) || req.estimate_s < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the runtime estimate must be a finite number of seconds >= 0, got " +
+                    std::to_string(req.estimate_s));
+  }
+  return {};
 }
 
 }  // namespace
@@ -149,7 +162,8 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   }
   auto req = proto::Decode<proto::LaunchRequest>(frame);
   if (!req) return client->FailAndClose(req.error().message());
-  if (req->argv.empty()) return SendError(*client, "no command given");
+  if (auto valid = CheckLaunchRequest(*req); !valid)
+    return SendError(*client, valid.error().message());
   if (static_cast<int>(snapshot_.nodes.size()) + static_cast<int>(lost_.size()) < expected_nodes_) {
     return SendError(*client,
                      "the allocation is still starting: " + std::to_string(snapshot_.nodes.size()) +

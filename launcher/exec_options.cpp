@@ -1,6 +1,7 @@
 #include "launcher/exec_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -9,6 +10,38 @@
 
 namespace psched::launcher {
 
+namespace {
+
+Error NotADuration(const std::string& text) {
+  return Error(ErrorCode::kInvalidArgument,
+               "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
+}
+
+// mpiexec's "-np N" (mpirun -np 4 is its most common spelling) becomes "--np N", which
+// CLI11 would read as "-n p". Only psched-exec's own options are looked at: the
+// command's arguments (prog -np 2) are the command's.
+std::vector<std::string> WithMpiexecSpellings(const CLI::App& app, int argc,
+                                              const char* const* argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--" || arg.size() < 2 || arg[0] != '-') break;  // the command starts here
+    if (arg == "-np") {
+      args[i] = "--np";
+      ++i;  // its value
+      continue;
+    }
+    const bool is_long = arg.starts_with("--");
+    const std::string name = is_long ? arg.substr(0, arg.find('=')) : arg.substr(0, 2);
+    const bool value_attached = is_long ? arg.find('=') != std::string::npos : arg.size() > 2;
+    const CLI::Option* option = app.get_option_no_throw(name);
+    if (option != nullptr && option->get_expected_min() > 0 && !value_attached) ++i;
+  }
+  return args;
+}
+
+}  // namespace
+
 Result<double> ParseDuration(const std::string& text) {
   std::vector<double> parts;
   std::stringstream in(text);
@@ -16,18 +49,15 @@ Result<double> ParseDuration(const std::string& text) {
   while (std::getline(in, field, ':')) {
     char* end = nullptr;
     double v = std::strtod(field.c_str(), &end);
-    if (field.empty() || *end != '\0' || v < 0) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
-    }
+    // strtod takes "nan" and "inf": an estimate must be a number the queue can order.
+    if (field.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+      return Fail(NotADuration(text));
     parts.push_back(v);
   }
-  if (parts.empty() || parts.size() > 3) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "--time '" + text + "' is not a duration (seconds, MM:SS or HH:MM:SS)");
-  }
+  if (parts.empty() || parts.size() > 3) return Fail(NotADuration(text));
   double seconds = 0;
   for (double p : parts) seconds = seconds * 60 + p;
+  if (!std::isfinite(seconds)) return Fail(NotADuration(text));
   return seconds;
 }
 
@@ -37,7 +67,7 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   CLI::App app{"psched-exec: run an MPI session (N ranks x T threads) in the current allocation",
                "psched-exec"};
   std::string time_text;
-  app.add_option("-n,--np", o.ranks, "number of ranks (default 1)");
+  app.add_option("-n,--np", o.ranks, "number of ranks (default 1); mpiexec's -np N works too");
   app.add_option("-N,--nodes", o.nodes, "spread the ranks over exactly this many nodes");
   app.add_option("--ppn", o.ppn, "ranks per node");
   app.add_option("-c,--cpus-per-rank", o.cpus_per_rank,
@@ -56,7 +86,11 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.prefix_command();
   app.footer("COMMAND [ARGS...]: what every rank runs, after the options (or after --)");
-  if (auto code = ParseCommandLine(app, "psched-exec", argc, argv)) {
+  const std::vector<std::string> args = WithMpiexecSpellings(app, argc, argv);
+  std::vector<const char*> arg_ptrs;
+  arg_ptrs.reserve(args.size());
+  for (const std::string& a : args) arg_ptrs.push_back(a.c_str());
+  if (auto code = ParseCommandLine(app, "psched-exec", argc, arg_ptrs.data())) {
     out.exit = true;
     out.exit_code = *code;
     return out;

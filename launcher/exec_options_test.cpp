@@ -22,6 +22,23 @@ TEST(ExecOptions, MpiexecStyle) {
   EXPECT_EQ(p.options.command, (std::vector<std::string>{"hostname", "-f"}));
 }
 
+// mpirun -np 4: CLI11 read "-np" as "-n p" and refused it. The command's own -np is its own.
+TEST(ExecOptions, MpiexecNpIsRanks) {
+  auto p = Parse({"-np", "4", "prog", "-np", "2"});
+  ASSERT_FALSE(p.exit);
+  EXPECT_EQ(p.options.ranks, 4);
+  EXPECT_EQ(p.options.command, (std::vector<std::string>{"prog", "-np", "2"}));
+  auto after_values = Parse({"-x", "A=1", "--chdir", "/tmp", "-v", "-np", "3", "prog"});
+  ASSERT_FALSE(after_values.exit);
+  EXPECT_EQ(after_values.options.chdir, "/tmp");
+  EXPECT_EQ(after_values.options.ranks, 3);
+  auto own_only = Parse({"prog", "-np", "2"});
+  ASSERT_FALSE(own_only.exit);
+  EXPECT_EQ(own_only.options.ranks, 1);
+  EXPECT_EQ(own_only.options.command, (std::vector<std::string>{"prog", "-np", "2"}));
+  EXPECT_EQ(Parse({"-np", "0", "true"}).exit_code, 2);
+}
+
 TEST(ExecOptions, DoubleDashSeparatesTheCommand) {
   auto p = Parse({"-n", "2", "--", "prog", "--bogus"});
   ASSERT_FALSE(p.exit);
@@ -50,6 +67,18 @@ TEST(ExecOptions, Durations) {
   EXPECT_DOUBLE_EQ(*ParseDuration("1:00:00"), 3600);
   EXPECT_FALSE(ParseDuration("1:2:3:4"));
   EXPECT_FALSE(ParseDuration("-5"));
+}
+
+// strtod reads "nan" and "inf": a NaN estimate made psp+aging priorities NaN and broke
+// the queue's order.
+TEST(ExecOptions, DurationsMustBeFinite) {
+  for (const char* text : {"nan", "inf", "-inf", "NAN", "infinity", "1:nan", "inf:00", "1e400"}) {
+    auto d = ParseDuration(text);
+    ASSERT_FALSE(d) << text;
+    EXPECT_NE(d.error().message().find("is not a duration"), std::string::npos) << text;
+  }
+  EXPECT_FALSE(ParseDuration("1e308:1e308:1e308")) << "finite parts, infinite total";
+  EXPECT_EQ(Parse({"--time", "nan", "true"}).exit_code, 2);
 }
 
 TEST(ExecOptions, ExportsOverrideAndRequireSetVars) {

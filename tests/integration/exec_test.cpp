@@ -209,10 +209,18 @@ TEST_F(ExecTest, ABusyAllocationMakesTheSessionWaitVisiblyThenRun) {
   EXPECT_EQ(probe.out(), "ran\n");
 }
 
+// mpirun -np 4 is how most people spell it; CLI11 read it as "-n p" and refused it.
+TEST_F(ExecTest, MpiexecNpRunsThatManyRanks) {
+  auto r = Exec({"-np", "2", "sh", "-c", "echo size=$PSCHED_SIZE"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "size=2\nsize=2\n");
+}
+
 TEST_F(ExecTest, HelpExitsZero) {
   auto r = Exec({"--help"});
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("--cpus-per-rank"), std::string::npos);
+  EXPECT_NE(r.out.find("-np N"), std::string::npos) << r.out;
 }
 
 TEST_F(ExecTest, CtlStatusKillSuspendResume) {

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,6 +95,36 @@ TEST(Security, MalformedFramesAreRefusedAndTheDaemonKeepsServing) {
   }
   auto r = RunCmd({Bin("psched-exec"), "echo", "still serving"}, daemon.Env());
   EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "still serving\n");
+}
+
+// What psched-exec refuses on its command line, a client that skips it must be refused by
+// the daemon: the leader's queue orders sessions by their estimates.
+TEST(Security, LaunchRequestsPschedExecWouldRefuseAreRefused) {
+  EmbeddedDaemon daemon;
+  ASSERT_EQ(RunCmd({Bin("psched-exec"), "true"}, daemon.Env()).code, 0);
+  const std::string sock = daemon.RunDir() + "/pschedd.sock";
+  auto refusal = [&](const proto::LaunchRequest& req) {
+    auto fd = launcher::ConnectUnix(sock);
+    if (!fd) return std::string("(no connection)");
+    const std::string wire = proto::Encode(proto::MsgType::kSessionLaunch, req);
+    std::string message = "(not sent)";
+    if (write(*fd, wire.data(), wire.size()) == static_cast<ssize_t>(wire.size()))
+      message = ErrorOf(ReadFrame(*fd));
+    close(*fd);
+    return message;
+  };
+  proto::LaunchRequest req;
+  req.argv = {"true"};
+  req.cwd = "/";
+  for (double estimate : {std::nan(""), HUGE_VAL, -1.0}) {
+    req.estimate_s = estimate;
+    EXPECT_NE(refusal(req).find("the runtime estimate must be a finite number of seconds"),
+              std::string::npos)
+        << estimate;
+  }
+  auto r = RunCmd({Bin("psched-exec"), "--time", "5", "echo", "still serving"}, daemon.Env());
+  EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, "still serving\n");
 }
 
