@@ -25,10 +25,15 @@ std::string UserName(uid_t uid) {
   return pw ? pw->pw_name : std::to_string(uid);
 }
 
-// What psched-exec checks, checked again for any client: the queue orders sessions by
-// estimates that are numbers (a NaN made psp+aging priorities NaN).
+// What psched-exec checks, checked again for any client: ranks run in a directory named
+// in full (an empty one ran them wherever the daemon had been started), and the queue
+// orders sessions by estimates that are numbers (a NaN made psp+aging priorities NaN).
 Result<void> CheckLaunchRequest(const proto::LaunchRequest& req) {
   if (req.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command given");
+  if (!req.cwd.starts_with('/')) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the ranks' working directory must be an absolute path, got '" + req.cwd + "'");
+  }
   if (!std::isfinite(req.estimate_s) || req.estimate_s < 0) {
     return Fail(ErrorCode::kInvalidArgument,
                 "the runtime estimate must be a finite number of seconds >= 0, got " +

@@ -47,6 +47,9 @@ Result<void> StartEmbedded(const std::string& rundir) {
     close(ready[0]);
     setsid();
     if (fork() != 0) _exit(0);  // the daemon is re-parented: no zombie, no tie to our shell
+    // Nor to our directory: the daemon would keep it busy (no umount) for as long as it
+    // lives. Its own paths are absolute, and each session names its ranks' directory.
+    if (chdir("/") != 0) _exit(127);
     int null_fd = open("/dev/null", O_RDWR);
     int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
     dup2(null_fd, 0);

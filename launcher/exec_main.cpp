@@ -4,7 +4,6 @@
 
 #include <climits>
 #include <cstdio>
-#include <filesystem>
 
 #include "common/guarded_main.hpp"
 #include "launcher/allocation_locator.hpp"
@@ -27,16 +26,19 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "psched-exec: %s\n", env.error().message().c_str());
     return 2;
   }
-  if (auto exe = ResolveExecutable(o.command.front(), o.chdir, *env); !exe) {
+  auto cwd = RanksDirectory(o.chdir);
+  if (!cwd) {
+    std::fprintf(stderr, "psched-exec: %s\n", cwd.error().message().c_str());
+    return 1;
+  }
+  if (auto exe = ResolveExecutable(o.command.front(), *cwd, *env); !exe) {
     std::fprintf(stderr, "psched-exec: %s\n", exe.error().message().c_str());
     return 127;
   }
   psched::proto::LaunchRequest req;
   req.argv = o.command;
   req.env = std::move(*env);
-  std::error_code ec;
-  req.cwd = o.chdir.empty() ? std::filesystem::current_path(ec).string()
-                            : std::filesystem::absolute(o.chdir, ec).string();
+  req.cwd = std::move(*cwd);
   req.ranks = o.ranks;
   req.threads_per_rank = o.cpus_per_rank;
   req.nodes = o.nodes;

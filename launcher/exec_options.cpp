@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "common/command_line.hpp"
@@ -119,6 +120,20 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
     o.time_s = *t;
   }
   return out;
+}
+
+Result<std::string> RanksDirectory(const std::string& chdir) {
+  if (chdir.starts_with('/')) return chdir;
+  std::error_code ec;
+  const std::filesystem::path here = std::filesystem::current_path(ec);
+  // Sent empty, the ranks ran wherever the daemon happened to be: say so instead.
+  if (ec) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "cannot name the ranks' working directory: the current directory is not "
+                "accessible (getcwd: " +
+                    ec.message() + "); cd to one that exists or give --chdir DIR");
+  }
+  return (chdir.empty() ? here : here / chdir).string();
 }
 
 Result<std::vector<std::string>> RankEnvironment(const std::vector<std::string>& exports,

@@ -37,6 +37,11 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv);
 // "90", "1:30", "1:00:00" -> seconds.
 Result<double> ParseDuration(const std::string& text);
 
+// The ranks' working directory in full: --chdir DIR (from here when relative), else
+// this one. An error when the current directory is needed and cannot be named
+// (removed, or no longer reachable).
+Result<std::string> RanksDirectory(const std::string& chdir);
+
 // The environment for the ranks: this process's, with -x VAR=value applied.
 // "-x VAR" exports VAR from here and is an error when VAR is not set.
 Result<std::vector<std::string>> RankEnvironment(const std::vector<std::string>& exports,

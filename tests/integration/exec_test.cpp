@@ -104,6 +104,33 @@ TEST_F(ExecTest, ARankThatDoesNotReadStdinNeverBlocksTheDaemon) {
   EXPECT_EQ(hog.Wait(), 128 + SIGTERM);
 }
 
+// The embedded daemon outlives the launcher that started it: it must not keep that
+// launcher's directory busy (a file system that then cannot be unmounted).
+TEST_F(ExecTest, EmbeddedDaemonDoesNotKeepItsStartersDirectory) {
+  TempDir dir;
+  auto r = RunShell("cd " + dir.path() + " && exec " + Bin("psched-exec") + " true", daemon_.Env());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const pid_t daemon = daemon_.Pid();
+  ASSERT_GT(daemon, 0);
+  EXPECT_EQ(std::filesystem::read_symlink("/proc/" + std::to_string(daemon) + "/cwd"), "/");
+}
+
+// A launcher whose directory was removed cannot name it: sent empty, its ranks ran in
+// the daemon's directory instead, without a word.
+TEST_F(ExecTest, ALauncherThatCannotNameItsDirectoryRefusesToRun) {
+  ASSERT_EQ(Exec({"true"}).code, 0);  // the daemon runs: this is about the launcher
+  TempDir dir;
+  const std::string in_removed_dir = "mkdir " + dir / "gone" + " && cd " + dir / "gone" +
+                                     " && rmdir ../gone && exec " + Bin("psched-exec");
+  auto r = RunShell(in_removed_dir + " pwd", daemon_.Env());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("the current directory is not accessible"), std::string::npos) << r.err;
+  r = RunShell(in_removed_dir + " --chdir /tmp pwd", daemon_.Env());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "/tmp\n");
+}
+
 TEST_F(ExecTest, ChdirAndStderr) {
   auto r = Exec({"--chdir", "/tmp", "sh", "-c", "pwd; echo oops >&2"});
   ASSERT_EQ(r.code, 0);

@@ -98,8 +98,9 @@ TEST(Security, MalformedFramesAreRefusedAndTheDaemonKeepsServing) {
   EXPECT_EQ(r.out, "still serving\n");
 }
 
-// What psched-exec refuses on its command line, a client that skips it must be refused by
-// the daemon: the leader's queue orders sessions by their estimates.
+// What psched-exec refuses, a client that skips it must be refused by the daemon: the
+// leader's queue orders sessions by their estimates, and ranks sent an empty directory
+// ran in the daemon's.
 TEST(Security, LaunchRequestsPschedExecWouldRefuseAreRefused) {
   EmbeddedDaemon daemon;
   ASSERT_EQ(RunCmd({Bin("psched-exec"), "true"}, daemon.Env()).code, 0);
@@ -122,6 +123,14 @@ TEST(Security, LaunchRequestsPschedExecWouldRefuseAreRefused) {
     EXPECT_NE(refusal(req).find("the runtime estimate must be a finite number of seconds"),
               std::string::npos)
         << estimate;
+  }
+  req.estimate_s = 0;
+  for (const char* cwd : {"", "relative/dir"}) {
+    req.cwd = cwd;
+    EXPECT_NE(refusal(req).find("the ranks' working directory must be an absolute path, got '" +
+                                std::string(cwd) + "'"),
+              std::string::npos)
+        << cwd;
   }
   auto r = RunCmd({Bin("psched-exec"), "--time", "5", "echo", "still serving"}, daemon.Env());
   EXPECT_EQ(r.code, 0) << r.err;
