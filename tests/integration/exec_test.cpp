@@ -93,6 +93,19 @@ TEST_F(ExecTest, StdinSentBeforeRankZeroStartsIsKeptForIt) {
   EXPECT_EQ(empty.out, "");
 }
 
+// With stdin closed (`<&-`) the daemon socket became psched-exec's descriptor 0, read as
+// its stdin: nothing was printed and nothing ended. Closed stdio stands for /dev/null, as
+// under srun and mpiexec.
+TEST_F(ExecTest, ClosedStdioIsDevNull) {
+  const std::string exec = Bin("psched-exec");
+  auto r = RunShell(exec + " sh -c 'read x || echo no input; echo there' <&-", daemon_.Env(), 30);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "no input\nthere\n");
+  r = RunShell(exec + " sh -c 'read x || echo no input >&2' <&- >&-", daemon_.Env(), 30);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "no input\n");
+}
+
 TEST_F(ExecTest, ARankThatDoesNotReadStdinNeverBlocksTheDaemon) {
   Proc hog({Bin("psched-exec"), "sh", "-c", "echo up; exec sleep 300"}, daemon_.Env(), true);
   ASSERT_TRUE(hog.WaitStdout([](const std::string& s) { return s.find("up") != s.npos; }));
