@@ -1,6 +1,7 @@
 // psched-alloc: an emulated N-node allocation on this host, for tests, demos and
 // scale benchmarks:  psched-alloc -N 4 --topology "pack:2 core:20 pu:1" -- CMD
-// Runs CMD with PSCHED_ALLOCATION set and returns its exit status.
+// Runs CMD with PSCHED_ALLOCATION set and returns its exit status; SIGTERM and SIGHUP
+// go to CMD, and the allocation ends (daemons stopped, directory removed) after it.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,42 @@
 #include "scheduler/allocator_registry.hpp"
 
 namespace {
+
+// The signals that end an allocation from outside: SIGTERM (a batch system's end, an
+// admin), SIGHUP (the terminal closed) and, while the daemons start, the terminal's
+// SIGINT and SIGQUIT. Blocked from the start and taken with sigwait: their default action
+// killed psched-alloc alone, leaving CMD running and the directory (with the secret)
+// behind. Children start with an empty mask (StartChild).
+sigset_t EndingSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGTERM, SIGHUP, SIGINT, SIGQUIT}) sigaddset(&set, sig);
+  return set;
+}
+
+// One of `ending` that arrived while the daemons started, or 0.
+int PendingSignal(const sigset_t& ending) {
+  sigset_t pending;
+  sigpending(&pending);
+  for (int sig = 1; sig < NSIG; ++sig)
+    if (sigismember(&ending, sig) == 1 && sigismember(&pending, sig) == 1) return sig;
+  return 0;
+}
+
+// Waits for CMD, passing SIGTERM and SIGHUP on to it as salloc does: CMD decides how to
+// end, and we end after it. Returns its wait status.
+int WaitForwardingEnds(pid_t cmd) {
+  sigset_t waited;
+  sigemptyset(&waited);
+  for (int sig : {SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&waited, sig);
+  int status = 0;
+  for (;;) {
+    if (waitpid(cmd, &status, WNOHANG) == cmd) return status;
+    int sig = 0;
+    if (sigwait(&waited, &sig) != 0) continue;
+    if (sig != SIGCHLD) kill(cmd, sig);  // a daemon's SIGCHLD wakes us too: look again
+  }
+}
 
 int RunCommand(int argc, char** argv) {
   using namespace psched::launcher;
@@ -35,7 +72,8 @@ int RunCommand(int argc, char** argv) {
   // (sh -c ..., echo -v) are not ours.
   app.prefix_command();
   app.footer(
-      "CMD [ARGS...]: the command to run inside the allocation, after the options (or after --)");
+      "CMD [ARGS...]: the command to run inside the allocation, after the options (or after --).\n"
+      "SIGTERM and SIGHUP are passed on to CMD; the allocation ends once CMD has.");
   if (auto code = psched::ParseCommandLine(app, "psched-alloc", argc, argv)) return *code;
   std::string problem;
   auto command = psched::CommandAfterOptions(app, &problem);
@@ -46,16 +84,24 @@ int RunCommand(int argc, char** argv) {
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGCHLD, SIG_DFL);  // inherited as ignored, CMD would be reaped before we wait
+  sigset_t blocked = EndingSignals();
+  sigaddset(&blocked, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &blocked, nullptr);
   auto alloc = EmulatedAllocation::Start(o);
   if (!alloc) {
     std::fprintf(stderr, "psched-alloc: %s\n", alloc.error().ToString().c_str());
     return 1;
   }
+  if (int sig = PendingSignal(EndingSignals()); sig != 0) {
+    alloc->Stop();
+    return 128 + sig;
+  }
   if (o.verbose) {
     std::fprintf(stderr, "psched-alloc: %d nodes up, PSCHED_ALLOCATION=%s\n", o.nodes,
                  alloc->dir().c_str());
   }
-  // CMD shares our terminal; we only wait for it.
+  // CMD shares our terminal, which sends it Ctrl-C and Ctrl-\ itself; we only wait for it.
   signal(SIGINT, SIG_IGN);
   signal(SIGQUIT, SIG_IGN);
   // CMD sees the allocation (and we, who do not care, too).
@@ -69,9 +115,7 @@ int RunCommand(int argc, char** argv) {
     alloc->Stop();
     return pid.error().sys_errno() == ENOENT ? 127 : 126;  // the shell's convention
   }
-  int status = 0;
-  while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = WaitForwardingEnds(*pid);
   alloc->Stop();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include "tests/support/allocation.hpp"
 #include "tests/support/eventually.hpp"
@@ -292,6 +293,70 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   auto alloc = RunCmd({Bin("psched-alloc"), "--allocator", "nope", "--", "true"});
   EXPECT_NE(alloc.code, 0);
   EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;
+}
+
+// SIGTERM (a batch system's end, an admin) or SIGHUP (the terminal closed) took psched-alloc
+// down by their default action: CMD ran on, and the directory, secret included, stayed.
+// As salloc: they go to CMD, and the allocation ends after it, with CMD's status.
+TEST(Alloc, TermAndHupGoToTheCommandAndTheAllocationEndsAfterIt) {
+  struct Case {
+    int sig;
+    std::string cmd;
+    int code;
+  } cases[] = {
+      {SIGTERM, "echo $$ $PSCHED_ALLOCATION; exec sleep 300", 128 + SIGTERM},
+      {SIGHUP,
+       "trap 'echo got HUP; exit 3' HUP; echo $$ $PSCHED_ALLOCATION; "
+       "while :; do sleep 0.05; done",
+       3},
+  };
+  for (const auto& c : cases) {
+    Proc p({Bin("psched-alloc"), "-N", "2", "--topology", "core:2", "--", "sh", "-c", c.cmd});
+    ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s.find('\n') != s.npos; }))
+        << p.err();
+    pid_t cmd = -1;
+    std::string dir;
+    std::istringstream(p.out()) >> cmd >> dir;
+    ASSERT_TRUE(std::filesystem::exists(dir + "/secret")) << dir;
+    p.Signal(c.sig);
+    EXPECT_EQ(p.Wait(), c.code) << strsignal(c.sig) << ": " << p.err();
+    EXPECT_TRUE(ProcessGone(cmd)) << strsignal(c.sig) << ": CMD still runs";
+    EXPECT_FALSE(std::filesystem::exists(dir)) << strsignal(c.sig) << ": " << dir << " left";
+    if (c.sig == SIGHUP) EXPECT_NE(p.out().find("got HUP"), std::string::npos) << p.out();
+    if (!ProcessGone(cmd)) kill(cmd, SIGKILL);
+  }
+}
+
+// The same while the daemons start: the allocation is stopped as soon as it is up, and
+// CMD never runs. A copy of psched-alloc runs beside a pschedd wrapper that sends its
+// parent SIGTERM when it starts node 1.
+TEST(Alloc, TermWhileTheDaemonsStartStopsThemAndRunsNothing) {
+  TempDir bin("psched-alloc-term");
+  std::filesystem::copy_file(Bin("psched-alloc"), bin / "psched-alloc");
+  std::ofstream(bin / "pschedd") << "#!/bin/sh\n"
+                                    "echo $$ \"$*\" >> "
+                                 << bin / "started"
+                                 << "\n"
+                                    "case \" $* \" in *\" --node 1 \"*) kill -TERM $PPID ;; esac\n"
+                                    "exec "
+                                 << Bin("pschedd") << " \"$@\"\n";
+  std::filesystem::permissions(bin / "pschedd", std::filesystem::perms::owner_all);
+  auto r =
+      RunCmd({bin / "psched-alloc", "-N", "2", "--topology", "core:2", "--", "touch", bin / "ran"},
+             {}, "", 60);
+  EXPECT_EQ(r.code, 128 + SIGTERM) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(bin / "ran")) << "CMD ran";
+  std::ifstream started(bin / "started");
+  int daemons = 0;
+  for (std::string line; std::getline(started, line); ++daemons) {
+    const pid_t pid = std::stoi(line);
+    EXPECT_TRUE(Eventually([&] { return ProcessGone(pid); })) << "pschedd " << pid << " left";
+    const auto at = line.find("--secret-file ") + 14;
+    const std::string dir =
+        std::filesystem::path(line.substr(at, line.find(' ', at) - at)).parent_path();
+    EXPECT_FALSE(std::filesystem::exists(dir)) << dir << " left";
+  }
+  EXPECT_EQ(daemons, 2);
 }
 
 // A daemon that dies after announcing its port but before joining leaves the leader
