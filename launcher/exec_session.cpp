@@ -18,14 +18,20 @@ namespace {
 
 constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
 
-void WriteAll(int fd, const char* data, size_t size) {
+// 0, or the errno of a write that failed.
+int WriteAll(int fd, const char* data, size_t size) {
   while (size > 0) {
     ssize_t n = write(fd, data, size);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // stdout closed: output is dropped, the session still runs
+    if (n < 0) return errno;
     data += n;
     size -= static_cast<size_t>(n);
   }
+  return 0;
+}
+
+const char* StreamName(int fd) {
+  return fd == 1 ? "stdout" : "stderr";
 }
 
 class ExecClient {
@@ -149,22 +155,46 @@ class ExecClient {
   }
 
   void Print(const proto::Output& out) {
-    int fd = out.stream == 2 ? 2 : 1;
-    if (!options_.label) return WriteAll(fd, out.data.data(), out.data.size());
-    std::string text = PrefixLines("[" + std::to_string(out.rank) + "] ", out.data);
-    WriteAll(fd, text.data(), text.size());
+    const int fd = out.stream == 2 ? 2 : 1;
+    if (unwritable_[fd]) return;
+    const std::string labelled =
+        options_.label ? PrefixLines("[" + std::to_string(out.rank) + "] ", out.data) : "";
+    const std::string& text = options_.label ? labelled : out.data;
+    if (int err = WriteAll(fd, text.data(), text.size()); err != 0) OutputFailed(fd, err);
+  }
+
+  // A reader that has gone (`psched-exec ... | head`) ends the session, as SIGPIPE ends a
+  // pipeline's writer and Open MPI's mpirun aborts its job: the ranks are killed and we
+  // exit 128+SIGPIPE (srun carries on to the end, the output dropped). Any other write
+  // error (a full disk) is said once and makes the exit status non-zero; the session
+  // goes on, the rest of that stream's output dropped.
+  void OutputFailed(int fd, int err) {
+    unwritable_[fd] = true;
+    if (err == EPIPE) {
+      if (options_.verbose) {
+        std::fprintf(stderr, "psched-exec: %s is a broken pipe: killing session %ld\n",
+                     StreamName(fd), static_cast<long>(session_));
+      }
+      reader_gone_ = true;
+      return SendSignal(SIGKILL);
+    }
+    std::fprintf(stderr,
+                 "psched-exec: session %ld: writing the ranks' %s: %s; the rest of it is lost\n",
+                 static_cast<long>(session_), StreamName(fd), strerror(err));
+    output_lost_ = true;
   }
 
   void Ended(const proto::Frame& frame) {
     auto ended = proto::Decode<proto::SessionEnded>(frame);
     if (!ended) return Finish(1);
+    if (reader_gone_) return Finish(128 + SIGPIPE);  // we killed it: its exits are ours
     if (ended->code != 0 && !ended->message.empty()) {
       std::fprintf(stderr, "psched-exec: session %ld: %s\n", static_cast<long>(ended->session),
                    ended->message.c_str());
     } else if (options_.verbose) {
       std::fprintf(stderr, "psched-exec: session %ld ended\n", static_cast<long>(ended->session));
     }
-    Finish(ended->code);
+    Finish(ended->code == 0 && output_lost_ ? 1 : ended->code);
   }
 
   void OnClosed(const std::string& why) {
@@ -221,7 +251,10 @@ class ExecClient {
   event* wait_ev_ = nullptr;
   std::string wait_reason_;
   int64_t session_ = -1;
-  std::vector<int> pending_signals_;  // arrived before session_ was known, in order
+  std::vector<int> pending_signals_;            // arrived before session_ was known, in order
+  bool unwritable_[3] = {false, false, false};  // by descriptor: a write to it failed
+  bool reader_gone_ = false;                    // stdout or stderr is a broken pipe
+  bool output_lost_ = false;                    // another write error dropped output
   int code_ = -1;
 };
 

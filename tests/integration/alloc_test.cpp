@@ -126,8 +126,12 @@ TEST(Alloc, OutputNobodyReadsIsHeldNotBufferedByTheLeader) {
   const pid_t leader = alloc.DaemonPid(0);
   ASSERT_GT(leader, 0);
   const long before = ResidentKiB(leader);
-  Proc p({"sh", "-c", Bin("psched-exec") + " -N 2 -n 2 yes | sleep 5; echo reader gone"},
+  Proc p({"sh", "-c",
+          Bin("psched-exec") +
+              " -N 2 -n 2 yes | sh -c 'echo reader $$ >&2; exec sleep 60'; echo reader gone"},
          alloc.Env());
+  ASSERT_TRUE(p.WaitStderr([](const std::string& s) { return s.find('\n') != s.npos; }));
+  const pid_t reader = std::stoi(p.err().substr(p.err().find("reader ") + 7));
   ASSERT_TRUE(Eventually([&] { return AllocationRanks(alloc.dir(), "yes").size() == 2u; }));
   // The backlog would build at the daemons' speed: a few hundred MB/s.
   long peak = 0;
@@ -139,9 +143,11 @@ TEST(Alloc, OutputNobodyReadsIsHeldNotBufferedByTheLeader) {
   for (const RankProc& r : AllocationRanks(alloc.dir(), "yes"))
     EXPECT_TRUE(Eventually([&] { return ProcessState(r.pid) == 'S'; })) << "rank " << r.rank;
   // Killed while held: the nodes drain the pipes to their end, the session ends once the
-  // reader has gone (the launcher then drops output), and the daemons serve on.
+  // reader has gone (the launcher's write then fails), and the daemons serve on. The
+  // reader stays until then: a reader gone first ends the session itself.
   ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
   EXPECT_TRUE(Eventually([&] { return AllocationRanks(alloc.dir(), "yes").empty(); }));
+  kill(reader, SIGKILL);
   EXPECT_TRUE(p.WaitStdout([](const std::string& s) { return s.find("reader gone") != s.npos; }))
       << p.err();
   EXPECT_TRUE(Eventually([&] { return SessionOf(alloc.Status(), 1).empty(); }))

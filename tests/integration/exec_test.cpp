@@ -144,6 +144,27 @@ TEST_F(ExecTest, ALauncherThatCannotNameItsDirectoryRefusesToRun) {
   EXPECT_EQ(r.out, "/tmp\n");
 }
 
+// `psched-exec yes | head -2` never ended, yes burning a CPU: the launcher dropped output
+// to the broken pipe and the session ran on. As a pipeline's writer (and Open MPI's
+// mpirun), the session now ends and the launcher exits 128+SIGPIPE.
+TEST_F(ExecTest, AReaderThatHasGoneEndsTheSession) {
+  auto r = RunShell("{ " + Bin("psched-exec") + " yes; echo \"exec $?\" >&2; } | head -n 2",
+                    daemon_.Env(), 30);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "y\ny\n");
+  EXPECT_NE(r.err.find("exec 141"), std::string::npos) << r.err;
+  EXPECT_TRUE(Eventually([&] { return ChildrenOf(daemon_.Pid()).empty(); })) << "yes runs on";
+}
+
+// Output that cannot be written for another reason (a full disk) was dropped without a
+// word and the launcher exited 0.
+TEST_F(ExecTest, OutputThatCannotBeWrittenIsSaidAndFailsTheLauncher) {
+  auto r = RunShell(Bin("psched-exec") + " echo hi > /dev/full", daemon_.Env(), 30);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("writing the ranks' stdout: No space left on device"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(ExecTest, ChdirAndStderr) {
   auto r = Exec({"--chdir", "/tmp", "sh", "-c", "pwd; echo oops >&2"});
   ASSERT_EQ(r.code, 0);

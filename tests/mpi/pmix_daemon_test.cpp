@@ -521,8 +521,12 @@ TEST(PmixDaemon, SpawnedChildrensOutputNobodyReadsIsHeld) {
   const std::string kComm = "mpi_spawn_excha";  // /proc/PID/comm keeps 15 characters
   psched::testing::Proc p({"sh", "-c",
                            Bin("psched-exec") + " -n 1 " + Bin("mpi_spawn_exchange") +
-                               " 2 flood | sleep 8; echo reader gone"},
+                               " 2 flood | sh -c 'echo reader $$ >&2; exec sleep 300'; "
+                               "echo reader gone"},
                           alloc.Env());
+  // The reader stays until the session is killed: a reader gone first ends it itself.
+  ASSERT_TRUE(p.WaitStderr([](const std::string& s) { return s.find('\n') != s.npos; }));
+  const pid_t reader = std::stoi(p.err().substr(p.err().find("reader ") + 7));
   auto children = [&] {
     std::vector<psched::testing::RankProc> out;
     for (const auto& r : psched::testing::AllocationRanks(alloc.dir(), kComm))
@@ -545,6 +549,7 @@ TEST(PmixDaemon, SpawnedChildrensOutputNobodyReadsIsHeld) {
   ASSERT_EQ(psched::testing::RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
   EXPECT_TRUE(psched::testing::Eventually(
       [&] { return psched::testing::AllocationRanks(alloc.dir(), kComm).empty(); }));
+  kill(reader, SIGKILL);
   EXPECT_TRUE(
       p.WaitStdout([](const std::string& s) { return s.find("reader gone") != s.npos; }, 60))
       << p.err();
@@ -556,7 +561,8 @@ TEST(PmixDaemon, SpawnedChildrensOutputNobodyReadsIsHeld) {
 // writing (a connection keeps one drain callback; the parent's hold must not be lost
 // to the children's). The last 50 MB of 100 MB read after the pause hold lines of both (a hold and
 // its release span about 7 MB).
-// (psched-exec outlives its reader, dropping output, as srun does: the reader kills it.)
+// (The subshell holds the pipe until it has killed the session: psched-exec, which ends a
+// session whose reader has gone, finds its reader gone only then.)
 TEST(PmixDaemon, HeldParentAndChildrenBothResumeWhenTheLauncherReads) {
   auto o = InAllocation(kOneNode,
                         "psched-exec -n 1 mpi_spawn_exchange 2 flood | "
