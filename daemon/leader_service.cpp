@@ -505,6 +505,14 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
       }
       return;
     }
+    case proto::MsgType::kIoStdinWritten: {
+      // Stdin flow control is between the launcher and rank 0's node: passed on as it is.
+      auto written = proto::Decode<proto::StdinWritten>(frame);
+      LiveSession* s = written ? Find(written->session) : nullptr;
+      if (s == nullptr) return;
+      if (auto c = s->launcher.lock()) c->Send(proto::Encode(frame.type, *written));
+      return;
+    }
     case proto::MsgType::kSessionRankExited:
       if (auto e = proto::Decode<proto::RankExit>(frame)) RankFailed(*e);
       return;

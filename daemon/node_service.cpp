@@ -55,15 +55,21 @@ struct NodeService::LocalRank {
   bool Done() const { return reaped && !(out && out->open) && !(err && err->open); }
 };
 
-// Rank 0's stdin: non-blocking, buffered, so a rank that does not read never
-// blocks the daemon. The buffer is bounded; beyond it input is dropped (and said so).
-struct StdinSink {
-  static constexpr size_t kMaxPending = 16u << 20;
+// Rank 0's stdin: non-blocking, buffered, so a rank that does not read never blocks the
+// daemon. The launcher keeps no more than proto::kStdinWindow in flight and reads on as
+// the sink reports what it has written (`report`), so the buffer stays within the window.
+// Input beyond it comes only from a client that ignores the window: dropped, and said so.
+struct NodeService::StdinSink {
+  static constexpr size_t kMaxPending = proto::kStdinWindow;
+  using Report = std::function<void(uint64_t written, bool closed)>;
   int fd = -1;
   event* ev = nullptr;
   std::string pending;
   bool eof = false;
   bool warned = false;
+  uint64_t written = 0;   // bytes written to rank 0 since the session started
+  uint64_t reported = 0;  // the count last reported
+  Report report;
   ~StdinSink() { Close(); }
   void Close() {
     if (ev) event_free(ev);
@@ -77,11 +83,23 @@ struct StdinSink {
     while (fd >= 0 && !pending.empty()) {
       ssize_t n = write(fd, pending.data(), pending.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0 && errno == EAGAIN) return void(event_add(ev, nullptr));
-      if (n <= 0) return Close();  // rank 0 closed its stdin: drop the rest, as mpiexec does
+      if (n < 0 && errno == EAGAIN) break;
+      if (n <= 0) return RankClosed();
       pending.erase(0, static_cast<size_t>(n));
+      written += static_cast<uint64_t>(n);
     }
+    if (written - reported >= proto::kStdinReportEvery) {
+      reported = written;
+      if (report) report(written, false);
+    }
+    if (fd >= 0 && !pending.empty()) return void(event_add(ev, nullptr));
     if (fd >= 0 && eof) Close();
+  }
+  // Rank 0 closed its stdin (or is gone): the rest is dropped, as mpiexec does, and the
+  // launcher stops reading.
+  void RankClosed() {
+    Close();
+    if (report) report(written, true);
   }
   static void OnWritable(evutil_socket_t, short, void* arg) {
     static_cast<StdinSink*>(arg)->Flush();
@@ -254,7 +272,7 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   r.pid = spawned->pid;
   if (spawned->in_fd >= 0) {
     // Input that arrived while the session was starting waits in the sink: it goes out now.
-    if (!s.stdin_sink) s.stdin_sink = std::make_unique<StdinSink>();
+    if (!s.stdin_sink) s.stdin_sink = MakeStdinSink(s.id);
     s.stdin_sink->fd = spawned->in_fd;
     evutil_make_socket_nonblocking(spawned->in_fd);
     s.stdin_sink->ev =
@@ -485,13 +503,26 @@ std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) 
   return out;
 }
 
+std::unique_ptr<NodeService::StdinSink> NodeService::MakeStdinSink(int64_t session) {
+  auto sink = std::make_unique<StdinSink>();
+  sink->report = [this, session](uint64_t written, bool closed) {
+    send_up_(proto::MsgType::kIoStdinWritten,
+             proto::Json(proto::StdinWritten{session, written, closed}));
+  };
+  return sink;
+}
+
 void NodeService::Stdin(const proto::StdinData& data) {
   LocalSession* s = Find(data.session);
   if (s == nullptr) return;
   // The launcher sends input once the session has started, which can be before rank 0
   // exists here (the launch hook answers later): keep it for rank 0 (bounded below).
-  if (s->starting && !s->stdin_sink) s->stdin_sink = std::make_unique<StdinSink>();
-  if (!s->stdin_sink || (s->stdin_sink->fd < 0 && !s->starting)) return;
+  if (s->starting && !s->stdin_sink) s->stdin_sink = MakeStdinSink(s->id);
+  if (!s->stdin_sink || (s->stdin_sink->fd < 0 && !s->starting)) {
+    // Rank 0 never started, or has closed its stdin: the launcher is to stop sending.
+    return send_up_(proto::MsgType::kIoStdinWritten,
+                    proto::Json(proto::StdinWritten{data.session, 0, true}));
+  }
   StdinSink& sink = *s->stdin_sink;
   if (sink.pending.size() + data.data.size() > StdinSink::kMaxPending) {
     if (!sink.warned) {

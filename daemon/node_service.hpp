@@ -53,6 +53,7 @@ class NodeService {
   void Resume(int64_t session);
   // (rank, pid) of the session's ranks on this node that have not exited (co-scheduling).
   std::vector<std::pair<int, pid_t>> LocalProcesses(int64_t session);
+  // Rank 0's stdin; io.stdin_written tells the launcher how much rank 0 has taken.
   void Stdin(const proto::StdinData& data);
   // Held: the session's output pipes are not read, so its ranks block writing once they
   // are full (the launcher does not keep up); released: read again.
@@ -62,6 +63,7 @@ class NodeService {
 
  private:
   struct Stream;
+  struct StdinSink;
   struct LocalRank;
   struct LocalSession;
 
@@ -72,6 +74,8 @@ class NodeService {
   void StartRank(LocalSession& s, const proto::SpawnOrder& order, const proto::RankSpec& spec);
   // A rank that failed before it ran: reported up as exited with `code`, kept as reaped.
   void RankNeverStarted(LocalSession& s, int rank, int code, int signal, const std::string& why);
+  // Rank 0's stdin buffer, reporting what it writes up to the session's launcher.
+  std::unique_ptr<StdinSink> MakeStdinSink(int64_t session);
   std::vector<std::string> RankEnv(const proto::SpawnOrder& order, const proto::RankSpec& spec,
                                    int local_size);
   static void OnSigchld(evutil_socket_t, short, void* arg);

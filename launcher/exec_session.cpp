@@ -1,10 +1,12 @@
 #include "launcher/exec_session.hpp"
 
 #include <event2/event.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -72,6 +74,9 @@ class ExecClient {
       case proto::MsgType::kIoOutput:
         if (auto out = proto::Decode<proto::Output>(frame)) Print(*out);
         return;
+      case proto::MsgType::kIoStdinWritten:
+        if (auto written = proto::Decode<proto::StdinWritten>(frame)) StdinTaken(*written);
+        return;
       case proto::MsgType::kSessionEnded:
         return Ended(frame);
       case proto::MsgType::kSessionAck:
@@ -120,38 +125,75 @@ class ExecClient {
     StartStdin();
   }
 
+  // Stdin goes to rank 0 no faster than rank 0 takes it: at most proto::kStdinWindow in
+  // flight, opened again by each io.stdin_written report. A pollable stdin (pipe, socket,
+  // terminal) is watched only while the window has room; anything else (a regular file,
+  // /dev/null) is read through as far as the window allows.
   void StartStdin() {
     struct stat st {};
     if (fstat(0, &st) != 0) return;  // no stdin at all
-    // Regular files and /dev/null cannot be polled: read them through now.
-    if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode) && !isatty(0)) {
-      while (ReadStdin()) {
-      }
-      return;
-    }
-    stdin_ev_ = event_new(base_, 0, EV_READ | EV_PERSIST, &ExecClient::OnStdin, this);
-    if (event_add(stdin_ev_, nullptr) == 0) {
+    stdin_open_ = true;
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(0)) {
+      stdin_ev_ = event_new(base_, 0, EV_READ | EV_PERSIST, &ExecClient::OnStdin, this);
       events_.push_back(stdin_ev_);
-      return;
     }
-    event_free(stdin_ev_);
-    stdin_ev_ = nullptr;
-    while (ReadStdin()) {
+    ReadStdinWhileRoom();
+  }
+
+  bool StdinWindowOpen() const { return stdin_sent_ - stdin_written_ < proto::kStdinWindow; }
+
+  void ReadStdinWhileRoom() {
+    if (stdin_ev_ != nullptr && stdin_open_ && StdinWindowOpen() &&
+        event_add(stdin_ev_, nullptr) != 0) {
+      stdin_ev_ = nullptr;  // it cannot be polled after all (freed with events_)
     }
+    if (stdin_ev_ == nullptr) {
+      while (stdin_open_ && StdinWindowOpen()) ReadStdin();
+    } else if (!stdin_open_ || !StdinWindowOpen()) {
+      event_del(stdin_ev_);
+    }
+    if (stdin_open_ && !StdinWindowOpen()) SayStdinWaits();
+  }
+
+  void SayStdinWaits() {
+    if (!options_.verbose || said_stdin_waits_) return;
+    said_stdin_waits_ = true;
+    std::fprintf(stderr,
+                 "psched-exec: session %ld: rank 0 has not taken the %llu MiB of stdin in flight; "
+                 "reading stdin waits for it\n",
+                 static_cast<long>(session_),
+                 static_cast<unsigned long long>(proto::kStdinWindow >> 20));
   }
 
   static void OnStdin(evutil_socket_t, short, void* arg) {
     auto* self = static_cast<ExecClient*>(arg);
-    if (!self->ReadStdin() && self->stdin_ev_) event_del(self->stdin_ev_);
+    self->ReadStdin();
+    self->ReadStdinWhileRoom();
   }
 
-  bool ReadStdin() {
+  void ReadStdin() {
     char buf[65536];
     ssize_t n = read(0, buf, sizeof buf);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return true;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n > 0) stdin_sent_ += static_cast<uint64_t>(n);
+    stdin_open_ = n > 0;
     proto::StdinData data{session_, n > 0 ? std::string(buf, static_cast<size_t>(n)) : "", n <= 0};
     conn_->Send(proto::Encode(proto::MsgType::kIoStdin, data));
-    return n > 0;
+  }
+
+  void StdinTaken(const proto::StdinWritten& written) {
+    stdin_written_ = std::max(stdin_written_, written.bytes);
+    if (written.closed && stdin_open_) {
+      // Rank 0 has closed its stdin: the rest would be dropped. As in a pipeline, whoever
+      // writes to ours learns it (EPIPE) instead of blocking.
+      stdin_open_ = false;
+      int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (null_fd >= 0) {
+        dup2(null_fd, 0);
+        close(null_fd);
+      }
+    }
+    ReadStdinWhileRoom();
   }
 
   void Print(const proto::Output& out) {
@@ -248,6 +290,10 @@ class ExecClient {
   std::shared_ptr<daemon::Connection> conn_;
   std::vector<event*> events_;
   event* stdin_ev_ = nullptr;
+  bool stdin_open_ = false;     // read on: neither its end nor rank 0's closing yet
+  uint64_t stdin_sent_ = 0;     // bytes of stdin sent toward rank 0
+  uint64_t stdin_written_ = 0;  // of those, written to rank 0 (io.stdin_written)
+  bool said_stdin_waits_ = false;
   event* wait_ev_ = nullptr;
   std::string wait_reason_;
   int64_t session_ = -1;

@@ -56,6 +56,7 @@ constexpr std::array kNames = {
     "coll.abort",
     "coll.forget",
     "io.flow",
+    "io.stdin_written",
 };
 static_assert(kNames.size() == static_cast<size_t>(MsgType::kLast));
 

@@ -28,7 +28,7 @@ namespace psched::proto {
 using Json = nlohmann::json;
 
 inline constexpr uint32_t kMagic = 0x50534348;  // "PSCH"
-inline constexpr uint16_t kVersion = 3;         // 3: collective frames in their own layout
+inline constexpr uint16_t kVersion = 4;         // 4: stdin flow control (io.stdin_written)
 inline constexpr size_t kHeaderSize = 12;
 // Frame size limits, by what the other end has proven. Launchers and ctl (local, by uid):
 // a launch carries argv and environment, output goes in chunks far below this.
@@ -77,7 +77,8 @@ enum class MsgType : uint16_t {
   kCollAbort,          // leader -> all: CollAbort (participants lost: fail their collectives)
   kCollForget,         // node -> parent: CollForget (its session ended inside a collective)
   kIoFlow,             // leader -> nodes: OutputFlow (stop or resume reading a session's output)
-  kLast = kIoFlow,
+  kIoStdinWritten,     // node -> leader -> launcher: StdinWritten (how much rank 0 has taken)
+  kLast = kIoStdinWritten,
 };
 
 const char* MsgTypeName(MsgType type);

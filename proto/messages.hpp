@@ -124,6 +124,22 @@ struct StdinData {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StdinData, session, data, eof)
 
+// Stdin flow control: the launcher keeps at most kStdinWindow bytes of its stdin in flight
+// toward rank 0 (sent, and not yet written to rank 0's pipe) and reads on as the node
+// reports them written, so a rank that reads slowly blocks the launcher's reader instead
+// of input being buffered without bound or dropped. The node reports at least every
+// kStdinReportEvery bytes: less than the window, or the launcher could wait for a report
+// that never comes.
+inline constexpr uint64_t kStdinWindow = 4u << 20;
+inline constexpr uint64_t kStdinReportEvery = 1u << 20;
+static_assert(kStdinReportEvery < kStdinWindow);
+struct StdinWritten {
+  int64_t session = 0;
+  uint64_t bytes = 0;   // of the session's stdin, written to rank 0's pipe so far
+  bool closed = false;  // rank 0's stdin is closed (or rank 0 is gone): more would be dropped
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StdinWritten, session, bytes, closed)
+
 // Output flow control: a launcher that does not keep up holds its session's output.
 struct OutputFlow {
   int64_t session = 0;

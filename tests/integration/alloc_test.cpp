@@ -156,6 +156,27 @@ TEST(Alloc, OutputNobodyReadsIsHeldNotBufferedByTheLeader) {
   p.Wait();
 }
 
+// Stdin flow control across the tree: rank 0 on node 2 (nodes 0 and 1 are busy, node 2
+// hangs below node 1) reports what it has written up to the leader, which passes it on to
+// the launcher; without the reports the launcher would stop after its window.
+TEST(Alloc, AllOfStdinReachesRankZeroOnAnotherNode) {
+  EmulatedAlloc alloc(3, "pack:1 core:1 pu:1", /*fanout=*/1);
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  GoFile go;
+  Proc busy({Bin("psched-exec"), "-n", "2", "sh", "-c", "echo up; " + go.WaitCmd()}, alloc.Env());
+  ASSERT_TRUE(busy.WaitStdout([](const std::string& s) { return CountLines(s, "up") == 2; }));
+  TempDir dir;
+  constexpr size_t kSize = size_t{20} << 20;
+  std::ofstream(dir / "input") << std::string(kSize, 'x');
+  auto r =
+      RunShell(Bin("psched-exec") + " sh -c 'echo node $PSCHED_NODE; wc -c' < " + dir / "input",
+               alloc.Env(), 60);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "node 2\n" + std::to_string(kSize) + "\n");
+  go.Go();
+  EXPECT_EQ(busy.Wait(), 0) << busy.err();
+}
+
 TEST(Alloc, SignalsAreForwardedToEveryRank) {
   EmulatedAlloc alloc(2, "core:2");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();

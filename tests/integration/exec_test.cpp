@@ -106,6 +106,51 @@ TEST_F(ExecTest, ClosedStdioIsDevNull) {
   EXPECT_EQ(r.err, "no input\n");
 }
 
+// Stdin beyond what the node buffers (16 MiB) was dropped without a word and the session
+// exited 0: the launcher read its stdin as fast as it came. It now keeps no more than a
+// window in flight toward rank 0 and reads on as rank 0 takes it, from a file as from a
+// pipe. Rank 0 reads only once the launcher says its reading waits (-v) or, without flow
+// control, once the daemon has dropped input; then all of it must arrive.
+TEST_F(ExecTest, AllOfAStdinLargerThanAnyBufferReachesARankThatReadsLate) {
+  ASSERT_EQ(Exec({"true"}).code, 0);  // the daemon runs: its log is where a drop is said
+  TempDir dir;
+  const std::string input = dir / "input";
+  constexpr size_t kSize = size_t{20} << 20;
+  std::ofstream(input) << std::string(kSize, 'x');
+  const std::string log = daemon_.RunDir() + "/pschedd.log";
+  for (const char* feed : {"file", "pipe"}) {
+    GoFile go;
+    const int drops_before = CountOccurrences(ReadFile(log), "dropping input");
+    const std::string exec = Bin("psched-exec") + " -v sh -c '" + go.WaitCmd() + "; wc -c'";
+    Proc p({"sh", "-c",
+            std::string(feed) == "file" ? exec + " < " + input : "cat " + input + " | " + exec},
+           daemon_.Env());
+    ASSERT_TRUE(p.WaitStderr([&](const std::string& err) {
+      return err.find("reading stdin waits") != std::string::npos ||
+             CountOccurrences(ReadFile(log), "dropping input") > drops_before;
+    })) << feed
+        << ": " << p.err();
+    go.Go();
+    EXPECT_EQ(p.Wait(), 0) << feed << ": " << p.err();
+    EXPECT_EQ(p.out(), std::to_string(kSize) + "\n") << feed;
+  }
+}
+
+// Rank 0 closed its stdin: the rest would be dropped, so the launcher stops reading and,
+// as in a pipeline, whoever writes to it learns it (yes ends) while the session goes on.
+TEST_F(ExecTest, RankZeroClosingItsStdinEndsTheWriterUpstream) {
+  GoFile go;
+  Proc p({"sh", "-c",
+          "{ yes; echo \"yes ended\" >&2; } | " + Bin("psched-exec") +
+              " sh -c 'exec <&-; echo closed; " + go.WaitCmd() + "; echo done'"},
+         daemon_.Env());
+  EXPECT_TRUE(p.WaitStderr([](const std::string& s) { return s.find("yes ended") != s.npos; }))
+      << p.err();
+  go.Go();
+  EXPECT_EQ(p.Wait(), 0) << p.err();
+  EXPECT_EQ(p.out(), "closed\ndone\n");
+}
+
 TEST_F(ExecTest, ARankThatDoesNotReadStdinNeverBlocksTheDaemon) {
   Proc hog({Bin("psched-exec"), "sh", "-c", "echo up; exec sleep 300"}, daemon_.Env(), true);
   ASSERT_TRUE(hog.WaitStdout([](const std::string& s) { return s.find("up") != s.npos; }));
