@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -133,7 +134,8 @@ class ExecClient {
     struct stat st {};
     if (fstat(0, &st) != 0) return;  // no stdin at all
     stdin_open_ = true;
-    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(0)) {
+    stdin_is_tty_ = isatty(0) == 1;
+    if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || stdin_is_tty_) {
       stdin_ev_ = event_new(base_, 0, EV_READ | EV_PERSIST, &ExecClient::OnStdin, this);
       events_.push_back(stdin_ev_);
     }
@@ -142,14 +144,24 @@ class ExecClient {
 
   bool StdinWindowOpen() const { return stdin_sent_ - stdin_written_ < proto::kStdinWindow; }
 
+  // A terminal is read only while we are in its foreground process group: read from the
+  // background (`psched-exec ... &` in a shell), it stops us with SIGTTIN at the user's
+  // first keystroke. Checked again on SIGCONT (fg, bg), as Open MPI's mpirun does. A
+  // terminal that is not our controlling one has no foreground for us (-1): read it.
+  bool InStdinsForeground() const {
+    if (!stdin_is_tty_) return true;
+    const pid_t foreground = tcgetpgrp(0);
+    return foreground < 0 || foreground == getpgrp();
+  }
+
+  bool MayReadStdin() const { return stdin_open_ && StdinWindowOpen() && InStdinsForeground(); }
+
   void ReadStdinWhileRoom() {
-    if (stdin_ev_ != nullptr && stdin_open_ && StdinWindowOpen() &&
-        event_add(stdin_ev_, nullptr) != 0) {
+    if (stdin_ev_ != nullptr && MayReadStdin() && event_add(stdin_ev_, nullptr) != 0)
       stdin_ev_ = nullptr;  // it cannot be polled after all (freed with events_)
-    }
     if (stdin_ev_ == nullptr) {
-      while (stdin_open_ && StdinWindowOpen()) ReadStdin();
-    } else if (!stdin_open_ || !StdinWindowOpen()) {
+      while (MayReadStdin()) ReadStdin();
+    } else if (!MayReadStdin()) {
       event_del(stdin_ev_);
     }
     if (stdin_open_ && !StdinWindowOpen()) SayStdinWaits();
@@ -167,7 +179,7 @@ class ExecClient {
 
   static void OnStdin(evutil_socket_t, short, void* arg) {
     auto* self = static_cast<ExecClient*>(arg);
-    self->ReadStdin();
+    if (self->MayReadStdin()) self->ReadStdin();
     self->ReadStdinWhileRoom();
   }
 
@@ -253,6 +265,7 @@ class ExecClient {
   // A signal that arrives before the daemon has answered the launch (and so named the
   // session) waits for that answer, Ctrl-Z and fg included.
   void HandleSignal(int sig) {
+    if (sig == SIGCONT) ReadStdinWhileRoom();  // fg or bg: the terminal's foreground may differ
     if (session_ < 0) {
       if (options_.verbose) {
         std::fprintf(stderr, "psched-exec: signal %d (%s) waits for the session to start\n", sig,
@@ -290,7 +303,8 @@ class ExecClient {
   std::shared_ptr<daemon::Connection> conn_;
   std::vector<event*> events_;
   event* stdin_ev_ = nullptr;
-  bool stdin_open_ = false;     // read on: neither its end nor rank 0's closing yet
+  bool stdin_open_ = false;  // read on: neither its end nor rank 0's closing yet
+  bool stdin_is_tty_ = false;
   uint64_t stdin_sent_ = 0;     // bytes of stdin sent toward rank 0
   uint64_t stdin_written_ = 0;  // of those, written to rank 0 (io.stdin_written)
   bool said_stdin_waits_ = false;

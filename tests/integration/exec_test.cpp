@@ -151,6 +151,33 @@ TEST_F(ExecTest, RankZeroClosingItsStdinEndsTheWriterUpstream) {
   EXPECT_EQ(p.out(), "closed\ndone\n");
 }
 
+// `psched-exec ... &` in an interactive shell, stdin the terminal: the launcher read it from
+// the background and stopped (SIGTTIN, "Stopped (tty input)") as soon as the user typed
+// anything. It reads only once it is in the terminal's foreground (fg). What is typed
+// while it is in the background is not taken: SIGUSR1 through the launcher to rank 1 and
+// back as output shows the launcher served on after the typing, then fg hands the line to
+// rank 0.
+TEST_F(ExecTest, ATerminalIsReadOnlyInTheForeground) {
+  const std::string ranks =
+      "if [ $PSCHED_RANK = 0 ]; then trap '' USR1; read line; echo got $line; "
+      "else trap 'echo poked; exit 0' USR1; echo up; while :; do sleep 0.05; done; fi";
+  Proc shell({Bin("tty_job"), Bin("psched-exec"), "-n", "2", "sh", "-c", ranks}, daemon_.Env(),
+             /*keep_stdin_open=*/true);
+  ASSERT_TRUE(shell.WaitStdout([](const std::string& s) { return s.find("up\n") != s.npos; }))
+      << shell.err();
+  const pid_t launcher = std::stoi(shell.out().substr(shell.out().find("job ") + 4));
+  shell.WriteStdin("type hello\n");
+  ASSERT_TRUE(shell.WaitStdout([](const std::string& s) { return s.find("typed") != s.npos; }));
+  kill(launcher, SIGUSR1);
+  EXPECT_TRUE(shell.WaitStdout([](const std::string& s) { return s.find("poked") != s.npos; }))
+      << "the launcher state is " << ProcessState(launcher) << "; " << shell.err();
+  EXPECT_NE(ProcessState(launcher), 'T');
+  shell.WriteStdin("fg\n");
+  shell.CloseStdin();
+  EXPECT_EQ(shell.Wait(), 0) << shell.err();
+  EXPECT_NE(shell.out().find("got hello"), std::string::npos) << shell.out();
+}
+
 TEST_F(ExecTest, ARankThatDoesNotReadStdinNeverBlocksTheDaemon) {
   Proc hog({Bin("psched-exec"), "sh", "-c", "echo up; exec sleep 300"}, daemon_.Env(), true);
   ASSERT_TRUE(hog.WaitStdout([](const std::string& s) { return s.find("up") != s.npos; }));
