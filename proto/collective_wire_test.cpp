@@ -39,7 +39,9 @@ TEST(CollectiveWire, ContributionRoundTripsWithItsBlobs) {
 TEST(CollectiveWire, ResultRoundTripsWithItsErrorOrBlobs) {
   std::string_view blobs;
   CollResult ok{7, "f#0", {0, 1}, ""};
-  auto back = DecodeResult(PayloadOf(EncodeResultFrame(ok, "ABC"), MsgType::kCollResult), &blobs);
+  // blobs points into the payload: keep it alive while blobs is read.
+  const std::string ok_payload = PayloadOf(EncodeResultFrame(ok, "ABC"), MsgType::kCollResult);
+  auto back = DecodeResult(ok_payload, &blobs);
   ASSERT_TRUE(back);
   EXPECT_EQ(back->session, 7);
   EXPECT_EQ(back->spans, ok.spans);
