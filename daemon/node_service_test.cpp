@@ -24,8 +24,10 @@ namespace {
 // A child that leads a process group of its own and waits, with pid `want` when the
 // kernel can be asked for it (ns_last_pid, root in the initial pid namespace): what a
 // process that reused a dead group leader's pid looks like. -1 when it cannot be had.
+// Another test's fork can take `want` between the write and ours; such a process is
+// short-lived, so the attempts go on for a few seconds.
 pid_t GroupLeaderWithPid(pid_t want) {
-  for (int attempt = 0; attempt < 50; ++attempt) {
+  for (int attempt = 0; attempt < 300; ++attempt) {
     {
       std::ofstream last("/proc/sys/kernel/ns_last_pid");
       if (!last) return -1;
@@ -39,9 +41,16 @@ pid_t GroupLeaderWithPid(pid_t want) {
     if (pid == want) return pid;
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
-    if (kill(want, 0) == 0) return -1;  // another process took it meanwhile
+    usleep(10000);
   }
   return -1;
+}
+
+// A process holds the id of the group and session it is in: the kernel gives a group
+// leader's pid to nobody while a member is left. True once the process `pid` has a
+// session of its own.
+bool LeftItsSession(pid_t pid) {
+  return getsid(pid) == pid;
 }
 
 using NodeServiceTest = NodeServiceFixture;
@@ -53,6 +62,11 @@ TEST_F(NodeServiceTest, SignalSkipsAGroupThatReusedTheLeadersPid) {
   psched::testing::GoFile go;
   Spawn(1, 1, {"sh", "-c", "setsid sleep 29.25 & " + go.WaitCmd()});
   const pid_t leader = Pids(1).front();
+  ASSERT_TRUE(psched::testing::Eventually([] {
+    // The rank's shell matches too (its command line names the sleep).
+    auto found = psched::testing::FindProcesses({"sleep", "29.25"});
+    return std::ranges::any_of(found, LeftItsSession);
+  })) << "the setsid'd sleep never left the rank's group";
   go.Go();
   ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(1).empty(); })) << "rank never reaped";
   ASSERT_EQ(ranks_->num_sessions(), 1u) << "the session ended: nothing held its output";
@@ -117,7 +131,7 @@ TEST_F(NodeServiceTest, SessionEndSkipsAGroupThatReusedTheLeadersPid) {
              go1.WaitCmd() + "'; fi"});
   const pid_t leader = Pids(5).front();
   const pid_t other = Pids(5).back();
-  ASSERT_TRUE(psched::testing::Eventually([&] { return getpgid(other) == other; }))
+  ASSERT_TRUE(psched::testing::Eventually([&] { return LeftItsSession(other); }))
       << "rank 1 never left the group";
   go0.Go();
   ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(5).size() == 1; })) << "rank 0 never ended";
