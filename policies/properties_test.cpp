@@ -231,7 +231,7 @@ using namespace testing;
 // Sidestep and surpass in one allocation (each user picks a policy).
 class MixedSidestepSurpass : public ::testing::Test {
  protected:
-  void Start(const Policy& policy, sched::SessionRequest request) {
+  void Start(const Policy& policy, const sched::SessionRequest& request) {
     s_.now += 1;
     Arrive(s_, policy, request, *compact_);
     ASSERT_EQ(CheckUses(s_), "");

@@ -75,9 +75,11 @@ Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
     }
     // Its GPUs too: suspending released them, resuming takes them back.
     if (s.placement.gpus_per_node > 0) {
-      for (sched::NodeId id : s.placement.Nodes())
-        for (Node& n : view.nodes)
+      for (sched::NodeId id : s.placement.Nodes()) {
+        for (Node& n : view.nodes) {
           if (n.id == id) n.gpus_used += s.placement.gpus_per_node;
+        }
+      }
     }
   }
   return view;

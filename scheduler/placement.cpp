@@ -158,6 +158,7 @@ std::vector<std::pair<NodeWork*, int>> CompactNodesAndShares(std::vector<NodeWor
   }
   // One rank per node in turn, skipping full ones: as even as the room allows.
   std::vector<std::pair<NodeWork*, int>> shares;
+  shares.reserve(chosen.size());
   for (size_t i : chosen) shares.emplace_back(&work[i], 0);
   for (int left = req.ranks; left > 0;) {
     for (size_t k = 0; k < shares.size() && left > 0; ++k) {

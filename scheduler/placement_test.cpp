@@ -169,6 +169,7 @@ std::vector<std::vector<int>> UsesAfter(std::vector<Node> nodes, const Placement
   for (const RankSlots& r : p.ranks)
     for (int pu : r.pus) ++nodes[static_cast<size_t>(r.node)].uses[static_cast<size_t>(pu)];
   std::vector<std::vector<int>> out;
+  out.reserve(nodes.size());
   for (const Node& n : nodes) out.push_back(n.uses);
   return out;
 }

@@ -144,6 +144,7 @@ namespace {
 
 bool OnNeighbouringNodes(const std::vector<Node>& nodes, const std::vector<NodeShare>& shares) {
   std::vector<NodeId> ids;
+  ids.reserve(shares.size());
   for (const NodeShare& share : shares) ids.push_back(nodes[share.node_index].id);
   std::sort(ids.begin(), ids.end());
   return ids.empty() || ids.back() - ids.front() + 1 == static_cast<NodeId>(ids.size());
