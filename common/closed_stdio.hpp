@@ -1,6 +1,7 @@
 // A command started with stdin, stdout or stderr closed (`psched-exec ... <&-`, a parent
 // that closed them) hands the next descriptors it opens out as 0-2: psched-exec read its
-// daemon socket as stdin and hung. psched-exec makes 0-2 valid before anything else.
+// daemon socket as stdin and hung. Every command makes 0-2 valid before anything else
+// (GuardedMain).
 #pragma once
 
 #include "common/error.hpp"

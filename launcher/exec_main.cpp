@@ -5,7 +5,6 @@
 #include <climits>
 #include <cstdio>
 
-#include "common/closed_stdio.hpp"
 #include "common/guarded_main.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/exec_options.hpp"
@@ -17,10 +16,6 @@ namespace {
 
 int RunCommand(int argc, char** argv) {
   using namespace psched::launcher;
-  if (auto stdio = psched::OpenNullOntoClosedStdio(); !stdio) {
-    std::fprintf(stderr, "psched-exec: %s\n", stdio.error().ToString().c_str());
-    return 1;
-  }
   ParsedExec parsed = ParseExecOptions(argc, argv);
   if (parsed.exit) return parsed.exit_code;
   const ExecOptions& o = parsed.options;

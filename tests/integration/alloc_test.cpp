@@ -322,6 +322,17 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;
 }
 
+// psched-alloc started with stdin or stdout closed handed them out as its own pipes, and
+// CMD inherited one of psched-alloc's pipes as its stdin. Every command now opens
+// /dev/null onto a closed 0-2 first (GuardedMain), as srun and salloc give no input.
+TEST(Alloc, ClosedStdioOfPschedAllocIsDevNullForTheCommand) {
+  const std::string show = "for f in 0 1; do echo \"$f $(readlink /proc/$$/fd/$f)\" >&2; done";
+  auto r = RunShell(Bin("psched-alloc") + " -N 1 -- sh -c '" + show + "' <&- >&-", {}, 60);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("0 /dev/null\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 /dev/null\n"), std::string::npos) << r.err;
+}
+
 // SIGTERM (a batch system's end, an admin) or SIGHUP (the terminal closed) took psched-alloc
 // down by their default action: CMD ran on, and the directory, secret included, stayed.
 // As salloc: they go to CMD, and the allocation ends after it, with CMD's status.
