@@ -15,12 +15,6 @@ using sched::Snapshot;
 
 namespace {
 
-const Node* FindNode(const Snapshot& snapshot, sched::NodeId id) {
-  for (const Node& n : snapshot.nodes)
-    if (n.id == id) return &n;
-  return nullptr;
-}
-
 bool Masked(const SlotMask& mask, sched::NodeId node, int pu) {
   auto it = mask.find(node);
   return it != mask.end() && pu >= 0 && pu < static_cast<int>(it->second.size()) && it->second[pu];
@@ -45,8 +39,10 @@ SessionId Displacer(const Snapshot& snapshot, const Placement& placement, Sessio
 void MarkSlots(SlotMask& mask, const Snapshot& snapshot, const Placement& placement) {
   for (const RankSlots& r : placement.ranks) {
     std::vector<bool>& bits = mask[r.node];
-    if (bits.empty())
-      if (const Node* n = FindNode(snapshot, r.node)) bits.assign(n->uses.size(), false);
+    if (bits.empty()) {
+      if (const Node* n = sched::FindNode(snapshot.nodes, r.node))
+        bits.assign(n->uses.size(), false);
+    }
     for (int pu : r.pus)
       if (pu >= 0 && pu < static_cast<int>(bits.size())) bits[pu] = true;
   }

@@ -64,23 +64,15 @@ Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
       d = snapshot.Find(d->displaced_by);
     }
     for (const sched::RankSlots& r : s.placement.ranks) {
-      for (Node& n : view.nodes) {
-        if (n.id == r.node) {
-          for (int pu : r.pus) {
-            auto mask = chain.find(r.node);
-            if (mask == chain.end() || !mask->second[pu]) ++n.uses[pu];
-          }
-        }
-      }
+      Node* n = sched::FindNode(view.nodes, r.node);
+      if (n == nullptr) continue;
+      auto mask = chain.find(r.node);
+      for (int pu : r.pus)
+        if (mask == chain.end() || !mask->second[pu]) ++n->uses[pu];
     }
     // Its GPUs too: suspending released them, resuming takes them back.
-    if (s.placement.gpus_per_node > 0) {
-      for (sched::NodeId id : s.placement.Nodes()) {
-        for (Node& n : view.nodes) {
-          if (n.id == id) n.gpus_used += s.placement.gpus_per_node;
-        }
-      }
-    }
+    for (sched::NodeId id : s.placement.Nodes())
+      if (Node* n = sched::FindNode(view.nodes, id)) n->gpus_used += s.placement.gpus_per_node;
   }
   return view;
 }
@@ -164,14 +156,12 @@ void ResumeOrphans(PlanBuilder& builder) {
     // Resume only onto free slots and GPUs; otherwise it stays suspended until they free up.
     bool free = true;
     for (const sched::RankSlots& r : s.placement.ranks) {
-      for (const Node& n : work.nodes) {
-        if (n.id == r.node)
-          for (int pu : r.pus) free = free && n.uses[pu] == 0;
-      }
+      if (const Node* n = sched::FindNode(work.nodes, r.node))
+        for (int pu : r.pus) free = free && n->uses[pu] == 0;
     }
     for (sched::NodeId id : s.placement.Nodes()) {
-      for (const Node& n : work.nodes)
-        if (n.id == id) free = free && n.FreeGpus() >= s.placement.gpus_per_node;
+      if (const Node* n = sched::FindNode(work.nodes, id))
+        free = free && n->FreeGpus() >= s.placement.gpus_per_node;
     }
     if (free) builder.Add(sched::ResumeAction{id});
   }
