@@ -85,7 +85,8 @@ int RunCommand(int argc, char** argv) {
   }
   signal(SIGPIPE, SIG_IGN);
   signal(SIGCHLD, SIG_DFL);  // inherited as ignored, CMD would be reaped before we wait
-  sigset_t blocked = EndingSignals();
+  const sigset_t ending = EndingSignals();
+  sigset_t blocked = ending;
   sigaddset(&blocked, SIGCHLD);
   sigprocmask(SIG_BLOCK, &blocked, nullptr);
   auto alloc = EmulatedAllocation::Start(o);
@@ -93,7 +94,7 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "psched-alloc: %s\n", alloc.error().ToString().c_str());
     return 1;
   }
-  if (int sig = PendingSignal(EndingSignals()); sig != 0) {
+  if (int sig = PendingSignal(ending); sig != 0) {
     alloc->Stop();
     return 128 + sig;
   }
