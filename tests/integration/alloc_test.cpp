@@ -360,7 +360,9 @@ TEST(Alloc, TermAndHupGoToTheCommandAndTheAllocationEndsAfterIt) {
     EXPECT_EQ(p.Wait(), c.code) << strsignal(c.sig) << ": " << p.err();
     EXPECT_TRUE(ProcessGone(cmd)) << strsignal(c.sig) << ": CMD still runs";
     EXPECT_FALSE(std::filesystem::exists(dir)) << strsignal(c.sig) << ": " << dir << " left";
-    if (c.sig == SIGHUP) EXPECT_NE(p.out().find("got HUP"), std::string::npos) << p.out();
+    if (c.sig == SIGHUP) {
+      EXPECT_NE(p.out().find("got HUP"), std::string::npos) << p.out();
+    }
     if (!ProcessGone(cmd)) kill(cmd, SIGKILL);
   }
 }
