@@ -39,7 +39,7 @@ struct Config {
   SuspendMethod suspend = SuspendMethod::kSignal;
   // How long the leader waits for every node to answer its orders of a co-scheduling
   // plan (and again for the rollback's) before it rolls the plan back; a surpass grace
-  // is added on top (daemon/plan_executor.hpp).
+  // is added on top (daemon/leader/plan_executor.hpp).
   double plan_timeout_s = kDefaultPlanTimeoutS;
   // How long a node waits for a session's processes to show stopped (or its cgroup
   // frozen) before it fails the suspend; the leader sends it with each suspend order,

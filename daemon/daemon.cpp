@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "common/timeval.hpp"
-#include "daemon/topology.hpp"
+#include "daemon/node/topology.hpp"
 #include "scheduler/allocator_registry.hpp"
 
 namespace psched::daemon {

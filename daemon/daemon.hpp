@@ -13,16 +13,16 @@
 
 #include "common/error.hpp"
 #include "config/config.hpp"
-#include "daemon/auth.hpp"
-#include "daemon/cosched_node.hpp"
-#include "daemon/freezer.hpp"
 #include "daemon/launch_hooks.hpp"
-#include "daemon/launcher_service.hpp"
-#include "daemon/leader_service.hpp"
+#include "daemon/leader/leader_service.hpp"
 #include "daemon/monitor/monitor.hpp"
-#include "daemon/node_service.hpp"
-#include "daemon/peer_link.hpp"
-#include "daemon/tree_collective.hpp"
+#include "daemon/net/auth.hpp"
+#include "daemon/net/launcher_service.hpp"
+#include "daemon/net/peer_link.hpp"
+#include "daemon/net/tree_collective.hpp"
+#include "daemon/node/cosched_node.hpp"
+#include "daemon/node/freezer.hpp"
+#include "daemon/node/node_service.hpp"
 
 namespace psched::daemon {
 

@@ -17,7 +17,7 @@
 #include "common/guarded_main.hpp"
 #include "config/load.hpp"
 #include "daemon/daemon.hpp"
-#include "daemon/run_dir.hpp"
+#include "daemon/net/run_dir.hpp"
 #include "pmix/daemon_host.hpp"
 #include "pmix/fabric.hpp"
 #include "pmix/stale_dirs.hpp"

@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "common/read_file.hpp"
-#include "daemon/run_dir.hpp"
+#include "daemon/net/run_dir.hpp"
 #include "launcher/slurm/slurm_daemons.hpp"
 #include "launcher/slurm/slurm_environment.hpp"
 

@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "common/child_process.hpp"
-#include "daemon/auth.hpp"
-#include "daemon/tree.hpp"
+#include "daemon/net/auth.hpp"
+#include "daemon/net/tree.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
 

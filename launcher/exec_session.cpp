@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "common/prefix_lines.hpp"
-#include "daemon/connection.hpp"
+#include "daemon/net/connection.hpp"
 
 namespace psched::launcher {
 namespace {

@@ -1,5 +1,5 @@
 // The payload of the tree collectives' frames (coll.contribute, coll.result): a fixed
-// binary header, then the PMIx blobs (daemon/tree_collective.hpp). Not MessagePack like
+// binary header, then the PMIx blobs (daemon/net/tree_collective.hpp). Not MessagePack like
 // every other frame: every hop of every fence reads one of these and most write one, and
 // through a JSON DOM that cost about 4 us a hop (64-daemon empty fence: ~4.5 ms in all,
 // 126 hops). Integers are big-endian; a string is its u32 length and its bytes:

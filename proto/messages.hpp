@@ -173,7 +173,7 @@ struct ErrorReply {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorReply, message, code)
 
-// Peer authentication (see daemon/auth.hpp).
+// Peer authentication (see daemon/net/auth.hpp).
 struct AuthChallenge {
   std::string nonce;  // binary
 };
@@ -209,7 +209,7 @@ struct NodeLost {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeLost, nodes, cause)
 
-// Tree collective (daemon/tree_collective.hpp): contributions and results travel in
+// Tree collective (daemon/net/tree_collective.hpp): contributions and results travel in
 // their own layout (proto/collective_wire.hpp); these two are rare and stay maps.
 struct CollForget {  // up from a node whose session ended inside collective (session, id)
   int64_t session = 0;

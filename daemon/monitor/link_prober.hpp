@@ -20,7 +20,7 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "daemon/listener.hpp"
+#include "daemon/net/listener.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon::monitor {

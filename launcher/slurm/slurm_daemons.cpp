@@ -18,10 +18,10 @@
 #include "common/exec_args.hpp"
 #include "common/read_file.hpp"
 #include "common/unix_socket.hpp"
-#include "daemon/auth.hpp"
-#include "daemon/launcher_service.hpp"
-#include "daemon/run_dir.hpp"
-#include "daemon/tree.hpp"
+#include "daemon/net/auth.hpp"
+#include "daemon/net/launcher_service.hpp"
+#include "daemon/net/run_dir.hpp"
+#include "daemon/net/tree.hpp"
 #include "launcher/slurm/daemon_plan.hpp"
 
 extern char** environ;

@@ -14,7 +14,7 @@
 #include <map>
 #include <set>
 
-#include "daemon/freezer.hpp"
+#include "daemon/node/freezer.hpp"
 #include "tests/support/allocation.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"

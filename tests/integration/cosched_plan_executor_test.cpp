@@ -1,7 +1,7 @@
-// PlanExecutor (daemon/plan_executor.hpp) with scripted node replies: a plan is a
+// PlanExecutor (daemon/leader/plan_executor.hpp) with scripted node replies: a plan is a
 // transaction across nodes, committed only when every node confirmed, otherwise
 // what was done is undone and the failure reported.
-#include "daemon/plan_executor.hpp"
+#include "daemon/leader/plan_executor.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// A co-scheduling plan is a transaction across nodes (daemon/plan_executor.hpp):
+// A co-scheduling plan is a transaction across nodes (daemon/leader/plan_executor.hpp):
 // these tests make one fail on one node for a real reason while it runs on the
 // others (a daemon killed, a daemon stopped, a rank SIGSTOP cannot stop) and check
 // for real that the other nodes are rolled back (process states from /proc,

@@ -2,7 +2,7 @@
 // never execs nor exits, so it waits in uninterruptible sleep (state D) as a rank
 // stuck in I/O on a hung file system would. The child leaves the rank's process group,
 // so the session's SIGSTOP does not stop it either: a process in D whose children are
-// all stopped counts as stopped (daemon/suspend.hpp), one whose child runs does not. A
+// all stopped counts as stopped (daemon/node/suspend.hpp), one whose child runs does not. A
 // pending SIGSTOP never takes effect; SIGKILL still ends the rank (the vfork wait is
 // killable), and the child dies with it.
 #include <signal.h>

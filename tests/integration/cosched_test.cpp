@@ -17,8 +17,8 @@
 #include <set>
 #include <utility>
 
-#include "daemon/repin.hpp"
-#include "daemon/topology.hpp"
+#include "daemon/node/repin.hpp"
+#include "daemon/node/topology.hpp"
 #include "tests/support/allocation.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"

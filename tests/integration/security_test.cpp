@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/auth.hpp"
+#include "daemon/net/auth.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
 #include "proto/messages.hpp"

@@ -1,0 +1,221 @@
+// LeaderService's MPI_Comm_spawn side, apart from leader_service.cpp: children are a
+// session without a launcher of their own. They are decided like any arrival
+// (DecideArrival with the parent's co-scheduling policy and allocator), so a full
+// allocation queues them under wait, suspends others under surpass, and a refusal
+// fails the parent's spawn with the reason. Their output and failures go to the
+// parent's launcher, labelled; they are killed when the parent session ends.
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/exec_args.hpp"
+#include "common/prefix_lines.hpp"
+#include "daemon/leader/arrival.hpp"
+#include "daemon/leader/leader_service.hpp"
+#include "policies/policy_registry.hpp"
+
+namespace psched::daemon {
+
+void LeaderService::OnSpawnRequest(int from, const std::string& data) {
+  if (executor_.busy())
+    return deferred_.push_back([this, from, data] { OnSpawnRequest(from, data); });
+  proto::Json j = proto::Json::from_msgpack(data.begin(), data.end(), true, false);
+  proto::ChildSpawnRequest ask;
+  try {
+    ask = j.get<proto::ChildSpawnRequest>();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pschedd[0]: malformed session.spawn_children from node %d dropped: %s\n",
+                 from, e.what());
+    return;
+  }
+  auto refuse = [&](const std::string& why) {
+    proto::ChildSpawnReply reply{ask.request, false, 0, "",
+                                 "MPI_Comm_spawn of " + std::to_string(ask.ranks) +
+                                     " process(es) from session " +
+                                     std::to_string(ask.parent_session) + " refused: " + why};
+    SendSpawnReply(from, reply);
+    // The user sees why, not only the MPI error class the parent gets.
+    if (LiveSession* p = Find(ask.parent_session)) {
+      if (auto c = p->launcher.lock()) {
+        c->Send(proto::Encode(proto::MsgType::kIoOutput,
+                              proto::Output{p->id, 0, 2, "psched: " + reply.message + "\n"}));
+      }
+    }
+  };
+  LiveSession* parent = Find(ask.parent_session);
+  if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
+  if (auto bad = SpawnRequestProblem(ask)) return refuse(*bad);
+  const config::ResolvedPolicy& policy = parent->policy;
+  auto deciders = DecidersFor(policy, parent->request.allocator);
+  if (!deciders) return refuse(deciders.error().message());
+  sched::SessionRequest request;
+  request.id = next_session_++;
+  request.owner = parent->owner;
+  request.command = CommandLine(ask.argv);
+  request.ranks = ask.ranks;
+  request.threads_per_rank = 1;
+  request.spread = policy.spread;
+  request.estimate_s = parent->request.estimate_s;
+  request.policy = policy.name;
+  request.allocator = deciders->allocator_name;
+  if (auto never = NeverFitsBesideParent(*parent, request.SlotsNeeded())) return refuse(*never);
+  snapshot_.now = Now();
+  request.submit_time = snapshot_.now;
+  metrics_.ApplyTo(snapshot_, /*links=*/true);
+  sched::Plan plan =
+      DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
+  if (auto refused = PlanRefusesChildren(plan, *parent)) return refuse(*refused);
+  RegisterChild(request, ask, *parent, from);
+  Execute(plan, &request, policy.options.surpass_grace_s);
+}
+
+std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::ChildSpawnRequest& ask) {
+  if (ask.argv.empty()) return "no command given";
+  if (ask.app_sizes.empty()) return std::nullopt;
+  int64_t sum = 0;
+  for (uint32_t n : ask.app_sizes) sum += n;
+  if (sum != ask.ranks ||
+      std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end()) {
+    return "the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
+           " processes asked for";
+  }
+  return std::nullopt;
+}
+
+// The parent waits inside MPI_Comm_spawn holding its slots: children that fit only once
+// the parent has ended would wait forever, so they are refused at once.
+std::optional<std::string> LeaderService::NeverFitsBesideParent(const LiveSession& parent,
+                                                                int64_t slots) const {
+  int held = 0;
+  if (const sched::Session* model = snapshot_.Find(parent.id))
+    for (const sched::RankSlots& r : model->placement.ranks) held += static_cast<int>(r.pus.size());
+  const int total = snapshot_.TotalPus();
+  const int could_free = total - held;
+  if (slots <= could_free || slots > total) return std::nullopt;  // too big: DecideArrival says
+  return "the children need " + std::to_string(slots) + " slots but at most " +
+         std::to_string(could_free) + " of the allocation's " + std::to_string(total) +
+         " can be free while session " + std::to_string(parent.id) + " holds its own";
+}
+
+// The arrival's plan refuses the children, or would suspend their parent or an ancestor:
+// a suspended parent could never connect to its children, and would be resumed only
+// when they end, so both would wait forever.
+std::optional<std::string> LeaderService::PlanRefusesChildren(const sched::Plan& plan,
+                                                              const LiveSession& parent) {
+  for (const sched::Action& action : plan.actions) {
+    if (const auto* reject = std::get_if<sched::RejectAction>(&action)) return reject->reason;
+    const auto* suspend = std::get_if<sched::SuspendAction>(&action);
+    if (suspend == nullptr) continue;
+    for (const LiveSession* up = &parent; up != nullptr;
+         up = up->parent != 0 ? Find(up->parent) : nullptr) {
+      if (up->id == suspend->session) {
+        return "the " + parent.policy.name + " policy would suspend session " +
+               std::to_string(up->id) + ", which waits for these children (MPI_Comm_spawn)";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+void LeaderService::RegisterChild(const sched::SessionRequest& request,
+                                  const proto::ChildSpawnRequest& ask, const LiveSession& parent,
+                                  int from) {
+  LiveSession& child = sessions_[request.id];
+  child.id = request.id;
+  child.owner = request.owner;
+  child.command = request.command;
+  child.ranks = request.ranks;
+  child.start = snapshot_.now;
+  child.policy = parent.policy;
+  child.request.argv = ask.argv;
+  // The parent's environment, then what Open MPI added for the children (OMPI_PARENT_PORT).
+  child.request.env = parent.request.env;
+  child.request.env.insert(child.request.env.end(), ask.env.begin(), ask.env.end());
+  child.request.cwd = ask.cwd.empty() ? parent.request.cwd : ask.cwd;
+  child.request.owner = request.owner;
+  child.request.ranks = ask.ranks;
+  child.request.policy = request.policy;
+  child.request.allocator = request.allocator;
+  child.parent = parent.id;
+  child.parent_nspace = ask.parent_nspace;
+  child.parent_rank = ask.parent_rank;
+  child.app_sizes = ask.app_sizes;
+  child.spawn_node = from;
+  child.spawn_request = ask.request;
+}
+
+void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message) {
+  if (child.parent == 0 || child.spawn_request == 0) return;
+  proto::ChildSpawnReply reply;
+  reply.request = child.spawn_request;
+  reply.ok = ok;
+  reply.session = child.id;
+  // The nspace LeaderService::Spawn gave the children's SpawnOrder.
+  reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
+  if (!ok) {
+    reply.message = "MPI_Comm_spawn from session " + std::to_string(child.parent) +
+                    ": children session " + std::to_string(child.id) + " " + message;
+  }
+  child.spawn_request = 0;
+  SendSpawnReply(child.spawn_node, reply);
+}
+
+void LeaderService::SendSpawnReply(int node, const proto::ChildSpawnReply& reply) {
+  auto bytes = proto::Json::to_msgpack(proto::Json(reply));
+  peers_.Send({node}, proto::MsgType::kPeerSend,
+              proto::Json(proto::PeerSend{node, 0, "pmix.spawned",
+                                          std::string(bytes.begin(), bytes.end())}));
+}
+
+void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {
+  LiveSession* parent = Find(child.parent);
+  if (parent == nullptr) return;
+  auto c = parent->launcher.lock();
+  if (!c) return;
+  // Labelled, so the parent's launcher tells the children's lines from its own ranks'.
+  std::string prefix =
+      "[spawned " + std::to_string(child.id) + ":" + std::to_string(out.rank) + "] ";
+  out.session = parent->id;
+  out.data = PrefixLines(prefix, out.data);
+  c->Send(proto::Encode(proto::MsgType::kIoOutput, out));
+  HoldOutputIfBacklogged(child, *c);
+}
+
+void LeaderService::NoteToParent(const LiveSession& child, const std::string& text) {
+  LiveSession* parent = Find(child.parent);
+  if (parent == nullptr) return;
+  if (auto c = parent->launcher.lock()) {
+    c->Send(proto::Encode(
+        proto::MsgType::kIoOutput,
+        proto::Output{parent->id, 0, 2,
+                      "psched: session " + std::to_string(child.id) +
+                          " (MPI_Comm_spawn from session " + std::to_string(parent->id) + " rank " +
+                          std::to_string(child.parent_rank) + ") " + text + "\n"}));
+  }
+}
+
+void LeaderService::ChildEnded(LiveSession& child) {
+  if (child.parent == 0) return;
+  AnswerSpawn(child, false, "ended before it was launched");
+  if (child.failed) NoteToParent(child, "failed: " + child.message);
+}
+
+void LeaderService::KillChildren(int64_t parent) {
+  std::vector<int64_t> queued;
+  for (auto& [id, s] : sessions_) {
+    if (s.parent != parent || s.failed) continue;
+    if (Queued(id)) {
+      queued.push_back(id);
+      continue;
+    }
+    Fail(s, 128 + SIGKILL, "parent session " + std::to_string(parent) + " ended");
+  }
+  for (int64_t id : queued) {
+    if (LiveSession* s = Find(id)) AnswerSpawn(*s, false, "dropped: its parent session ended");
+    DropQueued(id, 128 + SIGKILL, "parent session ended while queued");
+  }
+}
+
+}  // namespace psched::daemon

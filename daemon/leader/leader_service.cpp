@@ -1,0 +1,674 @@
+#include "daemon/leader/leader_service.hpp"
+
+#include <pwd.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "common/exec_args.hpp"
+#include "common/timeval.hpp"
+#include "daemon/leader/arrival.hpp"
+#include "daemon/leader/round.hpp"
+#include "policies/policy_registry.hpp"
+#include "policies/queue.hpp"
+#include "scheduler/allocator_registry.hpp"
+#include "scheduler/priorities/priority_registry.hpp"
+
+namespace psched::daemon {
+namespace {
+
+std::string UserName(uid_t uid) {
+  passwd* pw = getpwuid(uid);
+  return pw ? pw->pw_name : std::to_string(uid);
+}
+
+// What psched-exec checks, checked again for any client: ranks run in a directory named
+// in full (an empty one ran them wherever the daemon had been started), and the queue
+// orders sessions by estimates that are numbers (a NaN made psp+aging priorities NaN).
+Result<void> CheckLaunchRequest(const proto::LaunchRequest& req) {
+  if (req.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command given");
+  if (!req.cwd.starts_with('/')) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the ranks' working directory must be an absolute path, got '" + req.cwd + "'");
+  }
+  if (!std::isfinite(req.estimate_s) || req.estimate_s < 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the runtime estimate must be a finite number of seconds >= 0, got " +
+                    std::to_string(req.estimate_s));
+  }
+  return {};
+}
+
+}  // namespace
+
+void LeaderService::SendError(Connection& c, const std::string& message) {
+  c.Send(proto::Encode(proto::MsgType::kError, proto::ErrorReply{message, "rejected"}));
+}
+
+LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
+                             std::unique_ptr<sched::Allocator> allocator, config::Config config,
+                             Callbacks callbacks)
+    : peers_(peers),
+      expected_nodes_(expected_nodes),
+      allocator_(std::move(allocator)),
+      config_(std::move(config)),
+      allocators_(config_.allocators),
+      executor_(
+          [this](int node, std::string data) {
+            peers_.Send({node}, proto::MsgType::kPeerSend,
+                        proto::Json(proto::PeerSend{node, 0, "cosched", std::move(data)}));
+          },
+          [this](int64_t txn, double seconds) {
+            plan_timer_txn_ = txn;
+            timeval tv = TimevalFromSeconds(seconds);
+            evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
+          },
+          config_.plan_timeout_s, config_.suspend_confirm_timeout_s),
+      callbacks_(std::move(callbacks)),
+      // PSP reads each owner's last history_length sessions: keep at least that many.
+      histories_(static_cast<size_t>(std::max(64, config_.priority.history_length))) {
+  plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
+  // Until every node has joined the machine's size is unknown: fcfs, then the
+  // configured module (BuildPriority).
+  priority_ = std::move(*sched::prio::MakePriority("fcfs"));
+}
+
+void LeaderService::BuildPriority() {
+  sched::PriorityConfig config = config_.priority;
+  config.machine_cores = 0;  // multifactor's job-size factor is relative to all slots
+  for (const auto& n : snapshot_.nodes)
+    config.machine_cores += static_cast<int>(n.topology.pus.size());
+  auto module = sched::prio::MakePriority(config.name, config);
+  if (!module) {
+    std::fprintf(stderr, "pschedd[0]: %s; queue order is fcfs\n",
+                 module.error().ToString().c_str());
+    return;
+  }
+  priority_ = std::move(*module);
+}
+
+void LeaderService::RefreshPriorities() {
+  sched::prio::AssignPriorities(*priority_, histories_, snapshot_);
+}
+
+LeaderService::~LeaderService() {
+  if (plan_timer_) event_free(plan_timer_);
+}
+
+void LeaderService::OnPlanTimeout(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<LeaderService*>(arg);
+  self->executor_.OnTimeout(self->plan_timer_txn_);
+}
+
+// The scheduler's clock: seconds since this leader started. Steady, so aging and
+// runtimes do not jump with the wall clock; small, as the priority modules expect
+// (fcfs is 1e9 minus the submit time: epoch seconds would give every session 1.0).
+double LeaderService::Now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+LeaderService::LiveSession* LeaderService::Find(int64_t id) {
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : &it->second;
+}
+
+std::string LeaderService::NodeName(int node) const {
+  auto it = hostnames_.find(node);
+  return "node " + std::to_string(node) + (it == hostnames_.end() ? "" : " (" + it->second + ")");
+}
+
+void LeaderService::NodeJoined(const proto::NodeJoin& join) {
+  sched::NodeTopology topo;
+  for (const auto& pu : join.pus) topo.pus.push_back(sched::Pu{pu.core, pu.package});
+  topo.gpus = join.gpus;
+  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return n.id == join.node; });
+  snapshot_.nodes.push_back(sched::Node::Make(join.node, join.hostname, std::move(topo)));
+  std::sort(snapshot_.nodes.begin(), snapshot_.nodes.end(),
+            [](const sched::Node& a, const sched::Node& b) { return a.id < b.id; });
+  hostnames_[join.node] = join.hostname;
+  peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json::object());
+  if (static_cast<int>(snapshot_.nodes.size()) != expected_nodes_) return;
+  BuildPriority();
+  if (callbacks_.all_joined) callbacks_.all_joined();
+}
+
+void LeaderService::OnClientFrame(const std::shared_ptr<Connection>& client, proto::Frame&& frame,
+                                  uid_t uid) {
+  switch (frame.type) {
+    case proto::MsgType::kSessionLaunch:
+      return Launch(client, frame, uid);
+    case proto::MsgType::kSessionSignal:
+    case proto::MsgType::kSessionSuspend:
+    case proto::MsgType::kSessionResume:
+    case proto::MsgType::kIoStdin:
+      return SessionControl(client, frame);
+    case proto::MsgType::kCtlStatus:
+    case proto::MsgType::kCtlKill:
+    case proto::MsgType::kCtlSuspend:
+    case proto::MsgType::kCtlResume:
+    case proto::MsgType::kCtlShutdown:
+      return Control(client, frame);
+    default:
+      client->FailAndClose(std::string("unexpected ") + proto::MsgTypeName(frame.type) +
+                           " message on the launcher socket");
+  }
+}
+
+void LeaderService::Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame,
+                           uid_t uid) {
+  if (executor_.busy()) {
+    std::weak_ptr<Connection> weak = client;
+    return deferred_.push_back([this, weak, frame, uid] {
+      if (auto c = weak.lock()) Launch(c, frame, uid);
+    });
+  }
+  auto req = proto::Decode<proto::LaunchRequest>(frame);
+  if (!req) return client->FailAndClose(req.error().message());
+  if (auto valid = CheckLaunchRequest(*req); !valid)
+    return SendError(*client, valid.error().message());
+  if (static_cast<int>(snapshot_.nodes.size()) + static_cast<int>(lost_.size()) < expected_nodes_) {
+    return SendError(*client,
+                     "the allocation is still starting: " + std::to_string(snapshot_.nodes.size()) +
+                         " of " + std::to_string(expected_nodes_) + " daemons have joined");
+  }
+  auto policy = config::ResolvePolicy(config_, req->policy, req->spread);
+  if (!policy) return SendError(*client, policy.error().message());
+  auto deciders = DecidersFor(*policy, req->allocator);
+  if (!deciders) return SendError(*client, deciders.error().message());
+  sched::SessionRequest request;
+  request.id = next_session_++;
+  request.owner = UserName(uid);
+  request.command = CommandLine(req->argv);
+  request.ranks = req->ranks;
+  request.threads_per_rank = req->threads_per_rank;
+  request.nodes = req->nodes;
+  request.ppn = req->ppn;
+  request.spread = policy->spread;
+  request.estimate_s = req->estimate_s;
+  request.policy = policy->name;
+  request.allocator = deciders->allocator_name;
+  snapshot_.now = Now();
+  request.submit_time = snapshot_.now;
+  histories_.Submitted(request.id, request.owner);
+  RefreshPriorities();
+  request.priority =
+      priority_->Priority(request, histories_.AtSubmission(request.id), snapshot_.now);
+  metrics_.ApplyTo(snapshot_, /*links=*/true);
+  sched::Plan plan =
+      DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
+  for (const sched::Action& action : plan.actions) {
+    if (const auto* reject = std::get_if<sched::RejectAction>(&action)) {
+      histories_.Forget(request.id);
+      return SendError(*client, reject->reason);
+    }
+  }
+  LiveSession& s = sessions_[request.id];
+  s.id = request.id;
+  s.launcher = client;
+  s.launcher_key = client.get();
+  s.owner = request.owner;
+  s.command = request.command;
+  s.ranks = request.ranks;
+  s.threads = request.threads_per_rank;
+  s.start = snapshot_.now;
+  s.request = std::move(*req);
+  s.policy = *policy;
+  Execute(plan, &request, policy->options.surpass_grace_s);
+}
+
+Result<LeaderService::ArrivalDeciders> LeaderService::DecidersFor(
+    const config::ResolvedPolicy& policy, const std::string& requested_allocator) {
+  ArrivalDeciders d;
+  auto name = config::ResolveAllocator(config_, requested_allocator);
+  if (!name) return psched::Fail(name.error());
+  d.allocator_name = *name;
+  auto allocator = allocators_.Get(d.allocator_name);
+  if (!allocator) return psched::Fail(allocator.error());
+  d.allocator = *allocator;
+  auto decider = policies::MakePolicy(policy.name, policy.options);
+  if (!decider) return psched::Fail(decider.error());
+  d.policy = std::move(*decider);
+  return d;
+}
+
+void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival,
+                            double grace_s, PlanOutcome then) {
+  sched::Snapshot before = snapshot_;
+  sched::ApplyPlan(snapshot_, plan, arrival);
+  RunOnNodes(before, LeavingUserStoppedAlone(plan), grace_s, std::move(then));
+}
+
+void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
+                               double grace_s, PlanOutcome then) {
+  auto t0 = std::chrono::steady_clock::now();
+  executor_.Run(before, plan, grace_s,
+                [this, plan, before, t0, then = std::move(then)](Result<void> ok) {
+                  RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
+                  then(std::move(ok), before);
+                });
+}
+
+sched::Plan LeaderService::LeavingUserStoppedAlone(const sched::Plan& plan) const {
+  sched::Plan nodes;
+  for (const sched::Action& action : plan.actions) {
+    sched::SessionId id = sched::kNoSession;
+    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action)) id = suspend->session;
+    if (const auto* resume = std::get_if<sched::ResumeAction>(&action)) id = resume->session;
+    auto live = sessions_.find(id);
+    if (live != sessions_.end() && live->second.stopped_by_user) continue;
+    nodes.actions.push_back(action);
+  }
+  return nodes;
+}
+
+void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,
+                            double grace_s) {
+  int64_t id = arrival ? arrival->id : sched::kNoSession;
+  RunPlan(plan, arrival, grace_s, [this, plan, id](Result<void> ok, const sched::Snapshot& before) {
+    PlanDone(plan, before, id, std::move(ok));
+  });
+}
+
+void LeaderService::RestoreSnapshot(const sched::Snapshot& before) {
+  snapshot_ = before;
+  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+  // A queued session dropped while the plan ran (killed, its launcher gone) is not
+  // brought back: nobody would end it, and once started it would keep its slots.
+  std::vector<sched::SessionId> dropped;
+  for (const sched::Session& s : snapshot_.sessions)
+    if (!sessions_.contains(s.request.id)) dropped.push_back(s.request.id);
+  for (sched::SessionId id : dropped) sched::RemoveSession(snapshot_, id);
+}
+
+void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
+                             int64_t arrival, Result<void> ok) {
+  if (!ok) return PlanFailed(plan, before, arrival, ok.error());
+  std::vector<int64_t> never_started;
+  for (const sched::Action& action : plan.actions) {
+    if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
+      if (LiveSession* s = Find(spawn->session)) {
+        // A node it was placed on was lost while the plan ran: its ranks there would
+        // never start (frames to a lost node go nowhere) and the session never end.
+        if (auto lost = LostNodeOf(spawn->placement))
+          Fail(*s, 1, LostMessage(*lost, "before it could start"));
+        // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
+        // say): it must not start with nobody attached. Ending it gives back its slots
+        // and resumes whom the plan suspended for it.
+        if (s->failed) {
+          AnswerSpawn(*s, false, s->message);
+          never_started.push_back(s->id);
+          continue;
+        }
+        Spawn(*spawn, s->request, *s);
+        AnswerSpawn(*s, true, "");
+      }
+    } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
+      LiveSession* s = Find(wait->session);
+      if (s == nullptr) continue;
+      if (s->parent != 0) NoteToParent(*s, "queued: " + wait->reason);
+      if (auto c = s->launcher.lock()) {
+        c->Send(proto::MsgType::kSessionAck,
+                proto::Json{{"session", s->id}, {"what", "queued"}, {"reason", wait->reason}});
+      }
+    }
+  }
+  for (int64_t id : never_started) Finish(id);
+  RunDeferred();
+}
+
+void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& before,
+                               int64_t arrival, const Error& error) {
+  // Rolled back on the nodes: the bookkeeping goes back too.
+  RestoreSnapshot(before);
+  std::string why = error.ToString();
+  std::string arrival_text = arrival == sched::kNoSession
+                                 ? "the end of a session or a scheduling round"
+                                 : "the arrival of session " + std::to_string(arrival);
+  std::fprintf(stderr, "pschedd[0]: the plan for %s failed and was rolled back: %s\n",
+               arrival_text.c_str(), why.c_str());
+  std::string retry = "; retried at the next scheduling round";
+  for (const sched::Action& action : plan.actions) {
+    std::string text;
+    sched::SessionId id = sched::kNoSession;
+    if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
+      if (spawn->session == arrival) continue;  // told below, with an error
+      id = spawn->session;
+      text = "could not start yet (it stays queued): " + why + retry;
+    } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
+      id = r->session;
+      text = "could not be resumed (it stays suspended): " + why + retry;
+    } else if (const auto* su = std::get_if<sched::SuspendAction>(&action)) {
+      id = su->session;
+      text = "was to be suspended for " + arrival_text + ", which failed and was undone: " + why;
+    } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
+      id = p->session;
+      text =
+          p->by == sched::kNoSession || p->by != arrival
+              ? "could not be re-pinned back (it stays where it is): " + why + retry
+              : "was to be re-pinned for " + arrival_text + ", which failed and was undone: " + why;
+    }
+    if (LiveSession* s = Find(id)) NoteToLauncher(*s, text);
+  }
+  if (LiveSession* s = Find(arrival)) {
+    if (auto c = s->launcher.lock()) {
+      SendError(
+          *c, "session " + std::to_string(arrival) + " could not start: " + why + " (rolled back)");
+    }
+    AnswerSpawn(*s, false, "could not start: " + why + " (rolled back)");
+    histories_.Forget(arrival);
+    sessions_.erase(arrival);
+  }
+  // Queued sessions need not wait for what failed: those that can start without it do.
+  snapshot_.now = Now();
+  auto queue = QueuePlanWithoutUndo(snapshot_, allocators_, config_.default_allocator,
+                                    config_.policy_options.backfill);
+  if (queue && !queue->actions.empty()) return Execute(*queue, nullptr, 0);
+  if (!queue) {
+    std::fprintf(stderr, "pschedd[0]: queue after a failed plan: %s\n",
+                 queue.error().ToString().c_str());
+  }
+  RunDeferred();
+}
+
+void LeaderService::NoteToLauncher(const LiveSession& s, const std::string& text) {
+  std::string line = "psched: session " + std::to_string(s.id) + " " + text + "\n";
+  if (s.parent != 0) return NoteToParent(s, text);
+  if (auto c = s.launcher.lock())
+    c->Send(proto::Encode(proto::MsgType::kIoOutput, proto::Output{s.id, 0, 2, line}));
+}
+
+void LeaderService::RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
+                               std::chrono::steady_clock::duration took, bool ok) {
+  std::string kind;
+  size_t ranks = 0;
+  for (const sched::Action& action : plan.actions) {
+    sched::SessionId session = sched::kNoSession;
+    std::string what;
+    if (const auto* s = std::get_if<sched::SuspendAction>(&action)) {
+      session = s->session, what = "suspend";
+    } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
+      session = r->session, what = "resume";
+    } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
+      session = p->session, what = p->by == sched::kNoSession ? "restore" : "repin";
+    } else {
+      continue;
+    }
+    if (kind.find(what) == std::string::npos) kind += (kind.empty() ? "" : "+") + what;
+    if (const sched::Session* was = before.Find(session)) ranks += was->placement.ranks.size();
+  }
+  if (kind.empty()) return;  // nothing ran on the nodes
+  plan_times_.push_back({{"kind", kind},
+                         {"ranks", ranks},
+                         {"ok", ok},
+                         {"ms", std::chrono::duration<double, std::milli>(took).count()}});
+  if (plan_times_.size() > 64) plan_times_.erase(plan_times_.begin());
+}
+
+void LeaderService::RunDeferred() {
+  while (!executor_.busy() && !deferred_.empty()) {
+    auto next = std::move(deferred_.front());
+    deferred_.pop_front();
+    next();
+  }
+}
+
+bool LeaderService::DisplacedByPolicy(int64_t id) const {
+  const sched::Session* model = snapshot_.Find(id);
+  return model != nullptr && model->state == sched::SessionState::kSuspended &&
+         model->displaced_by != sched::kNoSession;
+}
+
+bool LeaderService::Queued(int64_t id) const {
+  const sched::Session* model = snapshot_.Find(id);
+  return model != nullptr && model->state == sched::SessionState::kQueued;
+}
+
+void LeaderService::DropQueued(int64_t id, int code, const std::string& message) {
+  LiveSession* s = Find(id);
+  if (s == nullptr) return;
+  if (auto c = s->launcher.lock())
+    c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, message}));
+  // Queued children of MPI_Comm_spawn: their parent waits in the call for this answer.
+  AnswerSpawn(*s, false, message);
+  histories_.Forget(id);
+  sched::RemoveSession(snapshot_, id);
+  sessions_.erase(id);
+}
+
+void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
+                          LiveSession& s) {
+  proto::SpawnOrder order;
+  order.session = s.id;
+  order.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(s.id);
+  order.argv = req.argv;
+  order.env = req.env;
+  order.cwd = req.cwd;
+  order.size = static_cast<int>(spawn.placement.ranks.size());
+  order.threads_per_rank = req.threads_per_rank;
+  order.parent_nspace = s.parent_nspace;
+  order.parent_rank = s.parent_rank;
+  order.app_sizes = s.app_sizes;
+  // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
+  if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
+  std::map<int, int> local_count;
+  for (const sched::RankSlots& r : spawn.placement.ranks) {
+    std::vector<int> pus = r.pus;
+    if (spawn.floating) {  // overbook float: the whole node's slots, the kernel balances
+      pus.clear();
+      for (const sched::Node& n : snapshot_.nodes) {
+        if (n.id == r.node)
+          for (int pu = 0; pu < n.topology.NumPus(); ++pu) pus.push_back(pu);
+      }
+    }
+    order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, pus});
+  }
+  int max_node = 0;
+  for (const auto& [id, name] : hostnames_) max_node = std::max(max_node, id);
+  order.hostnames.resize(static_cast<size_t>(max_node) + 1);
+  for (const auto& [id, name] : hostnames_) order.hostnames[static_cast<size_t>(id)] = name;
+  s.nodes = spawn.placement.Nodes();
+  s.pending = {s.nodes.begin(), s.nodes.end()};
+  s.rank0_node = spawn.placement.ranks.empty() ? 0 : spawn.placement.ranks.front().node;
+  if (auto c = s.launcher.lock())
+    c->Send(proto::Encode(proto::MsgType::kSessionStarted, proto::SessionStarted{s.id, s.nodes}));
+  peers_.Send(s.nodes, proto::MsgType::kSessionSpawn, proto::Json(order));
+}
+
+void LeaderService::OnClientClosed(Connection& client) {
+  std::vector<int64_t> queued;
+  for (auto& [id, s] : sessions_) {
+    if (s.launcher_key != &client) continue;
+    s.launcher_key = nullptr;
+    if (Queued(id)) {
+      queued.push_back(id);
+    } else {
+      Fail(s, 128 + SIGKILL, "launcher disconnected");
+    }
+  }
+  for (int64_t id : queued) DropQueued(id, 128 + SIGKILL, "launcher disconnected");
+}
+
+void LeaderService::OnNodeFrame(proto::Frame&& frame) {
+  switch (frame.type) {
+    case proto::MsgType::kIoOutput: {
+      auto out = proto::Decode<proto::Output>(frame);
+      if (!out) return;
+      LiveSession* s = Find(out->session);
+      if (s == nullptr) return;
+      if (s->parent != 0) return ForwardChildOutput(*s, std::move(*out));
+      if (auto c = s->launcher.lock()) {
+        c->Send(proto::Encode(proto::MsgType::kIoOutput, *out));
+        HoldOutputIfBacklogged(*s, *c);
+      }
+      return;
+    }
+    case proto::MsgType::kIoStdinWritten: {
+      // Stdin flow control is between the launcher and rank 0's node: passed on as it is.
+      auto written = proto::Decode<proto::StdinWritten>(frame);
+      LiveSession* s = written ? Find(written->session) : nullptr;
+      if (s == nullptr) return;
+      if (auto c = s->launcher.lock()) c->Send(proto::Encode(frame.type, *written));
+      return;
+    }
+    case proto::MsgType::kSessionRankExited:
+      if (auto e = proto::Decode<proto::RankExit>(frame)) RankFailed(*e);
+      return;
+    case proto::MsgType::kSessionNodeDone:
+      if (auto d = proto::Decode<proto::NodeDone>(frame)) NodeDone(*d);
+      return;
+    case proto::MsgType::kNodeJoin:
+      if (auto j = proto::Decode<proto::NodeJoin>(frame)) NodeJoined(*j);
+      return;
+    case proto::MsgType::kNodeLost:
+      if (auto l = proto::Decode<proto::NodeLost>(frame)) NodesLost(*l);
+      return;
+    case proto::MsgType::kMonitorReport:
+      if (auto r = proto::Decode<proto::MonitorReport>(frame)) {
+        metrics_.Update(*r);
+        if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
+          peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
+        metrics_.ApplyTo(snapshot_, /*links=*/false);  // links: before decisions
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+// A launcher whose stdout is not read (piped into a pager, a stopped reader) must not make
+// the leader keep its ranks' output without bound: beyond kHoldAt the nodes stop reading
+// the session's pipes, so its ranks block in write as on a full terminal, and they read
+// again once the launcher has taken all but kReleaseAt. What is in flight meanwhile is
+// bounded by one read per rank stream. One launcher can carry several sessions (a parent
+// and its MPI_Comm_spawn children), and a connection keeps one drain callback: the
+// latest hold's callback releases every session held on that launcher.
+void LeaderService::HoldOutputIfBacklogged(LiveSession& s, Connection& launcher) {
+  constexpr size_t kHoldAt = 8u << 20, kReleaseAt = 1u << 20;
+  if (s.output_held || launcher.pending_output() < kHoldAt) return;
+  s.output_held = true;
+  peers_.Send(s.nodes, proto::MsgType::kIoFlow, proto::Json(proto::OutputFlow{s.id, true}));
+  launcher.WhenDrainedTo(kReleaseAt, [this, drained = &launcher] {
+    for (auto& [id, live] : sessions_) {
+      if (live.output_held && OutputLauncherOf(live).get() == drained) ReleaseOutput(live);
+    }
+  });
+}
+
+std::shared_ptr<Connection> LeaderService::OutputLauncherOf(const LiveSession& s) const {
+  if (s.parent == 0) return s.launcher.lock();
+  auto parent = sessions_.find(s.parent);
+  return parent == sessions_.end() ? nullptr : parent->second.launcher.lock();
+}
+
+void LeaderService::ReleaseOutput(LiveSession& s) {
+  if (!s.output_held) return;
+  s.output_held = false;
+  peers_.Send(s.nodes, proto::MsgType::kIoFlow, proto::Json(proto::OutputFlow{s.id, false}));
+}
+
+void LeaderService::Fail(LiveSession& s, int code, std::string message) {
+  if (s.failed) return;
+  // Its ranks' pipes must drain to their end for the nodes to report the session done.
+  ReleaseOutput(s);
+  s.failed = true;
+  s.code = code;
+  s.message = std::move(message);
+  std::vector<int> alive;
+  alive.reserve(s.pending.size());
+  for (int n : s.pending) alive.push_back(n);
+  if (!alive.empty())
+    peers_.Send(alive, proto::MsgType::kSessionKill, proto::Json(proto::SessionRef{s.id, SIGKILL}));
+  KillChildren(s.id);  // no orphans of MPI_Comm_spawn
+}
+
+void LeaderService::RankFailed(const proto::RankExit& e) {
+  LiveSession* s = Find(e.session);
+  if (s == nullptr || s->failed) return;
+  Fail(*s, e.code,
+       "rank " + std::to_string(e.rank) + " on " + NodeName(e.node) + " " + e.cause +
+           (s->ranks > 1 ? "; the other ranks were killed" : ""));
+}
+
+void LeaderService::NodeDone(const proto::NodeDone& done) {
+  LiveSession* s = Find(done.session);
+  if (s == nullptr) return;
+  for (const proto::RankExit& e : done.exits)
+    if (e.code != 0) RankFailed(e);
+  s->pending.erase(done.node);
+  if (s->pending.empty()) Finish(done.session);
+}
+
+void LeaderService::Finish(int64_t id) {
+  if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
+  if (!sessions_.contains(id)) return;  // ended meanwhile (a failed arrival, a drop)
+  LiveSession& s = sessions_.at(id);
+  if (auto c = s.launcher.lock()) {
+    c->Send(proto::Encode(proto::MsgType::kSessionEnded,
+                          proto::SessionEnded{id, s.failed ? s.code : 0, s.message}));
+  }
+  const sched::Session* ended = snapshot_.Find(id);
+  sched::Session copy = ended ? *ended : sched::Session{};
+  config::ResolvedPolicy policy = s.policy;
+  const bool spawned = !s.nodes.empty();  // not a session that ended before its spawn
+  ChildEnded(s);
+  KillChildren(id);
+  sched::RemoveSession(snapshot_, id);
+  sessions_.erase(id);
+  snapshot_.now = Now();
+  if (copy.start_time >= 0 && spawned) {  // it ran: its accuracy joins the owner's history
+    histories_.Finished(id, copy.request.owner, copy.request.estimate_s,
+                        snapshot_.now - copy.start_time);
+  } else {
+    histories_.Forget(id);
+  }
+  auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);
+  if (!decider) return;
+  RefreshPriorities();
+  metrics_.ApplyTo(snapshot_, /*links=*/true);
+  Execute(DecideEnd(snapshot_, copy, *allocator_, decider->get()), nullptr, 0);
+}
+
+std::optional<int> LeaderService::LostNodeOf(const sched::Placement& placement) const {
+  for (int n : placement.Nodes())
+    if (lost_.contains(n)) return n;
+  return std::nullopt;
+}
+
+std::string LeaderService::LostMessage(int node, const std::string& when) const {
+  auto cause = lost_.find(node);
+  return "lost " + NodeName(node) + " (its daemon is gone: " +
+         (cause == lost_.end() ? std::string("unknown cause") : cause->second) + ")" +
+         (when.empty() ? "" : " " + when);
+}
+
+void LeaderService::NodesLost(const proto::NodeLost& lost) {
+  executor_.NodesLost(lost.nodes);
+  for (int n : lost.nodes) {
+    std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
+    lost_[n] = lost.cause;
+    std::erase_if(snapshot_.nodes, [n](const sched::Node& node) { return node.id == n; });
+    metrics_.Forget(n);
+  }
+  // The others stop probing the lost nodes.
+  if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
+    peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
+  std::vector<int64_t> done;
+  for (auto& [id, s] : sessions_) {
+    bool hit = false;  // queued sessions and arrivals in flight have no nodes yet
+    for (int n : lost.nodes) {
+      if (!s.pending.erase(n)) continue;
+      hit = true;
+      Fail(s, 1, LostMessage(n));
+    }
+    if (hit && s.pending.empty()) done.push_back(id);
+  }
+  for (int64_t id : done) Finish(id);
+  // Collectives waiting for a lost participant fail on every node (tree_collective.hpp).
+  peers_.Send({}, proto::MsgType::kCollAbort,
+              proto::Json(proto::CollAbort{lost.nodes, lost.cause}));
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,222 @@
+// The leader's state and handlers: the allocation's snapshot, the sessions with
+// their launchers, placement decisions (arrival.hpp), the end of sessions (first
+// failing rank wins, the rest are killed), lost nodes and psched-ctl requests.
+// Only node 0 runs one. It talks to nodes only through PeerLink messages.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/config.hpp"
+#include "config/resolve.hpp"
+#include "daemon/leader/allocators.hpp"
+#include "daemon/leader/plan_executor.hpp"
+#include "daemon/monitor/metrics_board.hpp"
+#include "daemon/net/connection.hpp"
+#include "daemon/net/peer_link.hpp"
+#include "policies/policy.hpp"
+#include "proto/messages.hpp"
+#include "scheduler/allocator.hpp"
+#include "scheduler/model.hpp"
+#include "scheduler/priorities/owner_histories.hpp"
+#include "scheduler/priorities/priority.hpp"
+
+namespace psched::daemon {
+
+class LeaderService {
+ public:
+  struct Callbacks {
+    std::function<void()> all_joined;  // every node of the allocation is in the tree
+    std::function<void()> shutdown;    // psched-ctl shutdown
+  };
+
+  LeaderService(PeerLink& peers, int expected_nodes, std::unique_ptr<sched::Allocator> allocator,
+                config::Config config, Callbacks callbacks);
+  ~LeaderService();
+  LeaderService(const LeaderService&) = delete;
+
+  // A frame from a local client (psched-exec or psched-ctl) whose uid was checked.
+  void OnClientFrame(const std::shared_ptr<Connection>& client, proto::Frame&& frame, uid_t uid);
+  void OnClientClosed(Connection& client);
+  // A frame routed to the leader from a node (including itself).
+  void OnNodeFrame(proto::Frame&& frame);
+  void NodeJoined(const proto::NodeJoin& join);
+  // The periodic scheduling round (config round_interval_s, on the daemon's timer):
+  // waiting sessions that now fit start, the window allocators decide over them.
+  void ScheduleRound();
+  proto::Json Status() const;
+  // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
+  void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
+  // MPI_Comm_spawn from a rank on node `from` (PeerSend "session.spawn_children",
+  // comm_spawn.cpp): a launcher-less session, decided like any arrival.
+  void OnSpawnRequest(int from, const std::string& data);
+
+  // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl, PMIx job
+  // control) is a plan like a policy's: it waits for a plan in flight, every node
+  // confirms it (suspend: the ranks are seen stopped) and a failure is undone. The
+  // session keeps its slots while stopped, so its resume never overbooks; on a session
+  // a surpass suspended it only records whether the user wants it to run again when
+  // that surpasser ends. `answered` gets the outcome, its message without the session's
+  // name.
+  void UserSuspendOrResume(int64_t id, bool suspend,
+                           const std::function<void(Result<void>)>& answered);
+
+ private:
+  static void SendError(Connection& c, const std::string& message);
+
+  struct LiveSession {
+    int64_t id = 0;
+    std::weak_ptr<Connection> launcher;
+    const Connection* launcher_key = nullptr;
+    std::vector<int> nodes;
+    std::set<int> pending;  // nodes that have not reported session.node_done
+    int rank0_node = 0;
+    bool failed = false;
+    int code = 0;
+    std::string message;
+    std::string owner, command;
+    int ranks = 0, threads = 1;
+    double start = 0;
+    proto::LaunchRequest request;   // kept to spawn a queued session later
+    config::ResolvedPolicy policy;  // decides at its arrival and at its end
+    // Children of MPI_Comm_spawn have no launcher: they belong to `parent`, whose
+    // launcher gets their output and failures; the asking node gets the answer.
+    int64_t parent = 0;
+    std::string parent_nspace;
+    uint32_t parent_rank = 0;
+    std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
+    int spawn_node = -1;
+    uint64_t spawn_request = 0;
+    bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
+    // Ctrl-Z, psched-ctl suspend or PMIx pause: its ranks stay stopped until the user
+    // resumes it. It keeps its slots meanwhile (its uses stay counted in the snapshot).
+    bool stopped_by_user = false;
+  };
+
+  void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
+  // What an arrival (a launch, MPI_Comm_spawn's children) is decided with: the allocator
+  // the request names or the configured default, and its co-scheduling policy.
+  struct ArrivalDeciders {
+    std::string allocator_name;
+    sched::Allocator* allocator = nullptr;
+    std::unique_ptr<policies::Policy> policy;
+  };
+  Result<ArrivalDeciders> DecidersFor(const config::ResolvedPolicy& policy,
+                                      const std::string& requested_allocator);
+  void Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
+             LiveSession& session);
+  void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
+  void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
+  void RankFailed(const proto::RankExit& exit);
+  // Flow control of a session's output to a launcher that does not keep up. The
+  // launcher is the session's own or, for MPI_Comm_spawn children, their parent's.
+  void HoldOutputIfBacklogged(LiveSession& s, Connection& launcher);
+  std::shared_ptr<Connection> OutputLauncherOf(const LiveSession& s) const;
+  void ReleaseOutput(LiveSession& s);
+  void NodeDone(const proto::NodeDone& done);
+  void NodesLost(const proto::NodeLost& lost);
+  // A lost node `placement` uses, if any (a plan decided before the loss landed after it).
+  std::optional<int> LostNodeOf(const sched::Placement& placement) const;
+  // "lost node 1 (host) (its daemon is gone: CAUSE) WHEN": what its sessions' launchers print.
+  std::string LostMessage(int node, const std::string& when = "") const;
+  void Fail(LiveSession& s, int code, std::string message);
+  void Finish(int64_t id);
+  // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes,
+  // but none on sessions the user stopped: LeavingUserStoppedAlone); `then` gets the
+  // outcome and the snapshot from before the plan. `arrival` is the new session the
+  // plan was made for, if any.
+  using PlanOutcome = std::function<void(Result<void>, const sched::Snapshot& before)>;
+  void RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s,
+               PlanOutcome then);
+  // Carries out the node operations of `plan` on sessions as they are in `before`
+  // (plan_executor.hpp) and records their time; the snapshot is left alone.
+  void RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
+                  PlanOutcome then);
+  // `plan` without its suspends and resumes of sessions the user stopped: their ranks
+  // are stopped already and stay so until the user resumes them, whatever a policy
+  // does with their slots meanwhile (a surpasser that displaced them ends, say).
+  sched::Plan LeavingUserStoppedAlone(const sched::Plan& plan) const;
+  // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
+  void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
+  // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost
+  // and a queued session dropped during the plan stay gone.
+  void RestoreSnapshot(const sched::Snapshot& before);
+  void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
+                Result<void> ok);
+  // A plan failed and was rolled back: the snapshot goes back (nodes lost and queued
+  // sessions dropped meanwhile stay out), the failure is logged and told to every
+  // session it concerned, and queued sessions that can start without it start; the
+  // rest is retried at the next scheduling round (round.hpp).
+  void PlanFailed(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
+                  const Error& error);
+  void NoteToLauncher(const LiveSession& s, const std::string& text);
+  static void OnPlanTimeout(evutil_socket_t, short, void* arg);
+  // Ends a session that is still queued (killed, launcher gone) without an end plan.
+  void DropQueued(int64_t id, int code, const std::string& message);
+  bool Queued(int64_t id) const;
+  // Suspended by a surpass: only the end of its displacer resumes it.
+  bool DisplacedByPolicy(int64_t id) const;
+  // "stays suspended by session 3 (policy surpass) until that session ends"
+  std::string WaitsFor(int64_t id) const;
+  // Keeps how long the nodes took for a plan (status "plans": bench/policies reads it).
+  void RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
+                  std::chrono::steady_clock::duration took, bool ok);
+  // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
+  void RunDeferred();
+  // comm_spawn.cpp: the answer to the asking node (once), children's output and
+  // failures to the parent's launcher, children killed with their parent.
+  void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
+  // OnSpawnRequest's steps: each refusal is the reason the parent's launcher is told.
+  static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
+  std::optional<std::string> NeverFitsBesideParent(const LiveSession& parent, int64_t slots) const;
+  std::optional<std::string> PlanRefusesChildren(const sched::Plan& plan,
+                                                 const LiveSession& parent);
+  void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
+                     const LiveSession& parent, int from);
+  void SendSpawnReply(int node, const proto::ChildSpawnReply& reply);
+  void ForwardChildOutput(LiveSession& child, proto::Output out);
+  void ChildEnded(LiveSession& child);
+  void KillChildren(int64_t parent);
+  void NoteToParent(const LiveSession& child, const std::string& text);
+  std::string NodeName(int node) const;
+  LiveSession* Find(int64_t id);
+  double Now() const;
+  // Sets every queued session's priority from the configured module ([priority]),
+  // at snapshot_.now: the queue order the policies and window allocators follow.
+  void RefreshPriorities();
+
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  PeerLink& peers_;
+  int expected_nodes_;
+  std::unique_ptr<sched::Allocator> allocator_;
+  config::Config config_;
+  AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
+  PlanExecutor executor_;
+  event* plan_timer_ = nullptr;  // the executor's timeout for its transaction in flight
+  int64_t plan_timer_txn_ = 0;
+  std::deque<std::function<void()>> deferred_;
+  std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
+  Callbacks callbacks_;
+  sched::Snapshot snapshot_;
+  monitor::MetricsBoard metrics_;  // what the nodes' monitors measured
+  std::map<int, std::string> hostnames_;
+  std::map<int, std::string> lost_;  // node -> cause
+  std::map<int64_t, LiveSession> sessions_;
+  int64_t next_session_ = 1;
+  // The config's module once every node has joined (BuildPriority); fcfs before that
+  // and when the config's cannot be built.
+  void BuildPriority();
+  std::unique_ptr<sched::prio::PriorityModule> priority_;
+  sched::prio::OwnerHistories histories_;  // owners' finished sessions
+};
+
+}  // namespace psched::daemon

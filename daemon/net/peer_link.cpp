@@ -1,0 +1,289 @@
+#include "daemon/net/peer_link.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include "proto/messages.hpp"
+
+namespace psched::daemon {
+namespace {
+
+// "127.0.0.1:45678": who connected, for the log.
+std::string AddressText(const sockaddr* address) {
+  if (address == nullptr || address->sa_family != AF_INET) return "an unknown address";
+  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
+  char host[INET_ADDRSTRLEN] = "?";
+  inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+  return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+}
+
+// What the other end of a link refused, in this daemon's log: the error frame a daemon
+// sends before closing a link is for a peer, and no peer asks for it.
+void LogPeerError(int node, const Connection& conn, const proto::Frame& frame) {
+  auto e = proto::Decode<proto::ErrorReply>(frame);
+  std::fprintf(stderr, "pschedd[%d]: %s refused our frames: %s\n", node, conn.peer_name().c_str(),
+               e ? e->message.c_str() : "(no message)");
+}
+
+}  // namespace
+
+PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers)
+    : base_(base), node_(node), tree_(tree), secret_(secret), handlers_(std::move(handlers)) {
+  local_ev_ = event_new(base_, -1, 0, &PeerLink::OnLocal, this);
+}
+
+PeerLink::~PeerLink() {
+  handlers_ = {};  // closing links below must not call back into a daemon being torn down
+  listener_.reset();
+  if (local_ev_) event_free(local_ev_);
+  if (auth_sweep_) event_free(auth_sweep_);
+  // Closing a link runs its close callback, which erases it from these maps: close
+  // from copies, never while iterating the members.
+  auto children = std::exchange(children_, {});
+  auto unauthenticated = std::exchange(unauthenticated_, {});
+  for (auto& [n, c] : children) c->Close("daemon stopping");
+  for (auto& [p, u] : unauthenticated) u.conn->Close("daemon stopping");
+  if (parent_) parent_->Close("daemon stopping");
+}
+
+Result<int> PeerLink::Listen(const std::string& host, int port) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "listen address '" + host + "' is not an IPv4 address");
+  }
+  auto listener = Listener::Bind(base_, reinterpret_cast<sockaddr*>(&addr), sizeof addr, 128,
+                                 /*reuse_address=*/true, &PeerLink::OnAccept, this,
+                                 "pschedd[" + std::to_string(node_) + "]: peer listener on " +
+                                     host + ":" + std::to_string(port));
+  if (!listener) return Fail(listener.error());
+  listener_ = std::move(*listener);
+  auth_sweep_ = event_new(base_, -1, EV_PERSIST, &PeerLink::OnAuthSweep, this);
+  const timeval every = {1, 0};
+  event_add(auth_sweep_, &every);
+  sockaddr_in bound{};
+  socklen_t len = sizeof bound;
+  getsockname(listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
+  return ntohs(bound.sin_port);
+}
+
+Result<void> PeerLink::ConnectParent(const std::string& address) {
+  auto colon = address.rfind(':');
+  if (colon == std::string::npos)
+    return Fail(ErrorCode::kInvalidArgument, "parent address '" + address + "' is not host:port");
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (int rc = getaddrinfo(address.substr(0, colon).c_str(), address.substr(colon + 1).c_str(),
+                           &hints, &res);
+      rc != 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "cannot resolve parent '" + address + "': " + gai_strerror(rc));
+  }
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    freeaddrinfo(res);
+    return Fail(Error::FromErrno("socket", "connecting to parent daemon at " + address));
+  }
+  int rc = connect(fd, res->ai_addr, res->ai_addrlen);
+  freeaddrinfo(res);
+  if (rc != 0) {
+    Error e = Error::FromErrno("connect", "connecting to parent daemon at " + address);
+    close(fd);
+    return Fail(e);
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  parent_ = Connection::Make(base_, fd, "parent " + address);
+  parent_->peer_node = tree_.Parent(node_);
+  parent_->set_max_payload(proto::kMaxUnauthenticatedPayload);
+  parent_->Start([this](Connection& c, proto::Frame&& f) { OnParentFrame(c, std::move(f)); },
+                 [this](Connection&, const std::string& why) {
+                   parent_.reset();
+                   if (handlers_.parent_lost) handlers_.parent_lost(why);
+                 });
+  return {};
+}
+
+void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, int, void* arg) {
+  auto* self = static_cast<PeerLink*>(arg);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  auto conn = Connection::Make(self->base_, fd, "peer " + AddressText(address));
+  conn->challenge = self->secret_.Nonce();
+  conn->set_max_payload(proto::kMaxUnauthenticatedPayload);
+  self->unauthenticated_[conn.get()] = {conn, std::chrono::steady_clock::now()};
+  conn->Start([self](Connection& c, proto::Frame&& f) { self->OnChildFrame(c, std::move(f)); },
+              [self](Connection& c, const std::string& why) {
+                self->unauthenticated_.erase(&c);
+                if (!c.authenticated) return;
+                self->children_.erase(c.peer_node);
+                if (self->handlers_.child_lost)
+                  self->handlers_.child_lost(c.peer_node, self->tree_.Subtree(c.peer_node), why);
+              });
+  conn->Send(proto::Encode(proto::MsgType::kAuthChallenge, proto::AuthChallenge{conn->challenge}));
+}
+
+void PeerLink::OnAuthSweep(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<PeerLink*>(arg);
+  constexpr auto kAuthTimeout = std::chrono::seconds(10);
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<Connection>> late;
+  for (auto& [p, u] : self->unauthenticated_)
+    if (now - u.since > kAuthTimeout) late.push_back(u.conn);
+  for (auto& conn : late) {
+    std::fprintf(stderr, "pschedd[%d]: closed %s: no authentication within %lld s\n", self->node_,
+                 conn->peer_name().c_str(), static_cast<long long>(kAuthTimeout.count()));
+    conn->FailAndClose("authentication timed out");
+  }
+}
+
+void PeerLink::FromNeighbour(const Connection& conn, proto::Frame&& frame) {
+  if (frame.type == proto::MsgType::kError) return LogPeerError(node_, conn, frame);
+  Route(std::move(frame), conn.peer_node);
+}
+
+void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
+  if (conn.authenticated) return FromNeighbour(conn, std::move(frame));
+  auto resp = frame.type == proto::MsgType::kAuthResponse
+                  ? proto::Decode<proto::AuthResponse>(frame)
+                  : Fail(ErrorCode::kProtocol, "");
+  // The log says which check failed and who asked; the peer only learns that it failed.
+  std::string refused;
+  if (!resp) {
+    refused = "no valid authentication response";
+  } else if (resp->node < 0 || resp->node >= tree_.size || tree_.Parent(resp->node) != node_) {
+    refused = "node " + std::to_string(resp->node) + " is not a child of this node";
+  } else if (children_.contains(resp->node)) {
+    refused = "node " + std::to_string(resp->node) + " is connected already";
+  } else if (!secret_.Verify(resp->mac, conn.challenge, resp->node)) {
+    refused =
+        "node " + std::to_string(resp->node) + "'s proof does not match the allocation secret";
+  }
+  if (!refused.empty()) {
+    std::fprintf(stderr, "pschedd[%d]: refused the connection of %s: %s\n", node_,
+                 conn.peer_name().c_str(), refused.c_str());
+    return conn.FailAndClose(
+        "authentication failed: wrong allocation secret or not a child of node " +
+        std::to_string(node_));
+  }
+  conn.authenticated = true;
+  conn.peer_node = resp->node;
+  conn.set_max_payload(proto::kMaxPeerPayload);
+  children_[resp->node] = unauthenticated_[&conn].conn;
+  unauthenticated_.erase(&conn);
+  conn.Send(proto::Encode(proto::MsgType::kAuthOk, proto::AuthOk{secret_.Mac(resp->nonce, node_)}));
+}
+
+void PeerLink::OnParentFrame(Connection& conn, proto::Frame&& frame) {
+  if (conn.authenticated) return FromNeighbour(conn, std::move(frame));
+  if (frame.type == proto::MsgType::kAuthChallenge) {
+    auto ch = proto::Decode<proto::AuthChallenge>(frame);
+    if (!ch) return conn.Close("bad challenge from parent");
+    parent_nonce_ = secret_.Nonce();
+    conn.Send(
+        proto::Encode(proto::MsgType::kAuthResponse,
+                      proto::AuthResponse{node_, secret_.Mac(ch->nonce, node_), parent_nonce_}));
+    return;
+  }
+  if (frame.type == proto::MsgType::kAuthOk) {
+    auto ok = proto::Decode<proto::AuthOk>(frame);
+    if (!ok || !secret_.Verify(ok->mac, parent_nonce_, conn.peer_node))
+      return conn.Close("parent failed to prove the allocation secret");
+    conn.authenticated = true;
+    conn.set_max_payload(proto::kMaxPeerPayload);
+    if (handlers_.parent_ready) handlers_.parent_ready();
+    return;
+  }
+  std::string why = "parent refused us";
+  if (frame.type == proto::MsgType::kError)
+    if (auto e = proto::Decode<proto::ErrorReply>(frame)) why += ": " + e->message;
+  conn.Close(why);
+}
+
+void PeerLink::Send(const std::vector<int>& to, proto::MsgType type, proto::Json body) {
+  body["to"] = to;
+  if (!body.contains("from")) body["from"] = node_;
+  Route(proto::Frame{type, std::move(body)}, node_);
+}
+
+void PeerLink::Route(proto::Frame&& frame, int from) {
+  // Collective frames are for the neighbour they were sent to: it combines or
+  // passes them on itself (tree_collective.hpp).
+  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult ||
+      frame.type == proto::MsgType::kCollForget) {
+    local_.push_back(std::move(frame));
+    event_active(local_ev_, 0, 0);
+    return;
+  }
+  std::vector<int> to;
+  auto it = frame.body.find("to");
+  if (it != frame.body.end() && it->is_array()) {
+    for (const auto& v : *it)
+      if (v.is_number_integer()) to.push_back(v.get<int>());
+  }
+  bool local = to.empty();
+  std::vector<int> hops;
+  if (to.empty()) {
+    for (const auto& [child, conn] : children_)
+      if (child != from) hops.push_back(child);
+  }
+  for (int target : to) {
+    if (target < 0 || target >= tree_.size) continue;  // nowhere: dropped
+    int hop = tree_.NextHop(node_, target);
+    if (hop == node_) {
+      local = true;
+    } else if (hop != from && std::find(hops.begin(), hops.end(), hop) == hops.end()) {
+      hops.push_back(hop);
+    }
+  }
+  for (int hop : hops) Forward(hop, frame);
+  if (local) {
+    local_.push_back(std::move(frame));
+    event_active(local_ev_, 0, 0);
+  }
+}
+
+std::shared_ptr<Connection> PeerLink::Neighbour(int node) const {
+  std::shared_ptr<Connection> conn;
+  if (node == tree_.Parent(node_)) {
+    conn = parent_;
+  } else if (auto it = children_.find(node); it != children_.end()) {
+    conn = it->second;
+  }
+  return conn && conn->authenticated ? conn : nullptr;
+}
+
+void PeerLink::Forward(int hop, const proto::Frame& frame) {
+  if (auto conn = Neighbour(hop)) conn->Send(proto::EncodeFrame(frame));
+}
+
+void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {
+  if (auto conn = Neighbour(neighbour)) conn->Send(wire);
+}
+
+void PeerLink::OnLocal(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<PeerLink*>(arg);
+  // Deliver only what is queued now; frames queued meanwhile get the next round.
+  size_t n = self->local_.size();
+  for (size_t i = 0; i < n && !self->local_.empty(); ++i) {
+    proto::Frame f = std::move(self->local_.front());
+    self->local_.pop_front();
+    if (self->handlers_.deliver) self->handlers_.deliver(std::move(f));
+  }
+  if (!self->local_.empty()) event_active(self->local_ev_, 0, 0);
+}
+
+}  // namespace psched::daemon
