@@ -83,6 +83,8 @@ int RunCommand(int argc, char** argv) {
                  psched::sched::MakeAllocator(o.allocator).error().message().c_str());
     return 2;
   }
+  if (std::string folded = FoldingWarning(o); !folded.empty())
+    std::fprintf(stderr, "psched-alloc: warning: %s\n", folded.c_str());
   signal(SIGPIPE, SIG_IGN);
   signal(SIGCHLD, SIG_DFL);  // inherited as ignored, CMD would be reaped before we wait
   const sigset_t ending = EndingSignals();

@@ -14,6 +14,7 @@
 #include "common/child_process.hpp"
 #include "daemon/net/auth.hpp"
 #include "daemon/net/tree.hpp"
+#include "daemon/node/topology.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
 
@@ -33,6 +34,20 @@ std::string ReadLine(int fd) {
 }
 
 }  // namespace
+
+std::string FoldingWarning(const EmulatedOptions& options) {
+  auto topology = daemon::LoadNodeTopology(options.topology);
+  auto real = daemon::RealPuOsIndices();
+  if (!topology || !real) return "";
+  const long emulated = static_cast<long>(options.nodes) * topology->NumPus();
+  const auto usable = static_cast<long>(real->size());
+  if (emulated <= usable) return "";
+  return std::to_string(emulated) + " emulated PUs (" + std::to_string(options.nodes) +
+         " nodes x " + std::to_string(topology->NumPus()) + ") fold onto the " +
+         std::to_string(usable) +
+         " real PUs this process may use: pinning and placement decide nothing the hardware "
+         "sees, so timings measure no placement effect";
+}
 
 Result<EmulatedAllocation> EmulatedAllocation::Start(const EmulatedOptions& options) {
   EmulatedAllocation alloc;

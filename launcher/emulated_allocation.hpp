@@ -21,6 +21,13 @@ struct EmulatedOptions {
   bool verbose = false;
 };
 
+// A one-line warning when the allocation's emulated PUs (nodes x PUs of the topology)
+// outnumber the real PUs this process may use: the daemons then fold several emulated
+// PUs onto one real CPU (daemon/topology.hpp), so pinning, sidestep and overbook decide
+// nothing the hardware sees. Empty when every emulated PU has a real one of its own, or
+// when the topology does not load (the daemon reports that).
+std::string FoldingWarning(const EmulatedOptions& options);
+
 class EmulatedAllocation {
  public:
   // Starts every daemon and returns when the leader reports that all have joined.

@@ -322,6 +322,25 @@ TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
   EXPECT_NE(alloc.err.find("nope"), std::string::npos) << alloc.err;
 }
 
+// Emulated PUs beyond the real ones share real CPUs, and a timing taken there measures
+// no placement: psched-alloc says so once on stderr (taskset leaves it one real CPU).
+TEST(Alloc, WarnsOnceWhenEmulatedPusOutnumberTheRealOnes) {
+  const std::string alloc =
+      "taskset -c 0 " + Bin("psched-alloc") + " --topology 'pack:1 core:1 pu:1' ";
+  auto folded = RunShell(alloc + "-N 2 -- true", {}, 60);
+  EXPECT_EQ(folded.code, 0) << folded.err;
+  EXPECT_NE(folded.err.find(
+                "psched-alloc: warning: 2 emulated PUs (2 nodes x 1) fold onto the 1 real PUs"),
+            std::string::npos)
+      << folded.err;
+  EXPECT_EQ(folded.err.find("warning", folded.err.find("warning") + 1), std::string::npos)
+      << "said more than once:\n"
+      << folded.err;
+  auto fits = RunShell(alloc + "-N 1 -- true", {}, 60);
+  EXPECT_EQ(fits.code, 0) << fits.err;
+  EXPECT_EQ(fits.err.find("warning"), std::string::npos) << fits.err;
+}
+
 // psched-alloc started with stdin or stdout closed handed them out as its own pipes, and
 // CMD inherited one of psched-alloc's pipes as its stdin. Every command now opens
 // /dev/null onto a closed 0-2 first (GuardedMain), as srun and salloc give no input.
