@@ -114,7 +114,8 @@ std::vector<Scenario> PlanScenarios(const DjsbConfig& config, bool in_slurm) {
   std::vector<Scenario> out;
   out.reserve(config.policies.size());
   for (const std::string& p : config.policies) out.push_back({p, p, false, ""});
-  if (config.spread) {
+  // Spreading a one-rank analysis over the nodes places it as without: not a scenario.
+  if (config.spread && config.analysis.ranks > 1) {
     for (const std::string& p : config.policies)
       if (p == "overbook" || p == "sidestep") out.push_back({p + "+spread", p, true, ""});
   }
@@ -153,7 +154,13 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
                                                      "session_timeout_s",
                                                      "sample_interval_s",
                                                      "omp_wait_policy",
-                                                     "mpi_yield_when_idle"};
+                                                     "mpi_yield_when_idle",
+                                                     "max_repeats",
+                                                     "ci_relative_half_width",
+                                                     "time_budget_s",
+                                                     "sim_target_s",
+                                                     "analysis_work_share",
+                                                     "allow_folded"};
   for (const auto& [key, _] : root) {
     if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end())
       return Invalid(std::string(source_name) + ": unknown key '" + std::string(key.str()) + "'");
@@ -167,6 +174,12 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
                  Read(root, "", "sample_interval_s", &c.sample_interval_s),
                  Read(root, "", "omp_wait_policy", &c.omp_wait_policy),
                  Read(root, "", "mpi_yield_when_idle", &c.mpi_yield_when_idle),
+                 Read(root, "", "max_repeats", &c.max_repeats),
+                 Read(root, "", "ci_relative_half_width", &c.ci_relative_half_width),
+                 Read(root, "", "time_budget_s", &c.time_budget_s),
+                 Read(root, "", "sim_target_s", &c.sim_target_s),
+                 Read(root, "", "analysis_work_share", &c.analysis_work_share),
+                 Read(root, "", "allow_folded", &c.allow_folded),
                  ReadStringList(root.get("policies"), "policies", &c.policies)}) {
     if (auto w = wrap(r); !w) return Fail(w.error());
   }
@@ -232,6 +245,18 @@ Result<void> ValidateConfig(const DjsbConfig& c) {
   if (c.analyses <= 0)
     return Invalid("analyses must be > 0 (got " + std::to_string(c.analyses) + ")");
   if (c.repeats <= 0) return Invalid("repeats must be > 0 (got " + std::to_string(c.repeats) + ")");
+  if (c.max_repeats < c.repeats) {
+    return Invalid("max_repeats (" + std::to_string(c.max_repeats) + ") must be >= repeats (" +
+                   std::to_string(c.repeats) + ")");
+  }
+  if (!(c.ci_relative_half_width > 0) || !std::isfinite(c.ci_relative_half_width))
+    return Invalid("ci_relative_half_width must be a number > 0");
+  if (!(c.time_budget_s >= 0) || !std::isfinite(c.time_budget_s))
+    return Invalid("time_budget_s must be a number >= 0 (0: no budget)");
+  if (!(c.sim_target_s >= 0) || !std::isfinite(c.sim_target_s))
+    return Invalid("sim_target_s must be a number >= 0 (0: iterations as configured)");
+  if (!(c.analysis_work_share > 0) || !std::isfinite(c.analysis_work_share))
+    return Invalid("analysis_work_share must be a number > 0");
   const ScheduleConfig& s = c.schedule;
   // Comparisons are false for NaN: a NaN time would pass the ranges below and never come.
   for (double t : s.at)
@@ -309,6 +334,11 @@ std::vector<double> LaunchFractions(const DjsbConfig& c) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+int SubmitIteration(double fraction, int iterations) {
+  const int k = static_cast<int>(std::lround(fraction * iterations));
+  return std::clamp(k, 1, std::max(1, iterations - 1));
 }
 
 Result<std::string> ExpandTemplate(const std::string& templ, const AppConfig& app,

@@ -24,9 +24,11 @@ struct AppConfig {
   int Slots() const { return ranks * threads; }
 };
 
-// When the analyses are submitted, as fractions of the simulation's alone execution time
-// counted from the simulation's begin (its first computation, as psched-stream announces
-// it). Either explicit (`at`) or drawn from `seed` uniformly in [earliest, latest].
+// When the analyses are submitted, as fractions of the simulation's iterations: an analysis
+// at 0.3 of a 40-iteration simulation is submitted once psched-stream has reported its
+// 12th completed iteration (SubmitIteration). Counted on the simulation's own progress, so
+// no submit time depends on another run's duration. Either explicit (`at`) or drawn from
+// `seed` uniformly in [earliest, latest].
 struct ScheduleConfig {
   uint64_t seed = 1;
   double earliest = 0.1;
@@ -49,7 +51,22 @@ struct DjsbConfig {
   AppConfig analysis{2, 1, 2'000'000, 10};
   int analyses = 1;
   ScheduleConfig schedule;
+  // Repeats per scenario: at least `repeats`, then more until the 95% confidence
+  // interval of D is within +-ci_relative_half_width of its median, at most max_repeats.
   int repeats = 3;
+  int max_repeats = 7;
+  double ci_relative_half_width = 0.10;
+  // > 0: no new round of repeats (beyond `repeats`) that would end after this many seconds
+  // from the start; the report says which intervals it left wide.
+  double time_budget_s = 0;
+  // > 0: the simulation's iterations are chosen (one short calibration run) so that it
+  // takes about this long alone, and the analysis's so that its work (array size x
+  // iterations) is analysis_work_share of the simulation's.
+  double sim_target_s = 0;
+  double analysis_work_share = 0.2;
+  // More simulation slots than real PUs fold several onto one CPU: refused unless this is
+  // set, and then every figure says it does not measure policy effects.
+  bool allow_folded = false;
   std::vector<std::string> policies = {"wait", "surpass", "overbook", "sidestep"};
   bool spread = true;    // also run overbook and sidestep with --spread
   bool baseline = true;  // today's way: mpirun --oversubscribe (srun --overlap inside Slurm)
@@ -91,9 +108,14 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
 // Rejects configurations that cannot give a meaningful run; the message names the field.
 Result<void> ValidateConfig(const DjsbConfig& config);
 
-// Analysis submit offsets as fractions of the simulation's alone time, sorted.
+// Analysis submit points as fractions of the simulation's iterations, sorted.
 // Deterministic for a given seed.
 std::vector<double> LaunchFractions(const DjsbConfig& config);
+
+// The simulation iteration after whose completion an analysis at `fraction` is submitted:
+// round(fraction x iterations), at least 1 (the simulation computes) and at most
+// iterations - 1 (it has not ended).
+int SubmitIteration(double fraction, int iterations);
 
 // Fills a launcher template. Unknown placeholders are an error naming them.
 Result<std::string> ExpandTemplate(const std::string& templ, const AppConfig& app,

@@ -216,6 +216,37 @@ TEST(DjsbConfig, ScenariosAddSpreadVariantsAndTheBaseline) {
   EXPECT_EQ(PlanScenarios(c, true).back().baseline, "srun");
 }
 
+TEST(DjsbConfig, OneRankAnalysisHasNoSpreadVariants) {
+  DjsbConfig c;
+  c.analysis.ranks = 1;
+  std::vector<std::string> names;
+  for (const auto& x : PlanScenarios(c, false)) names.push_back(x.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"wait", "surpass", "overbook", "sidestep",
+                                             "baseline-mpirun"}));
+}
+
+// Analyses are submitted on the simulation's progress: after its round(f x N)-th
+// iteration, never before the first or after the last but one.
+TEST(DjsbConfig, SubmitIterationIsTheFractionOfTheSimulationsIterations) {
+  EXPECT_EQ(SubmitIteration(0.3, 40), 12);
+  EXPECT_EQ(SubmitIteration(0.7, 10), 7);
+  EXPECT_EQ(SubmitIteration(0.01, 40), 1);
+  EXPECT_EQ(SubmitIteration(0.99, 40), 39);
+  EXPECT_EQ(SubmitIteration(0.5, 2), 1);
+}
+
+TEST(DjsbConfig, RepeatBoundsAreChecked) {
+  DjsbConfig c;
+  c.max_repeats = 2;
+  auto bad = ValidateConfig(c);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().message().find("max_repeats (2) must be >= repeats (3)"),
+            std::string::npos);
+  c.max_repeats = 7;
+  c.ci_relative_half_width = 0;
+  EXPECT_FALSE(ValidateConfig(c).has_value());
+}
+
 TEST(DjsbConfig, TemplatesExpandAndRejectUnknownPlaceholders) {
   AppConfig app{4, 2, 100, 3};
   auto s = ExpandTemplate(LauncherConfig{}.psched, app, "sidestep", true, "stream --x", "/b");

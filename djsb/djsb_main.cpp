@@ -18,6 +18,8 @@
 #include "common/guarded_main.hpp"
 #include "common/read_file.hpp"
 #include "djsb/config.hpp"
+#include "djsb/demo_plan.hpp"
+#include "djsb/machine.hpp"
 #include "djsb/orchestrator.hpp"
 #include "djsb/report.hpp"
 #include "djsb/svg_report.hpp"
@@ -27,20 +29,25 @@ namespace {
 
 constexpr int kExitBadConfig = 1;
 constexpr int kExitRunFailed = 2;
+constexpr int kExitFolded = 2;
 constexpr int kExitScenarioFailed = 3;
 
 struct Overrides {
   std::string config_file;
-  std::optional<int> sim_ranks, sim_threads, ana_ranks, ana_threads, analyses, repeats, iterations;
+  std::optional<int> sim_ranks, sim_threads, ana_ranks, ana_threads, analyses, repeats, iterations,
+      max_repeats;
   std::optional<int64_t> sim_size, ana_size;
   std::optional<uint64_t> seed;
   std::vector<double> at;
   std::vector<std::string> policies;
   bool no_spread = false, no_baseline = false, baseline_only = false;
   std::optional<std::string> output_dir, stream;
-  std::optional<double> timeout, wait_constant, analysis_share;
+  std::optional<double> timeout, wait_constant, analysis_share, sim_target, time_budget;
   bool require_psched = false;
   bool check_only = false;
+  bool allow_folded = false;
+  bool machine_sized = false;
+  bool demo_allocation = false;
 };
 
 std::string ExeDir() {
@@ -73,6 +80,16 @@ Result<DjsbConfig> BuildConfig(const Overrides& o) {
     if (!parsed) return parsed;
     c = *parsed;
   }
+  // The demo's sizes from this machine's cores; explicit options still override them.
+  if (o.machine_sized) {
+    auto cores = AllowedRealCores();
+    if (!cores) return Fail(cores.error());
+    DemoPlan plan = PlanDemo(*cores);
+    ApplyDemoPlan(plan, &c);
+    std::cout << "psched-djsb: sized for " << plan.real_cores << " real cores: " << plan.nodes
+              << " nodes x " << plan.pus_per_node << " PUs\n";
+    if (!plan.note.empty()) std::cout << "psched-djsb: " << plan.note << "\n";
+  }
   if (o.sim_ranks) c.simulation.ranks = *o.sim_ranks;
   if (o.sim_threads) c.simulation.threads = *o.sim_threads;
   if (o.sim_size) c.simulation.array_size = *o.sim_size;
@@ -82,6 +99,12 @@ Result<DjsbConfig> BuildConfig(const Overrides& o) {
   if (o.iterations) c.simulation.iterations = c.analysis.iterations = *o.iterations;
   if (o.analyses) c.analyses = *o.analyses;
   if (o.repeats) c.repeats = *o.repeats;
+  if (o.max_repeats) c.max_repeats = *o.max_repeats;
+  // --repeats alone fixes the count; with --max-repeats it is the minimum.
+  if (o.repeats && !o.max_repeats) c.max_repeats = c.repeats;
+  if (o.sim_target) c.sim_target_s = *o.sim_target;
+  if (o.time_budget) c.time_budget_s = *o.time_budget;
+  if (o.allow_folded) c.allow_folded = true;
   if (o.seed) c.schedule.seed = *o.seed;
   if (!o.at.empty()) c.schedule.at = o.at;
   if (!o.policies.empty()) c.policies = o.policies;
@@ -124,9 +147,27 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--iterations", o.iterations, "STREAM iterations of both applications");
   app.add_option("--analyses", o.analyses, "number of analyses per run");
   app.add_option("--seed", o.seed, "seed of the launch schedule");
-  app.add_option("--at", o.at, "explicit submit times, fractions of the simulation alone")
+  app.add_option("--at", o.at, "explicit submit points, fractions of the simulation's iterations")
       ->delimiter(',');
-  app.add_option("--repeats", o.repeats, "repeats per scenario (medians are reported)");
+  app.add_option("--repeats", o.repeats,
+                 "repeats per scenario (alone: exactly; with --max-repeats: at least)");
+  app.add_option("--max-repeats", o.max_repeats,
+                 "repeat until D's 95% interval is within +-10% of its median (config: "
+                 "ci_relative_half_width), at most this often");
+  app.add_option("--sim-target", o.sim_target,
+                 "seconds the simulation should take alone: a calibration run picks the "
+                 "iterations (0: as configured)");
+  app.add_option("--time-budget", o.time_budget,
+                 "seconds: no further round of repeats (beyond --repeats) that would end later");
+  app.add_flag("--machine-sized", o.machine_sized,
+               "size the applications from this machine's cores as scripts/demo.sh does "
+               "(see --demo-allocation)");
+  app.add_flag("--demo-allocation", o.demo_allocation,
+               "print the emulated allocation for this machine (\"NODES TOPOLOGY\": one real "
+               "core per emulated PU) and exit");
+  app.add_flag("--allow-folded", o.allow_folded,
+               "run even when the simulation's slots outnumber the real PUs; every figure then "
+               "says it does not measure policy effects");
   app.add_option("--policies", o.policies, "policies to compare: wait,surpass,overbook,sidestep")
       ->delimiter(',');
   app.add_flag("--no-spread", o.no_spread, "do not add overbook/sidestep with --spread");
@@ -142,6 +183,16 @@ int RunCommand(int argc, char** argv) {
   app.add_flag("--check", o.check_only, "validate the configuration, print the plan, exit");
   if (auto code = psched::ParseCommandLine(app, "psched-djsb", argc, argv)) return *code;
 
+  if (o.demo_allocation) {
+    auto cores = AllowedRealCores();
+    if (!cores) {
+      std::cerr << "psched-djsb: " << cores.error().ToString() << "\n";
+      return kExitRunFailed;
+    }
+    DemoPlan plan = PlanDemo(*cores);
+    std::cout << plan.nodes << " " << plan.Topology() << "\n";
+    return 0;
+  }
   auto config = BuildConfig(o);
   if (!config) {
     std::cerr << "psched-djsb: " << config.error().ToString() << "\n";
@@ -162,17 +213,49 @@ int RunCommand(int argc, char** argv) {
   tools.in_slurm = std::getenv("SLURM_JOB_ID") != nullptr;
   tools.require_psched = o.require_psched;
 
+  // Outside Slurm every slot is on this host: more simulation slots than real PUs fold
+  // onto shared CPUs, where pinning, sidestep and overbook decide nothing the hardware sees.
+  std::string folded;
+  const int real_pus = AllowedRealPus();
+  if (!tools.in_slurm && config->simulation.Slots() > real_pus) {
+    folded = "FOLDED: the simulation's " + std::to_string(config->simulation.Slots()) +
+             " slots share this host's " + std::to_string(real_pus) +
+             " real PUs, so no figure measures policy effects";
+    if (!config->allow_folded) {
+      std::cerr << "psched-djsb: the simulation's " << config->simulation.Slots()
+                << " slots would fold onto the " << real_pus
+                << " real PUs this process may use: pinning, sidestep and overbook would decide "
+                   "nothing the hardware sees, and no figure would measure a policy. Size the "
+                   "allocation to the real cores (scripts/demo.sh does: psched-djsb "
+                   "--demo-allocation, --machine-sized), or pass --allow-folded to run anyway "
+                   "with every figure labelled.\n";
+      return kExitFolded;
+    }
+  }
+  std::cout << "psched-djsb: simulation " << config->simulation.ranks << "x"
+            << config->simulation.threads << " (" << config->simulation.Slots()
+            << " slots), analysis " << config->analysis.ranks << "x" << config->analysis.threads
+            << ", " << real_pus << " real PUs here";
+  if (config->sim_target_s > 0)
+    std::cout << "; iterations calibrated for a " << config->sim_target_s << " s simulation";
+  else
+    std::cout << "; " << config->simulation.iterations << " and " << config->analysis.iterations
+              << " iterations";
+  std::cout << "\npsched-djsb: repeats " << config->repeats << " to " << config->max_repeats
+            << ", until D's 95% interval is within +-" << 100 * config->ci_relative_half_width
+            << "% of its median\n";
+  if (!folded.empty()) std::cout << "psched-djsb: " << folded << "\n";
   std::cout << "psched-djsb: scenarios:";
   for (const Scenario& s : PlanScenarios(*config, tools.in_slurm)) std::cout << " " << s.name;
   std::cout << "\npsched-djsb: analyses submitted at";
   for (double f : LaunchFractions(*config)) std::cout << " " << f;
-  std::cout << " of the simulation's alone time (seed " << config->schedule.seed << ")\n";
+  std::cout << " of the simulation's iterations (seed " << config->schedule.seed << ")\n";
   std::cout << "psched-djsb: psched-exec " << (exec.empty() ? "MISSING" : exec) << ", psched-ctl "
             << (tools.psched_ctl.empty() ? "MISSING (states sampled from /proc)" : tools.psched_ctl)
             << "\n";
   if (o.check_only) return 0;
 
-  Orchestrator orchestrator(*config, tools, std::cout);
+  Orchestrator orchestrator(*config, tools, folded, std::cout);
   auto results = orchestrator.Run();
   if (!results) {
     std::cerr << "psched-djsb: " << results.error().ToString() << "\n";

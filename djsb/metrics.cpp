@@ -143,6 +143,10 @@ Result<Summary> Summarize(const std::vector<RunMetrics>& runs) {
   s.e_ana = med([](const RunMetrics& r) { return r.e_ana; });
   s.w_ana = med([](const RunMetrics& r) { return r.w_ana; });
   s.d = med([](const RunMetrics& r) { return r.d; });
+  std::vector<double> d;
+  d.reserve(runs.size());
+  for (const RunMetrics& r : runs) d.push_back(r.d);
+  s.d_interval = ConfidenceInterval(d);
   s.sim_execution = med([](const RunMetrics& r) { return r.sim_execution; });
   s.sim_real_slowdown = med([](const RunMetrics& r) { return r.sim_real_slowdown; });
   s.sim_expected_slowdown = med([](const RunMetrics& r) { return r.sim_expected_slowdown; });

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "djsb/interval.hpp"
 
 namespace psched::djsb {
 
@@ -89,9 +90,11 @@ struct RunMetrics {
   double d = 0;      // D = E_sim * E_ana * W_ana
 };
 
-// Medians over the repeats of one scenario. d is the median of per-repeat D.
+// Medians over the repeats of one scenario. d is the median of per-repeat D, d_interval
+// its 95% confidence interval.
 struct Summary {
   int repeats = 0;
+  Interval d_interval;
   double e_sim = 0, e_ana = 0, w_ana = 0, d = 0;
   double sim_execution = 0, sim_real_slowdown = 0, sim_expected_slowdown = 0;
   double ana_wait = 0, ana_execution = 0, ana_real_slowdown = 0, ana_expected_slowdown = 0;

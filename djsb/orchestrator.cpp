@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -40,7 +42,7 @@ std::string Sanitize(std::string s) {
 struct Pending {
   std::string name;
   const AppConfig* app = nullptr;
-  double offset = 0;  // seconds after the anchor: the run's start, or the simulation's begin
+  int after_iterations = 0;  // submitted once the simulation completed this many (0: at once)
   std::optional<LaunchedSession> launched;
 };
 
@@ -52,15 +54,15 @@ void Orchestrator::Progress(const std::string& line) {
 
 Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
                                           const Launcher& launcher, bool with_sim,
-                                          const std::vector<double>& fractions,
-                                          double x_sim_alone) {
+                                          const std::vector<double>& fractions) {
   const std::string run_id = Sanitize(name) + "-r" + std::to_string(repeat);
   const std::string runs_dir = config_.output_dir + "/runs";
+  const int sim_iterations = config_.simulation.iterations;
   std::vector<Pending> pending;
   if (with_sim) pending.push_back({"sim", &config_.simulation, 0, std::nullopt});
   for (size_t k = 0; k < fractions.size(); ++k) {
     pending.push_back({"ana" + std::to_string(k), &config_.analysis,
-                       with_sim ? fractions[k] * x_sim_alone : 0.0, std::nullopt});
+                       with_sim ? SubmitIteration(fractions[k], sim_iterations) : 0, std::nullopt});
   }
   std::vector<std::string> tags;
   tags.reserve(pending.size());
@@ -80,29 +82,23 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
   };
   const double start = WallClockNow();
   run.start = start;
-  // The analyses' offsets count from the simulation's begin as psched-stream announces it,
-  // not from its submit: the reference X_sim was measured earlier, and a launch slowed by
-  // a change of load since then would otherwise let an analysis arrive before the
-  // simulation computes at all.
-  std::optional<double> anchor;
-  if (!with_sim) anchor = start;
-  auto due_at = [&](const Pending& p) -> std::optional<double> {
-    if (p.name == "sim") return start;
-    if (!anchor) return std::nullopt;
-    return *anchor + p.offset;
-  };
   size_t next = 0;
   while (true) {
     const double now = WallClockNow();
-    if (!anchor && pending[0].launched) {
-      if (auto begin = AnnouncedBegin(*pending[0].launched, tags[0])) {
-        anchor = *begin;
-      } else if (PollExited(*pending[0].launched)) {
-        anchor = now;  // it failed before computing: its error is reported at the end
-      }
+    // The analyses are due on the simulation's own progress (its reported iterations), so
+    // no submit time depends on another run's duration or on how long the launch took.
+    size_t completed = 0;
+    bool sim_gone = false;
+    if (with_sim && pending[0].launched) {
+      completed = ReportedIterations(*pending[0].launched, tags[0]).size();
+      sim_gone = PollExited(*pending[0].launched);  // failed early: its error comes at the end
     }
+    auto due = [&](const Pending& p) {
+      return p.name == "sim" || !with_sim || sim_gone ||
+             (pending[0].launched && static_cast<int>(completed) >= p.after_iterations);
+    };
     // Submit every session whose time has come, in schedule order.
-    while (next < pending.size() && due_at(pending[next]) && now >= *due_at(pending[next])) {
+    while (next < pending.size() && due(pending[next])) {
       Pending& p = pending[next];
       const AppConfig& app = *p.app;
       std::string command = tools_.stream + " --array-size " + std::to_string(app.array_size) +
@@ -130,9 +126,9 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
       p.launched = *launched;
       Progress(name + " #" + std::to_string(repeat + 1) + ": submitted " + p.name +
                (with_sim && p.name != "sim"
-                    ? " at +" + Fixed(now - start, 1) + "s, " + Fixed(now - *anchor, 1) +
-                          " s after the simulation began (" +
-                          Fixed(100 * p.offset / x_sim_alone, 0) + "% of the simulation alone)"
+                    ? " at +" + Fixed(now - start, 1) + "s, after the simulation's iteration " +
+                          std::to_string(completed) + " of " + std::to_string(sim_iterations) +
+                          (sim_gone ? " (it had exited)" : "")
                     : "") +
                ": " + *cmd);
       ++next;
@@ -154,10 +150,7 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
                                            ": still running after session_timeout_s = " +
                                            Fixed(config_.session_timeout_s, 0) + " s; killed");
     }
-    double until_next = 1e9;
-    if (next < pending.size())
-      if (auto due = due_at(pending[next])) until_next = *due - WallClockNow();
-    SleepSeconds(std::min(config_.sample_interval_s, std::max(0.0, until_next)));
+    SleepSeconds(config_.sample_interval_s);
   }
 
   std::vector<RunTimes> relative;
@@ -172,6 +165,7 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
     rec.tag = tags[i];
     rec.times = *times;
     rec.output_path = pending[i].launched->output_path;
+    rec.iterations = ReportedIterations(*pending[i].launched, tags[i]);
     rec.nodes.assign(nodes[i].begin(), nodes[i].end());
     if (rec.nodes.empty()) rec.nodes.push_back(0);
     for (const SampleTick& t : ticks) {
@@ -201,46 +195,101 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
   return run;
 }
 
-Result<FamilyReferences> Orchestrator::RunReferences(const Launcher& launcher) {
-  FamilyReferences fam;
-  fam.family = launcher.family;
-  std::vector<double> sim_x, ana_x, ana_wait;
-  for (int r = 0; r < config_.repeats; ++r) {
-    auto sim = RunOnce("alone-sim-" + launcher.family, r, launcher, true, {}, 0);
-    if (!sim) return Fail(sim.error());
-    sim_x.push_back(sim->sessions[0].times.Execution());
-    Progress("simulation alone (" + launcher.family + ") #" + std::to_string(r + 1) +
-             ": X = " + Fixed(sim_x.back()) + " s");
-    fam.sim_alone.push_back(*sim);
-    auto ana = RunOnce("alone-ana-" + launcher.family, r, launcher, false, {0.0}, 0);
-    if (!ana) return Fail(ana.error());
-    ana_x.push_back(ana->sessions[0].times.Execution());
-    ana_wait.push_back(std::max(0.0, ana->sessions[0].times.Wait()));
-    Progress("analysis alone (" + launcher.family + ") #" + std::to_string(r + 1) +
-             ": X = " + Fixed(ana_x.back()) +
-             " s, static wait (launch overhead) = " + Fixed(ana_wait.back(), 3) + " s");
-    fam.ana_alone.push_back(*ana);
+// One repeat of a family's reference runs: the simulation alone, then the analysis alone.
+Result<void> Orchestrator::RunReferences(const Launcher& launcher, int round,
+                                         FamilyReferences* fam) {
+  auto sim = RunOnce("alone-sim-" + launcher.family, round, launcher, true, {});
+  if (!sim) return Fail(sim.error());
+  Progress("simulation alone (" + launcher.family + ") #" + std::to_string(round + 1) +
+           ": X = " + Fixed(sim->sessions[0].times.Execution()) + " s");
+  fam->sim_alone.push_back(std::move(*sim));
+  auto ana = RunOnce("alone-ana-" + launcher.family, round, launcher, false, {0.0});
+  if (!ana) return Fail(ana.error());
+  Progress("analysis alone (" + launcher.family + ") #" + std::to_string(round + 1) + ": X = " +
+           Fixed(ana->sessions[0].times.Execution()) + " s, static wait (launch overhead) = " +
+           Fixed(std::max(0.0, ana->sessions[0].times.Wait()), 3) + " s");
+  fam->ana_alone.push_back(std::move(*ana));
+  return {};
+}
+
+Result<void> Orchestrator::Calibrate(const Launcher& launcher, DjsbResults* results) {
+  constexpr int kProbeIterations = 6;
+  const int configured = config_.simulation.iterations;
+  config_.simulation.iterations = kProbeIterations;
+  auto run = RunOnce("calibrate", 0, launcher, true, {});
+  config_.simulation.iterations = configured;
+  if (!run) return Fail(run.error().Wrap("calibration run of the simulation"));
+  const std::vector<double>& t = run->sessions[0].iterations;
+  if (t.size() < 3 || !(t.back() > t[1])) {
+    return Fail(ErrorCode::kProtocol,
+                "calibration run: the simulation reported too few iterations");
   }
-  fam.refs.sim_alone_execution = Median(sim_x);
-  fam.refs.ana_alone_execution = Median(ana_x);
-  fam.refs.ana_static_wait = Median(ana_wait);
-  fam.refs.sim_slots = config_.simulation.Slots();
-  fam.refs.ana_slots = config_.analysis.Slots();
-  auto constants = ResolveConstants(config_.constants, fam.refs);
-  if (!constants) return Fail(constants.error().Wrap("reference runs (" + launcher.family + ")"));
-  fam.constants = *constants;
-  Progress("references (" + launcher.family + "): X_sim alone " +
-           Fixed(fam.refs.sim_alone_execution) + " s, X_ana alone " +
-           Fixed(fam.refs.ana_alone_execution) + " s; " + DescribeConstants(fam.constants));
-  return fam;
+  // From the second iteration on: the first one also faults the arrays' pages in.
+  const double per_iteration = (t.back() - t[1]) / static_cast<double>(t.size() - 2);
+  AppConfig& sim = config_.simulation;
+  AppConfig& ana = config_.analysis;
+  sim.iterations = std::max(4, static_cast<int>(std::lround(config_.sim_target_s / per_iteration)));
+  const double ana_work =
+      config_.analysis_work_share * static_cast<double>(sim.array_size) * sim.iterations;
+  ana.iterations =
+      std::max(2, static_cast<int>(std::lround(ana_work / static_cast<double>(ana.array_size))));
+  results->calibration = "an iteration of the simulation alone took " + Fixed(per_iteration, 3) +
+                         " s (" + launcher.family + "): " + std::to_string(sim.iterations) +
+                         " iterations for about " + Fixed(config_.sim_target_s, 0) +
+                         " s; the analysis " + std::to_string(ana.iterations) + " iterations, " +
+                         Fixed(100 * config_.analysis_work_share, 0) + "% of the simulation's work";
+  Progress("calibration: " + results->calibration);
+  return {};
+}
+
+// Metrics of every run so far against the references of every run so far: medians over all
+// repeats, so each scenario is compared with the same references at the end.
+void Orchestrator::Recompute(DjsbResults* results) {
+  for (FamilyReferences& fam : results->references) {
+    std::vector<double> sim_x, ana_x, ana_wait;
+    for (const ScenarioRun& r : fam.sim_alone) sim_x.push_back(r.sessions[0].times.Execution());
+    for (const ScenarioRun& r : fam.ana_alone) {
+      ana_x.push_back(r.sessions[0].times.Execution());
+      ana_wait.push_back(std::max(0.0, r.sessions[0].times.Wait()));
+    }
+    fam.refs.sim_alone_execution = Median(sim_x);
+    fam.refs.ana_alone_execution = Median(ana_x);
+    fam.refs.ana_static_wait = Median(ana_wait);
+    fam.refs.sim_slots = config_.simulation.Slots();
+    fam.refs.ana_slots = config_.analysis.Slots();
+  }
+  for (ScenarioResult& sr : results->scenarios) {
+    if (!sr.skipped.empty() || sr.runs.empty()) continue;
+    auto fam = std::find_if(results->references.begin(), results->references.end(),
+                            [&](const FamilyReferences& f) { return f.family == sr.family; });
+    if (fam == results->references.end()) continue;
+    auto constants = ResolveConstants(config_.constants, fam->refs);
+    if (!constants) {
+      sr.skipped = "reference runs (" + sr.family + "): " + constants.error().ToString();
+      continue;
+    }
+    fam->constants = *constants;
+    sr.metrics.clear();
+    for (const ScenarioRun& run : sr.runs) {
+      std::vector<RunTimes> ana;
+      for (size_t i = 1; i < run.sessions.size(); ++i) ana.push_back(run.sessions[i].times);
+      auto m = ComputeRun(run.sessions[0].times, ana, fam->refs, *constants);
+      if (!m) {
+        sr.skipped = "metrics: " + m.error().ToString();
+        break;
+      }
+      sr.metrics.push_back(std::move(*m));
+    }
+    if (!sr.skipped.empty()) continue;
+    if (auto summary = Summarize(sr.metrics)) sr.summary = *summary;
+  }
 }
 
 Result<DjsbResults> Orchestrator::Run() {
   started_ = WallClockNow();
   DjsbResults results;
-  results.config = config_;
-  results.started = started_;
   results.launch_fractions = LaunchFractions(config_);
+  results.folded = folded_;
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   results.host = host;
@@ -275,62 +324,152 @@ Result<DjsbResults> Orchestrator::Run() {
     }
     return l;
   };
+  // Reference runs: alone, every policy behaves alike.
+  auto reference_launcher = [&](const std::string& family) {
+    for (const Scenario& s : scenarios) {
+      Launcher l = launcher_for(s);
+      if (l.family != family) continue;
+      l.policy = "wait";
+      l.spread = false;
+      return l;
+    }
+    return Launcher{};
+  };
 
   for (const Scenario& s : scenarios) {
     ScenarioResult sr;
     sr.scenario = s;
-    Launcher launcher = launcher_for(s);
-    sr.family = launcher.family;
-    if (launcher.family == "psched" && !psched_available) {
-      sr.skipped = "psched-exec not found";
-      results.scenarios.push_back(std::move(sr));
-      continue;
-    }
-    // References once per launcher family (psched-exec's overhead is not mpirun's).
-    auto fam_it =
-        std::find_if(results.references.begin(), results.references.end(),
-                     [&](const FamilyReferences& f) { return f.family == launcher.family; });
-    if (fam_it == results.references.end()) {
-      Launcher ref = launcher;
-      ref.policy = "wait";  // alone, every policy behaves alike
-      ref.spread = false;
-      auto fam = RunReferences(ref);
-      if (!fam) {
-        Progress("reference runs (" + launcher.family + ") failed: " + fam.error().ToString());
-        sr.skipped = "reference runs failed: " + fam.error().ToString();
-        results.scenarios.push_back(std::move(sr));
+    sr.family = launcher_for(s).family;
+    if (sr.family == "psched" && !psched_available) sr.skipped = "psched-exec not found";
+    results.scenarios.push_back(std::move(sr));
+  }
+  for (const ScenarioResult& sr : results.scenarios) {
+    if (!sr.skipped.empty()) continue;
+    auto known = std::find_if(results.references.begin(), results.references.end(),
+                              [&](const FamilyReferences& f) { return f.family == sr.family; });
+    if (known != results.references.end()) continue;
+    FamilyReferences fam;
+    fam.family = sr.family;
+    results.references.push_back(std::move(fam));
+  }
+  if (results.references.empty()) {
+    results.config = config_;
+    results.finished = WallClockNow();
+    return results;
+  }
+  if (config_.sim_target_s > 0) {
+    if (auto ok = Calibrate(reference_launcher(results.references[0].family), &results); !ok)
+      return Fail(ok.error());
+  }
+  results.config = config_;
+
+  // Rounds: each open scenario runs once per round beside its family's reference runs, so
+  // a drift of the machine's load hits the references and every scenario alike. A scenario
+  // closes once it has `repeats` runs and its D's interval is tight enough.
+  std::vector<bool> settled(results.scenarios.size(), false);
+  std::map<std::string, double> seconds_of;  // last duration of each kind of run
+  auto is_open = [&](size_t i) { return results.scenarios[i].skipped.empty() && !settled[i]; };
+  for (int round = 0; round < config_.max_repeats; ++round) {
+    std::vector<size_t> open;
+    for (size_t i = 0; i < results.scenarios.size(); ++i)
+      if (is_open(i)) open.push_back(i);
+    if (open.empty()) break;
+    // An estimate of one round: what each of its runs took last time (the references'
+    // first round has none yet, and says so).
+    auto round_estimate = [&](size_t from) {
+      double total = 0;
+      for (size_t k = from; k < open.size(); ++k) {
+        auto it = seconds_of.find(results.scenarios[open[k]].scenario.name);
+        if (it != seconds_of.end()) total += it->second;
+      }
+      return total;
+    };
+    auto eta = [&](size_t from) -> std::string {
+      if (seconds_of.empty()) return "ETA after the first round";
+      double refs = 0;
+      for (const FamilyReferences& f : results.references) {
+        auto it = seconds_of.find("alone-" + f.family);
+        if (it != seconds_of.end()) refs += it->second;
+      }
+      const double rest = round_estimate(from);
+      const double whole = round_estimate(0) + refs;
+      const int min_more = std::max(0, config_.repeats - round - 1);
+      const int max_more = config_.max_repeats - round - 1;
+      return "ETA " + Fixed(rest + min_more * whole, 0) + " s (at most " +
+             Fixed(rest + max_more * whole, 0) + " s if every open scenario needs " +
+             std::to_string(config_.max_repeats) + " repeats)";
+    };
+    for (FamilyReferences& fam : results.references) {
+      bool needed = false;
+      for (size_t i : open) needed = needed || results.scenarios[i].family == fam.family;
+      if (!needed) continue;
+      const double t0 = WallClockNow();
+      if (auto ok = RunReferences(reference_launcher(fam.family), round, &fam); !ok) {
+        Progress("reference runs (" + fam.family + ") failed: " + ok.error().ToString());
+        for (size_t i : open) {
+          if (results.scenarios[i].family == fam.family)
+            results.scenarios[i].skipped = "reference runs failed: " + ok.error().ToString();
+        }
         continue;
       }
-      results.references.push_back(std::move(*fam));
-      fam_it = results.references.end() - 1;
+      seconds_of["alone-" + fam.family] = WallClockNow() - t0;
     }
-    const FamilyReferences& fam = *fam_it;
-    for (int r = 0; r < config_.repeats && sr.skipped.empty(); ++r) {
-      auto run = RunOnce(s.name, r, launcher, true, results.launch_fractions,
-                         fam.refs.sim_alone_execution);
+    for (size_t k = 0; k < open.size(); ++k) {
+      ScenarioResult& sr = results.scenarios[open[k]];
+      if (!sr.skipped.empty()) continue;
+      Progress("round " + std::to_string(round + 1) + ", scenario " + std::to_string(k + 1) +
+               " of " + std::to_string(open.size()) + ": " + sr.scenario.name + " repeat " +
+               std::to_string(sr.runs.size() + 1) + "; " + eta(k));
+      const double t0 = WallClockNow();
+      auto run = RunOnce(sr.scenario.name, round, launcher_for(sr.scenario), true,
+                         results.launch_fractions);
       if (!run) {
-        Progress(s.name + " failed: " + run.error().ToString());
+        Progress(sr.scenario.name + " failed: " + run.error().ToString());
         sr.skipped = "failed: " + run.error().ToString();
-        break;
+        continue;
       }
-      std::vector<RunTimes> ana;
-      for (size_t i = 1; i < run->sessions.size(); ++i) ana.push_back(run->sessions[i].times);
-      auto m = ComputeRun(run->sessions[0].times, ana, fam.refs, fam.constants);
-      if (!m) {
-        sr.skipped = "metrics: " + m.error().ToString();
-        break;
-      }
-      Progress(s.name + " #" + std::to_string(r + 1) + ": E_sim " + Fixed(m->e_sim) + ", E_ana " +
-               Fixed(m->e_ana) + ", W_ana " + Fixed(m->w_ana) + ", D " + Fixed(m->d) +
-               " (states from " + run->state_source + ")");
+      seconds_of[sr.scenario.name] = WallClockNow() - t0;
       sr.runs.push_back(std::move(*run));
-      sr.metrics.push_back(std::move(*m));
     }
-    if (sr.skipped.empty()) {
-      auto summary = Summarize(sr.metrics);
-      if (summary) sr.summary = *summary;
+    Recompute(&results);
+    for (size_t i : open) {
+      ScenarioResult& sr = results.scenarios[i];
+      if (!sr.skipped.empty() || sr.metrics.empty()) continue;
+      const RunMetrics& m = sr.metrics.back();
+      const Interval& d = sr.summary.d_interval;
+      settled[i] = d.n >= config_.repeats && TightEnough(d, config_.ci_relative_half_width);
+      Progress(sr.scenario.name + " #" + std::to_string(d.n) + ": E_sim " + Fixed(m.e_sim) +
+               ", E_ana " + Fixed(m.e_ana) + ", W_ana " + Fixed(m.w_ana) + ", D " + Fixed(m.d) +
+               " (states from " + sr.runs.back().state_source + "); D median " + Fixed(d.median) +
+               " [" + Fixed(d.lo) + ", " + Fixed(d.hi) + "] over " + std::to_string(d.n) +
+               (settled[i] ? ": settled" : ": repeats"));
     }
-    results.scenarios.push_back(std::move(sr));
+    // The time budget ends the repeats early, never before `repeats`: when one more round
+    // of what is still open (as long as its runs took this round) would overrun it.
+    if (config_.time_budget_s > 0 && round + 1 >= config_.repeats) {
+      double next_round = 0;
+      for (const FamilyReferences& f : results.references) {
+        auto it = seconds_of.find("alone-" + f.family);
+        if (it != seconds_of.end()) next_round += it->second;
+      }
+      bool any_open = false;
+      for (size_t i = 0; i < results.scenarios.size(); ++i) {
+        if (!is_open(i)) continue;
+        any_open = true;
+        auto it = seconds_of.find(results.scenarios[i].scenario.name);
+        if (it != seconds_of.end()) next_round += it->second;
+      }
+      const double spent = WallClockNow() - started_;
+      if (any_open && spent + next_round > config_.time_budget_s) {
+        results.stopped_early =
+            "stopped after " + std::to_string(round + 1) + " rounds: another (~" +
+            Fixed(next_round, 0) + " s) would overrun the time budget of " +
+            Fixed(config_.time_budget_s, 0) + " s; intervals wider than +-" +
+            Fixed(100 * config_.ci_relative_half_width, 0) + "% are shown as they are";
+        Progress(results.stopped_early);
+        break;
+      }
+    }
   }
   results.finished = WallClockNow();
   return results;

@@ -24,8 +24,13 @@ struct Tools {
 
 class Orchestrator {
  public:
-  Orchestrator(DjsbConfig config, Tools tools, std::ostream& progress)
-      : config_(std::move(config)), tools_(std::move(tools)), progress_(progress) {}
+  // folded: not empty when the simulation's slots outnumber the real PUs (--allow-folded);
+  // it goes into the results and labels every figure.
+  Orchestrator(DjsbConfig config, Tools tools, std::string folded, std::ostream& progress)
+      : config_(std::move(config)),
+        tools_(std::move(tools)),
+        folded_(std::move(folded)),
+        progress_(progress) {}
 
   // Runs everything. Scenarios that fail are recorded (ScenarioResult::skipped) and the
   // rest still run; an error is returned only when nothing meaningful can be measured.
@@ -39,16 +44,22 @@ class Orchestrator {
     bool spread = false;
   };
 
-  // One run: the simulation (if with_sim) and `fractions.size()` analyses submitted at
-  // fraction * x_sim_alone after the simulation began computing (immediately without one).
+  // One run: the simulation (if with_sim) and `fractions.size()` analyses, each submitted
+  // once the simulation has completed SubmitIteration(fraction) of its iterations
+  // (immediately without a simulation).
   Result<ScenarioRun> RunOnce(const std::string& name, int repeat, const Launcher& launcher,
-                              bool with_sim, const std::vector<double>& fractions,
-                              double x_sim_alone);
-  Result<FamilyReferences> RunReferences(const Launcher& launcher);
+                              bool with_sim, const std::vector<double>& fractions);
+  // Appends one simulation-alone and one analysis-alone run to the family's references.
+  Result<void> RunReferences(const Launcher& launcher, int round, FamilyReferences* fam);
+  // Chooses the iterations for config_.sim_target_s from a short run of the simulation.
+  Result<void> Calibrate(const Launcher& launcher, DjsbResults* results);
+  // References, constants, metrics and summaries from every run so far.
+  void Recompute(DjsbResults* results);
   void Progress(const std::string& line);
 
   DjsbConfig config_;
   Tools tools_;
+  std::string folded_;
   std::ostream& progress_;
   double started_ = 0;
 };

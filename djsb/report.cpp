@@ -43,6 +43,7 @@ nlohmann::json RunJson(const ScenarioRun& run) {
     js["nodes"] = s.nodes;
     js["observed_stopped"] = s.observed_stopped;
     js["output"] = s.output_path;
+    js["iterations"] = s.iterations;
     for (const StateInterval& iv : s.timeline)
       js["timeline"].push_back({{"t0", iv.t0}, {"t1", iv.t1}, {"state", iv.state}});
     j["sessions"].push_back(js);
@@ -73,17 +74,40 @@ std::optional<Verdict> ComputeVerdict(const DjsbResults& results) {
       if (!have_best || s.summary.d > v.best_d) {
         v.best = s.scenario.name;
         v.best_d = s.summary.d;
+        v.best_interval = s.summary.d_interval;
         have_best = true;
       }
     } else if (!have_base) {
       v.baseline = s.scenario.name;
       v.baseline_d = s.summary.d;
+      v.baseline_interval = s.summary.d_interval;
       have_base = true;
     }
   }
   if (!have_best || !have_base || !(v.baseline_d > 0)) return std::nullopt;
   v.ratio = v.best_d / v.baseline_d;
+  v.apart = Apart(v.best_interval, v.baseline_interval);
   return v;
+}
+
+std::string FormatVerdict(const Verdict& v, const std::string& folded) {
+  auto with_interval = [](double d, const Interval& i) {
+    return "D " + Fixed(d) + " [" + Fixed(i.lo) + ", " + Fixed(i.hi) + "]";
+  };
+  std::ostringstream out;
+  if (!folded.empty()) out << "  " << folded << ":\n";
+  out << "  best psched policy: " << v.best << " (" << with_interval(v.best_d, v.best_interval)
+      << "), " << Fixed(v.ratio) << "x today's baseline " << v.baseline << " ("
+      << with_interval(v.baseline_d, v.baseline_interval) << ")\n";
+  if (!v.best_interval.Known() || !v.baseline_interval.Known()) {
+    out << "  intervals unknown: one repeat gives none (--repeats 2 or more)\n";
+  } else if (v.apart) {
+    out << "  the 95% intervals are apart: " << v.best << " "
+        << (v.best_d > v.baseline_d ? "beats" : "loses to") << " the baseline beyond the noise\n";
+  } else {
+    out << "  the 95% intervals overlap: the difference is within the noise of these repeats\n";
+  }
+  return out.str();
 }
 
 std::string FormatTable(const DjsbResults& results) {
@@ -94,8 +118,12 @@ std::string FormatTable(const DjsbResults& results) {
       << (c.analyses == 1 ? "is " : "es ") << c.analysis.ranks << "x" << c.analysis.threads
       << ", submitted at";
   for (double f : results.launch_fractions) out << " " << Fixed(100 * f, 0) << "%";
-  out << " of the simulation alone (seed " << c.schedule.seed << "), medians of " << c.repeats
-      << " repeat" << (c.repeats == 1 ? "" : "s") << "\n\n";
+  out << " of the simulation's iterations (seed " << c.schedule.seed << "), medians of "
+      << c.repeats << " to " << c.max_repeats << " repeats (until D's 95% interval is within +-"
+      << Fixed(100 * c.ci_relative_half_width, 0) << "% of its median)\n";
+  if (!results.calibration.empty()) out << "calibration: " << results.calibration << "\n";
+  if (!results.folded.empty()) out << results.folded << " (every figure below)\n";
+  out << "\n";
 
   const size_t label_w = 22, col_w = 16;
   out << PadRight("", label_w);
@@ -116,10 +144,28 @@ std::string FormatTable(const DjsbResults& results) {
       {"  ana wait [s]", &Summary::ana_wait, 2},
       {"  sim execution [s]", &Summary::sim_execution, 2},
   };
+  const std::string mark = results.folded.empty() ? "" : "*";
+  auto interval_row = [&](const char* label, auto cell) {
+    out << PadRight(label, label_w);
+    for (const ScenarioResult& s : results.scenarios)
+      out << Pad(!s.skipped.empty() ? "-" : cell(s.summary), col_w);
+    out << "\n";
+  };
   for (const Row& row : rows) {
+    if (row.field == &Summary::d) {
+      interval_row("Dynamicity Ratio", [&](const Summary& m) { return Fixed(m.d) + mark; });
+      interval_row("  D 95% interval", [&](const Summary& m) {
+        return m.d_interval.Known()
+                   ? "[" + Fixed(m.d_interval.lo) + "," + Fixed(m.d_interval.hi) + "]"
+                   : std::string("none");
+      });
+      interval_row("  repeats", [&](const Summary& m) { return std::to_string(m.repeats); });
+      continue;
+    }
     out << PadRight(row.label, label_w);
     for (const ScenarioResult& s : results.scenarios) {
-      std::string cell = !s.skipped.empty() ? "-" : Fixed(s.summary.*(row.field), row.digits);
+      std::string cell =
+          !s.skipped.empty() ? "-" : Fixed(s.summary.*(row.field), row.digits) + mark;
       out << Pad(cell, col_w);
     }
     out << "\n";
@@ -133,11 +179,9 @@ std::string FormatTable(const DjsbResults& results) {
         << Fixed(f.refs.ana_static_wait, 3) << " s\n";
     out << "  " << DescribeConstants(f.constants) << "\n";
   }
-  if (auto v = ComputeVerdict(results)) {
-    out << "  best psched policy: " << v->best << " (D " << Fixed(v->best_d) << "), "
-        << Fixed(v->ratio) << "x today's baseline " << v->baseline << " (D " << Fixed(v->baseline_d)
-        << ")\n";
-  }
+  if (!results.stopped_early.empty()) out << "  " << results.stopped_early << "\n";
+  if (!results.folded.empty()) out << "  * " << results.folded << "\n";
+  if (auto v = ComputeVerdict(results)) out << FormatVerdict(*v, results.folded);
   return out.str();
 }
 
@@ -145,6 +189,10 @@ nlohmann::json ToJson(const DjsbResults& r) {
   nlohmann::json j;
   j["benchmark"] = "djsb (reconstruction of the Dynamic Job Scheduler Benchmark metrics)";
   j["host"] = r.host;
+  j["folded"] = !r.folded.empty();
+  if (!r.folded.empty()) j["folded_note"] = r.folded;
+  if (!r.calibration.empty()) j["calibration"] = r.calibration;
+  if (!r.stopped_early.empty()) j["stopped_early"] = r.stopped_early;
   j["started"] = r.started;
   j["finished"] = r.finished;
   const DjsbConfig& c = r.config;
@@ -159,6 +207,10 @@ nlohmann::json ToJson(const DjsbResults& r) {
       {"analysis", app(c.analysis)},
       {"analyses", c.analyses},
       {"repeats", c.repeats},
+      {"max_repeats", c.max_repeats},
+      {"ci_relative_half_width", c.ci_relative_half_width},
+      {"time_budget_s", c.time_budget_s},
+      {"sim_target_s", c.sim_target_s},
       {"policies", c.policies},
       {"spread", c.spread},
       {"baseline", c.baseline},
@@ -196,6 +248,8 @@ nlohmann::json ToJson(const DjsbResults& r) {
                       {"e_ana", m.e_ana},
                       {"w_ana", m.w_ana},
                       {"d", m.d},
+                      {"d_ci95", {m.d_interval.lo, m.d_interval.hi}},
+                      {"d_ci95_known", m.d_interval.Known()},
                       {"sim_execution", m.sim_execution},
                       {"sim_real_slowdown", m.sim_real_slowdown},
                       {"sim_expected_slowdown", m.sim_expected_slowdown},
@@ -236,7 +290,11 @@ nlohmann::json ToJson(const DjsbResults& r) {
                     {"best_d", v->best_d},
                     {"baseline", v->baseline},
                     {"baseline_d", v->baseline_d},
-                    {"ratio", v->ratio}};
+                    {"ratio", v->ratio},
+                    {"best_ci95", {v->best_interval.lo, v->best_interval.hi}},
+                    {"baseline_ci95", {v->baseline_interval.lo, v->baseline_interval.hi}},
+                    {"intervals_apart", v->apart},
+                    {"measures_policy_effects", r.folded.empty()}};
   }
   return j;
 }
@@ -245,7 +303,8 @@ std::string ToCsv(const DjsbResults& r) {
   std::ostringstream out;
   out << "scenario,repeat,e_sim,e_ana,w_ana,d,sim_execution_s,sim_real_slowdown,"
          "sim_expected_slowdown,ana_wait_s,ana_execution_s,ana_real_slowdown,"
-         "wait_constant_s,analysis_share,slot_overlap\n";
+         "wait_constant_s,analysis_share,slot_overlap,d_ci95_lo,d_ci95_hi,folded\n";
+  const char* folded = r.folded.empty() ? "false" : "true";
   for (const ScenarioResult& s : r.scenarios) {
     if (!s.skipped.empty()) continue;
     const FamilyReferences* f = FindFamily(r, s.family);
@@ -264,14 +323,16 @@ std::string ToCsv(const DjsbResults& r) {
       out << s.scenario.name << "," << i + 1 << "," << Fixed(m.e_sim, 4) << "," << Fixed(m.e_ana, 4)
           << "," << Fixed(m.w_ana, 4) << "," << Fixed(m.d, 4) << "," << Fixed(m.sim_execution, 4)
           << "," << Fixed(m.sim_real_slowdown, 4) << "," << Fixed(m.sim_expected_slowdown, 4) << ","
-          << Fixed(wait, 4) << "," << Fixed(x, 4) << "," << Fixed(rs, 4) << "," << consts << "\n";
+          << Fixed(wait, 4) << "," << Fixed(x, 4) << "," << Fixed(rs, 4) << "," << consts << ",,,"
+          << folded << "\n";
     }
     const Summary& m = s.summary;
     out << s.scenario.name << ",median," << Fixed(m.e_sim, 4) << "," << Fixed(m.e_ana, 4) << ","
         << Fixed(m.w_ana, 4) << "," << Fixed(m.d, 4) << "," << Fixed(m.sim_execution, 4) << ","
         << Fixed(m.sim_real_slowdown, 4) << "," << Fixed(m.sim_expected_slowdown, 4) << ","
         << Fixed(m.ana_wait, 4) << "," << Fixed(m.ana_execution, 4) << ","
-        << Fixed(m.ana_real_slowdown, 4) << "," << consts << "\n";
+        << Fixed(m.ana_real_slowdown, 4) << "," << consts << "," << Fixed(m.d_interval.lo, 4) << ","
+        << Fixed(m.d_interval.hi, 4) << "," << folded << "\n";
   }
   return out.str();
 }

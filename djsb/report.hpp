@@ -22,10 +22,17 @@ std::string ToCsv(const DjsbResults& results);
 struct Verdict {
   std::string best;
   double best_d = 0;
+  Interval best_interval;
   std::string baseline;
   double baseline_d = 0;
+  Interval baseline_interval;
   double ratio = 0;
+  bool apart = false;  // both intervals known and not overlapping
 };
 std::optional<Verdict> ComputeVerdict(const DjsbResults& results);
+
+// The verdict's lines: "best psched policy: NAME (D x [lo, hi]), Rx today's baseline BASE
+// (D y [lo, hi])", then whether the intervals are apart; labelled when folded.
+std::string FormatVerdict(const Verdict& verdict, const std::string& folded);
 
 }  // namespace psched::djsb

@@ -74,6 +74,57 @@ TEST(DjsbReport, VerdictComparesTheBestPolicyWithTheBaseline) {
   EXPECT_NEAR(v->ratio, v->best_d / v->baseline_d, 1e-12);
 }
 
+// Three repeats per scenario: the verdict line carries both intervals and says whether
+// they are apart.
+TEST(DjsbReport, VerdictShowsIntervalsAndWhetherTheyAreApart) {
+  DjsbResults r = PaperLikeResults();
+  for (ScenarioResult& s : r.scenarios) {
+    if (!s.skipped.empty()) continue;
+    RunMetrics m = s.metrics[0];
+    for (double f : {0.98, 1.02}) {
+      RunMetrics copy = m;
+      copy.d = m.d * f;
+      s.metrics.push_back(copy);
+    }
+    s.summary = *Summarize(s.metrics);
+  }
+  auto v = ComputeVerdict(r);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_TRUE(v->apart);
+  std::string t = FormatTable(r);
+  EXPECT_NE(t.find("best psched policy: surpass (D 1.72 [1.63, 1.81]), "), std::string::npos) << t;
+  EXPECT_NE(t.find("x today's baseline baseline-mpirun (D "), std::string::npos) << t;
+  EXPECT_NE(t.find("the 95% intervals are apart: surpass beats the baseline"), std::string::npos)
+      << t;
+  EXPECT_NE(t.find("D 95% interval"), std::string::npos) << t;
+  // Overlapping: the baseline made as good as surpass.
+  r.scenarios[2].metrics = r.scenarios[1].metrics;
+  r.scenarios[2].summary = r.scenarios[1].summary;
+  EXPECT_NE(FormatTable(r).find("the 95% intervals overlap"), std::string::npos);
+  // One repeat: no interval, and the verdict says so.
+  EXPECT_NE(FormatTable(PaperLikeResults()).find("intervals unknown"), std::string::npos);
+}
+
+// --allow-folded: the table, every D, the verdict, JSON, CSV and SVG say that nothing
+// measures policy effects.
+TEST(DjsbReport, FoldedResultsAreLabelledEverywhere) {
+  DjsbResults r = PaperLikeResults();
+  r.folded =
+      "FOLDED: the simulation's 8 slots share this host's 2 real PUs, so no figure "
+      "measures policy effects";
+  std::string t = FormatTable(r);
+  EXPECT_NE(t.find(r.folded + " (every figure below)"), std::string::npos) << t;
+  EXPECT_NE(t.find("1.72*"), std::string::npos) << t;
+  EXPECT_NE(t.find("  " + r.folded + ":\n  best psched policy: surpass"), std::string::npos) << t;
+  auto j = ToJson(r);
+  EXPECT_EQ(j["folded"], true);
+  EXPECT_EQ(j["verdict"]["measures_policy_effects"], false);
+  EXPECT_NE(ToCsv(r).find(",true\n"), std::string::npos);
+  EXPECT_NE(RenderSvg(r).find("FOLDED"), std::string::npos);
+  EXPECT_EQ(FormatTable(PaperLikeResults()).find("FOLDED"), std::string::npos);
+  EXPECT_EQ(ToJson(PaperLikeResults())["verdict"]["measures_policy_effects"], true);
+}
+
 TEST(DjsbReport, JsonCarriesMediansRunsAndConstants) {
   auto j = ToJson(PaperLikeResults());
   ASSERT_EQ(j["scenarios"].size(), 4u);

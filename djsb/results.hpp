@@ -28,6 +28,7 @@ struct SessionRecord {
   std::vector<StateInterval> timeline;  // relative to the run's start
   bool observed_stopped = false;        // some sample saw every process in state T
   std::string output_path;
+  std::vector<double> iterations;  // wall clock at which each iteration completed
 };
 
 // One repeat of one scenario (or of a reference run).
@@ -58,7 +59,12 @@ struct FamilyReferences {
 };
 
 struct DjsbResults {
-  DjsbConfig config;
+  DjsbConfig config;  // as run: iterations after the calibration
+  // Not empty when the simulation's slots outnumber the real PUs (--allow-folded): says
+  // so, and that no figure measures policy effects. Every writer shows it.
+  std::string folded;
+  std::string calibration;    // how the iterations were chosen (sim_target_s), or empty
+  std::string stopped_early;  // why the repeats ended before every interval was tight
   std::vector<double> launch_fractions;
   std::vector<FamilyReferences> references;
   std::vector<ScenarioResult> scenarios;

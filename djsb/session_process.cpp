@@ -76,20 +76,23 @@ void KillSession(LaunchedSession& session) {
   session.exit_code = 128 + SIGKILL;
 }
 
-std::optional<double> AnnouncedBegin(const LaunchedSession& session, const std::string& tag) {
+std::vector<double> ReportedIterations(const LaunchedSession& session, const std::string& tag) {
   std::ifstream in(session.output_path);
-  const std::string prefix = std::string(kStreamBeginMarker) + " " + tag + " ";
+  const std::string prefix = std::string(kStreamIterationMarker) + " " + tag + " ";
+  std::vector<double> times;
   std::string line;
   while (std::getline(in, line)) {
-    // Launchers may prefix lines (labels): look for the marker anywhere in the line.
+    // Launchers may prefix lines (labels): look for the marker anywhere in the line. A line
+    // still being written has no time yet and is read on the next poll.
     auto at = line.find(prefix);
     if (at == std::string::npos) continue;
-    char* end = nullptr;
-    const char* value = line.c_str() + at + prefix.size();
-    double begin = std::strtod(value, &end);
-    if (end != value) return begin;
+    std::istringstream fields(line.substr(at + prefix.size()));
+    size_t k = 0;
+    double t = 0;
+    if (!(fields >> k >> t) || k != times.size() + 1) continue;
+    times.push_back(t);
   }
-  return std::nullopt;
+  return times;
 }
 
 Result<RunTimes> ReadStreamTimes(const LaunchedSession& session) {

@@ -36,9 +36,9 @@ bool PollExited(LaunchedSession& session);
 // SIGKILL to the session's process group (cleanup after an error or a timeout).
 void KillSession(LaunchedSession& session);
 
-// The begin time psched-stream announced in the launcher's output (kStreamBeginMarker
-// with this tag), or nullopt while it has not begun.
-std::optional<double> AnnouncedBegin(const LaunchedSession& session, const std::string& tag);
+// The completion times of the iterations psched-stream reported so far in the launcher's
+// output (kStreamIterationMarker with this tag): element k-1 is iteration k's.
+std::vector<double> ReportedIterations(const LaunchedSession& session, const std::string& tag);
 
 // Reads the launcher's output and returns begin/end from psched-stream's JSON line,
 // with submit from the session. An error quotes the end of the output.

@@ -87,12 +87,6 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
 
   MPI_Barrier(comm);
   const double begin = WallClock();
-  // Announced at once: the orchestrator submits the analyses counting from this moment,
-  // so a slower launch (load) cannot make them arrive before the simulation computes.
-  if (rank == 0) {
-    std::printf("%s %s %.6f\n", kStreamBeginMarker, opt.tag.c_str(), begin);
-    std::fflush(stdout);
-  }
 
   // Split N over the ranks; the first N % size ranks take one more element.
   const int64_t base = opt.array_size / size;
@@ -143,6 +137,11 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
     // Ranks' clocks differ slightly: the slowest rank's time is the kernel's time.
     std::array<double, kKernels> tmax{};
     MPI_Allreduce(t.data(), tmax.data(), kKernels, MPI_DOUBLE, MPI_MAX, comm);
+    // After the reduction every rank has finished iteration k: report the progress.
+    if (rank == 0) {
+      std::printf("%s %s %d %.6f\n", kStreamIterationMarker, opt.tag.c_str(), k + 1, WallClock());
+      std::fflush(stdout);
+    }
     if (k == 0) continue;  // the first iteration is skipped, as in STREAM
     for (int kernel = 0; kernel < kKernels; ++kernel) {
       min_time[kernel] = std::min(min_time[kernel], tmax[kernel]);

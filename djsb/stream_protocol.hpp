@@ -3,8 +3,8 @@
 
 namespace psched::djsb {
 
-// Rank 0 prints "<marker> <tag> <begin>" once every rank has passed MPI_Init and the
-// first barrier: the moment the application starts computing (CLOCK_REALTIME seconds).
-inline constexpr char kStreamBeginMarker[] = "psched-stream began";
+// Rank 0 prints "<marker> <tag> <k> <time>" after the k-th iteration (1-based) has
+// completed on every rank: the orchestrator submits the analyses on this progress.
+inline constexpr char kStreamIterationMarker[] = "psched-stream iteration";
 
 }  // namespace psched::djsb

@@ -69,14 +69,19 @@ std::string RenderSvg(const DjsbResults& r) {
        "bold");
   y += 20;
   {
-    std::string sub = "simulation " + std::to_string(r.config.simulation.ranks) + "x" +
-                      std::to_string(r.config.simulation.threads) + ", " +
-                      std::to_string(r.config.analyses) + " analysis session(s) " +
-                      std::to_string(r.config.analysis.ranks) + "x" +
-                      std::to_string(r.config.analysis.threads) + ", medians of " +
-                      std::to_string(r.config.repeats) + " repeat(s) on " + r.host;
+    std::string sub =
+        "simulation " + std::to_string(r.config.simulation.ranks) + "x" +
+        std::to_string(r.config.simulation.threads) + ", " + std::to_string(r.config.analyses) +
+        " analysis session(s) " + std::to_string(r.config.analysis.ranks) + "x" +
+        std::to_string(r.config.analysis.threads) + ", medians of " +
+        std::to_string(r.config.repeats) + " to " + std::to_string(r.config.max_repeats) +
+        " repeats, 95% intervals, on " + r.host;
     Text(body, 20, y, sub, "start", 12, "normal", "#555");
     y += 16;
+    if (!r.folded.empty()) {
+      Text(body, 20, y, r.folded, "start", 12, "bold", "#D55E00");
+      y += 16;
+    }
     // The constants line is long: wrap it at its commas so it stays inside the picture.
     for (const FamilyReferences& f : r.references) {
       std::string text = f.family + ": " + DescribeConstants(f.constants), line;
@@ -101,9 +106,12 @@ std::string RenderSvg(const DjsbResults& r) {
   y += 10;
   double max_d = 0;
   for (const ScenarioResult& s : r.scenarios)
-    if (s.skipped.empty()) max_d = std::max(max_d, s.summary.d);
+    if (s.skipped.empty()) max_d = std::max({max_d, s.summary.d, s.summary.d_interval.hi});
   max_d = std::max(max_d, 1.0) * 1.1;
-  const double bar_w = kWidth - kLeft - kRight - 60;
+  // Bars on the left, each figure in a column of its own on the right: a wide interval
+  // would otherwise push its label out of the picture.
+  const double label_col = 250;
+  const double bar_w = kWidth - kLeft - kRight - label_col;
   const double bar_h = 18;
   double baseline_d = -1;
   for (const ScenarioResult& s : r.scenarios)
@@ -120,7 +128,22 @@ std::string RenderSvg(const DjsbResults& r) {
       const char* fill = s.scenario.baseline.empty() ? "#0072B2" : "#999999";
       body << "<rect x=\"" << F(kLeft) << "\" y=\"" << F(y) << "\" width=\"" << F(w)
            << "\" height=\"" << F(bar_h) << "\" fill=\"" << fill << "\"/>\n";
-      Text(body, kLeft + w + 6, y + bar_h - 5, F(s.summary.d, 2), "start", 12, "bold");
+      // The 95% interval of D as an error bar across the bar's end.
+      const Interval& ci = s.summary.d_interval;
+      const double label_x = kLeft + bar_w + 12;
+      std::string label = F(s.summary.d, 2);
+      if (ci.Known()) {
+        const double x0 = kLeft + bar_w * std::max(0.0, ci.lo) / max_d;
+        const double x1 = kLeft + bar_w * ci.hi / max_d;
+        const double mid = y + bar_h / 2;
+        body << "<path d=\"M" << F(x0) << " " << F(mid) << "H" << F(x1) << "M" << F(x0) << " "
+             << F(y + 3) << "V" << F(y + bar_h - 3) << "M" << F(x1) << " " << F(y + 3) << "V"
+             << F(y + bar_h - 3) << "\" stroke=\"#000\" stroke-width=\"1.5\" fill=\"none\"/>\n";
+        label +=
+            " [" + F(ci.lo, 2) + ", " + F(ci.hi, 2) + "], " + std::to_string(ci.n) + " repeats";
+      }
+      if (!r.folded.empty()) label += " (folded)";
+      Text(body, label_x, y + bar_h - 5, label, "start", 12, "bold");
     }
     y += bar_h;
   }

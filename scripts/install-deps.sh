@@ -9,7 +9,7 @@ packages=(
   libhwloc-dev hwloc libevent-dev libsodium-dev
   coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libboost-math-dev
   slurm-wlm slurm-client munge
   iproute2 iputils-ping stress-ng procps psmisc
   clang-format clang-tidy-16

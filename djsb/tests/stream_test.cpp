@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/process.hpp"
 
@@ -39,6 +40,23 @@ TEST(PschedStream, TwoRanksUnderMpirunPrintValidJson) {
     }
   }
   ASSERT_EQ(json_lines, 1) << r.out;
+  // One progress line per completed iteration, in order, on rank 0 only: psched-djsb
+  // submits the analyses on them.
+  std::vector<int> reported;
+  double last_time = 0;
+  std::istringstream progress(r.out);
+  while (std::getline(progress, line)) {
+    const std::string prefix = "psched-stream iteration sim-test ";
+    if (!line.starts_with(prefix)) continue;
+    std::istringstream fields(line.substr(prefix.size()));
+    int k = 0;
+    double t = 0;
+    fields >> k >> t;
+    EXPECT_GE(t, last_time) << line;
+    last_time = t;
+    reported.push_back(k);
+  }
+  EXPECT_EQ(reported, (std::vector<int>{1, 2, 3, 4})) << r.out;
   auto j = nlohmann::json::parse(json_line);
   EXPECT_EQ(j["tag"], "sim-test");
   EXPECT_EQ(j["ranks"], 2);
