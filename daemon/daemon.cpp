@@ -111,15 +111,17 @@ Result<void> Daemon::StartLeader() {
   config::Config config = options_.config;
   if (!options_.policy.empty()) config.default_policy = options_.policy;
   if (!options_.allocator.empty()) config.default_allocator = options_.allocator;
-  auto allocator = sched::MakeAllocator(config.default_allocator);
-  if (!allocator) return Fail(allocator.error());
+  // An unknown default allocator fails the start, not the first decision.
+  if (auto allocator = sched::MakeAllocator(config.default_allocator, config.allocators);
+      !allocator)
+    return Fail(allocator.error());
   LeaderService::Callbacks cb;
   cb.all_joined = [this] {
     if (options_.report) options_.report("ready");
   };
   cb.shutdown = [this] { Stop("shutdown requested"); };
-  leader_ = std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(*allocator),
-                                            std::move(config), std::move(cb));
+  leader_ =
+      std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(config), std::move(cb));
   RegisterService("cosched.reply",
                   [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
   RegisterService("session.spawn_children", [this](int from, const std::string& data) {

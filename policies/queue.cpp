@@ -22,8 +22,7 @@ bool HoldsSlots(const Session& session) {
 }
 
 sched::Layout LayoutFor(const SessionRequest& request, const Allocator& allocator) {
-  return request.spread || allocator.name() == "spread" ? sched::Layout::kSpread
-                                                        : sched::Layout::kCompact;
+  return request.spread ? sched::Layout::kSpread : allocator.layout();
 }
 
 std::vector<SessionId> QueueOrder(const Snapshot& snapshot) {

@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "scheduler/model.hpp"
+#include "scheduler/placement.hpp"
 
 namespace psched::sched {
 
@@ -22,6 +23,14 @@ class Allocator {
  public:
   virtual ~Allocator() = default;
   virtual std::string_view name() const = 0;
+
+  // A window allocator (auction, ipwindow) decides over the whole queue at once, so
+  // the leader's round hands it every waiting session; the others are offered the
+  // queue in order. What a caller asks instead of comparing names.
+  virtual bool decides_window() const { return false; }
+  // How a session's ranks are laid out when the policies place them on slots the
+  // allocator did not choose (overbook, sidestep): spread spreads, the rest pack.
+  virtual Layout layout() const { return Layout::kCompact; }
 
   // Chooses placements on the free slots (uses == 0) of `snapshot` for as many of
   // `window` as it can, the window given in priority order. Single-session

@@ -48,12 +48,10 @@ void LeaderService::SendError(Connection& c, const std::string& message) {
   c.Send(proto::Encode(proto::MsgType::kError, proto::ErrorReply{message, "rejected"}));
 }
 
-LeaderService::LeaderService(PeerLink& peers, int expected_nodes,
-                             std::unique_ptr<sched::Allocator> allocator, config::Config config,
+LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config config,
                              Callbacks callbacks)
     : peers_(peers),
       expected_nodes_(expected_nodes),
-      allocator_(std::move(allocator)),
       config_(std::move(config)),
       allocators_(config_.allocators),
       executor_(
@@ -624,11 +622,16 @@ void LeaderService::Finish(int64_t id) {
   } else {
     histories_.Forget(id);
   }
-  auto decider = policies::MakePolicy(policy.name.empty() ? "wait" : policy.name, policy.options);
+  // Every session's policy was resolved at its arrival (a child's is its parent's).
+  auto decider = policies::MakePolicy(policy.name, policy.options);
   if (!decider) return;
+  // The default allocator as every other decision reaches it: the one instance of that
+  // name, built with the admin's settings.
+  auto allocator = allocators_.Get(config_.default_allocator);
+  if (!allocator) return;
   RefreshPriorities();
   metrics_.ApplyTo(snapshot_, /*links=*/true);
-  Execute(DecideEnd(snapshot_, copy, *allocator_, decider->get()), nullptr, 0);
+  Execute(DecideEnd(snapshot_, copy, **allocator, decider->get()), nullptr, 0);
 }
 
 std::optional<int> LeaderService::LostNodeOf(const sched::Placement& placement) const {

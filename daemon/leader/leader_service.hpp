@@ -39,8 +39,7 @@ class LeaderService {
     std::function<void()> shutdown;    // psched-ctl shutdown
   };
 
-  LeaderService(PeerLink& peers, int expected_nodes, std::unique_ptr<sched::Allocator> allocator,
-                config::Config config, Callbacks callbacks);
+  LeaderService(PeerLink& peers, int expected_nodes, config::Config config, Callbacks callbacks);
   ~LeaderService();
   LeaderService(const LeaderService&) = delete;
 
@@ -197,7 +196,6 @@ class LeaderService {
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   PeerLink& peers_;
   int expected_nodes_;
-  std::unique_ptr<sched::Allocator> allocator_;
   config::Config config_;
   AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
   PlanExecutor executor_;

@@ -5,10 +5,6 @@
 namespace psched::daemon {
 namespace {
 
-bool IsWindow(const std::string& name) {
-  return name == "auction" || name == "ipwindow";
-}
-
 // Suspended or sidestepped by a session that is no longer there (its end plan
 // failed, or found no room yet): a round has something to undo.
 bool LeftDisplaced(const sched::Snapshot& snapshot) {
@@ -24,10 +20,10 @@ bool LeftDisplaced(const sched::Snapshot& snapshot) {
 Result<sched::Allocator*> HeadAllocator(const sched::Snapshot& snapshot,
                                         const std::vector<sched::SessionId>& queue,
                                         AllocatorCache& allocators,
-                                        const std::string& default_allocator, std::string& name) {
+                                        const std::string& default_allocator) {
   const sched::Session* head = queue.empty() ? nullptr : snapshot.Find(queue.front());
-  name = head && !head->request.allocator.empty() ? head->request.allocator : default_allocator;
-  return allocators.Get(name);
+  return allocators.Get(head && !head->request.allocator.empty() ? head->request.allocator
+                                                                 : default_allocator);
 }
 
 void AddWindow(const sched::Snapshot& snapshot, const std::vector<sched::SessionId>& queue,
@@ -50,10 +46,9 @@ Result<sched::Plan> RoundPlan(const sched::Snapshot& snapshot, AllocatorCache& a
                               const std::string& default_allocator, bool backfill) {
   std::vector<sched::SessionId> queue = policies::QueueOrder(snapshot);
   if (queue.empty() && !LeftDisplaced(snapshot)) return sched::Plan{};
-  std::string name;
-  auto allocator = HeadAllocator(snapshot, queue, allocators, default_allocator, name);
+  auto allocator = HeadAllocator(snapshot, queue, allocators, default_allocator);
   if (!allocator) return Fail(allocator.error());
-  if (!IsWindow(name)) return policies::EndPlan(snapshot, **allocator, backfill);
+  if (!(*allocator)->decides_window()) return policies::EndPlan(snapshot, **allocator, backfill);
   // The window decides over the allocation as it is once the undoing is done.
   sched::Snapshot undo_view = snapshot;
   for (sched::SessionId id : queue) sched::RemoveSession(undo_view, id);
@@ -89,11 +84,10 @@ Result<sched::Plan> QueuePlanWithoutUndo(const sched::Snapshot& snapshot,
       }
     }
   }
-  std::string name;
-  auto allocator = HeadAllocator(snapshot, queue, allocators, default_allocator, name);
+  auto allocator = HeadAllocator(snapshot, queue, allocators, default_allocator);
   if (!allocator) return Fail(allocator.error());
   sched::Plan plan;
-  if (IsWindow(name)) {
+  if ((*allocator)->decides_window()) {
     AddWindow(policies::ReservedView(view), queue, **allocator, plan);
     return plan;
   }

@@ -47,6 +47,7 @@ class IpWindowAllocator : public Allocator {
   explicit IpWindowAllocator(const IpWindowConfig& config)
       : config_(config), window_(config.window) {}
   std::string_view name() const override { return "ipwindow"; }
+  bool decides_window() const override { return true; }
   std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                    std::span<const SessionRequest> window) const override;
   int window_size() const { return window_.load(); }

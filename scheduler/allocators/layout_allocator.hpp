@@ -12,6 +12,7 @@ class LayoutAllocator : public Allocator {
   std::string_view name() const override {
     return layout_ == Layout::kSpread ? "spread" : "compact";
   }
+  Layout layout() const override { return layout_; }
   std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                    std::span<const SessionRequest> window) const override;
 

@@ -61,6 +61,7 @@ class AuctionAllocator : public Allocator {
   explicit AuctionAllocator(const AuctionConfig& config)
       : config_(config), bid_cap_(config.max_bids_per_job) {}
   std::string_view name() const override { return "auction"; }
+  bool decides_window() const override { return true; }
   // Decides over the first config.window sessions of `window` at once.
   std::vector<Assignment> Allocate(const Snapshot& snapshot,
                                    std::span<const SessionRequest> window) const override;
