@@ -75,6 +75,7 @@ Result<void> Daemon::Start() {
   node_service_ = std::make_unique<NodeService>(
       base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
+  node_service_->SetSlurmTaskEnvironment(options_.slurm);
   node_service_->SetSessionEndedObserver(
       [this](int64_t session) { collectives_->SessionEnded(session); });
   // The admin asked for the freezer: a node that cannot freeze refuses to start (and
@@ -162,6 +163,19 @@ void Daemon::Join() {
   }
 }
 
+bool Daemon::SecondDaemonOnAHost(const proto::Frame& frame) {
+  auto join = proto::Decode<proto::NodeJoin>(frame);
+  if (!join) return false;
+  for (const auto& [node, host] : joined_hosts_) {
+    if (node == join->node || host != join->hostname) continue;
+    Stop("node " + std::to_string(join->node) + " joins from Slurm node " + host + ", where node " +
+         std::to_string(node) + "'s daemon already runs: one daemon per node, refused");
+    return true;
+  }
+  joined_hosts_[join->node] = join->hostname;
+  return false;
+}
+
 void Daemon::SetLaunchHooks(std::unique_ptr<LaunchHooks> hooks) {
   hooks_ = std::move(hooks);
   node_service_->SetHooks(hooks_.get());
@@ -213,6 +227,10 @@ void Daemon::Deliver(proto::Frame&& frame) {
     case MsgType::kIoStdin:
     case MsgType::kIoFlow:
       return DeliverNodeOrder(frame);
+    case MsgType::kNodeJoin:
+      if (leader_ && options_.slurm && SecondDaemonOnAHost(frame)) return;
+      if (leader_) leader_->OnNodeFrame(std::move(frame));
+      return;
     case MsgType::kNodeLost:  // every loss reaches the leader so (child_lost sends it up)
       if (auto lost = proto::Decode<proto::NodeLost>(frame); lost && leader_ && hooks_)
         hooks_->NodesLost(lost->nodes);

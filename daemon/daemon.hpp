@@ -39,6 +39,9 @@ struct DaemonOptions {
   monitor::MonitorOptions monitor;  // load sampling and link probes
   std::string allocator;            // overrides the config's default allocator when set
   std::string policy;               // overrides the config's default policy when set
+  // The allocation is Slurm's (the Slurm launcher starts pschedd with --slurm): hostnames
+  // are Slurm node names, and ranks get srun's per-task variables (node/slurm_task_env.hpp).
+  bool slurm = false;
   // The admin's configuration (pschedd loads it at start: config/load.hpp).
   config::Config config = config::DefaultConfig();
   // Called once: with the TCP port as soon as it listens, then with "ready" when the
@@ -81,6 +84,9 @@ class Daemon final : public TreeServices {
   void Deliver(proto::Frame&& frame);
   void DeliverNodeOrder(const proto::Frame& frame);
   void Join();
+  // The leader in Slurm: a node joining from a Slurm node another one already runs on
+  // means two daemons on one node (and none on another): the start fails, naming both.
+  bool SecondDaemonOnAHost(const proto::Frame& join);
   void Stop(const std::string& why);
 
   event_base* base_;
@@ -101,6 +107,7 @@ class Daemon final : public TreeServices {
   std::unique_ptr<LaunchHooks> hooks_;
   std::unique_ptr<TreeCollectives> collectives_;
   std::map<std::string, ServiceHandler> services_;
+  std::map<int, std::string> joined_hosts_;  // the leader in Slurm: node -> its Slurm name
 };
 
 }  // namespace psched::daemon

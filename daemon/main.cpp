@@ -62,6 +62,9 @@ void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& 
       "--topology", opt.topology,
       "hwloc synthetic topology (\"pack:2 core:20 pu:1\") or XML file; default: this machine");
   app.add_option("--hostname", opt.hostname, "name this node reports");
+  app.add_flag("--slurm", opt.slurm,
+               "the allocation is Slurm's: hostnames are Slurm node names; ranks get srun's "
+               "per-task SLURM_* variables");
   app.add_option("--allocator", opt.allocator, "default allocator (leader; default: the config's)");
   app.add_option("--policy", opt.policy, "default co-scheduling policy (leader)");
   app.add_option("--secret-file", secret_file, "file (mode 0600) holding the allocation secret");

@@ -12,6 +12,7 @@
 
 #include "common/timeval.hpp"
 #include "daemon/node/freezer.hpp"
+#include "daemon/node/slurm_task_env.hpp"
 #include "daemon/node/spawner.hpp"
 #include "daemon/node/topology.hpp"
 
@@ -235,6 +236,8 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   set("PSCHED_NODE=" + std::to_string(node_));
   set("PSCHED_SESSION=" + std::to_string(order.session));
   set("OMP_NUM_THREADS=" + std::to_string(order.threads_per_rank));
+  if (slurm_task_env_)
+    for (const auto& e : SlurmTaskEnvironment(order, spec)) set(e);
   if (hooks_) {
     if (auto extra = hooks_->RankEnvironment(order.session, spec.rank))
       for (const auto& e : *extra) set(e);

@@ -45,6 +45,9 @@ class NodeService {
   // when the session ends. Without one, Suspend is SIGSTOP.
   void SetFreezer(SessionFreezer* freezer) { freezer_ = freezer; }
   SessionFreezer* freezer() const { return freezer_; }
+  // In a Slurm allocation each rank gets srun's per-task variables for where it runs
+  // (slurm_task_env.hpp) instead of the launcher's.
+  void SetSlurmTaskEnvironment(bool on) { slurm_task_env_ = on; }
   void Spawn(const proto::SpawnOrder& order);
   // To every local process of the session. A suspended session gets kFatalSignalGraceS
   // to act on one that would end it, and is then stopped again.
@@ -100,6 +103,7 @@ class NodeService {
   LaunchHooks* hooks_ = nullptr;
   std::function<void(int64_t)> session_ended_;
   SessionFreezer* freezer_ = nullptr;
+  bool slurm_task_env_ = false;
   event* sigchld_ = nullptr;
   std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;
   std::map<pid_t, std::pair<int64_t, int>> by_pid_;  // pid -> (session, index in ranks)

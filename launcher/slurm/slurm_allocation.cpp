@@ -154,8 +154,10 @@ Result<std::vector<std::string>> DaemonLaunchArgv(const SlurmAllocation& allocat
                    allocation.job_id + " of " + std::to_string(total) + " nodes");
   }
   const std::string n = std::to_string(count);
-  std::vector<std::string> argv = {launch.srun, "--overlap"};
-  if (launch.first_node > 0) argv.push_back("--relative=" + std::to_string(launch.first_node));
+  // --relative even for node 0: from a step shell (srun -N1 -n1 bash on n1) srun would
+  // otherwise place a one-node step on n2, and the leader with it.
+  std::vector<std::string> argv = {launch.srun, "--overlap",
+                                   "--relative=" + std::to_string(launch.first_node)};
   argv.insert(argv.end(), {
                               "--nodes=" + n,
                               "--ntasks=" + n,

@@ -82,12 +82,13 @@ struct DaemonLaunch {
 };
 
 // The argv that starts the daemons as one job step, one task on each node:
-//   srun --overlap --nodes=N --ntasks=N --ntasks-per-node=1 --mpi=none --cpu-bind=none
+//   srun --overlap --relative=K --nodes=N --ntasks=N --ntasks-per-node=1 --mpi=none --cpu-bind=none
 //        --jobid=ID --job-name=pschedd --kill-on-bad-exit=0 --quiet PSCHEDD ARGS...
 // --overlap lets the daemons share CPUs with every later step and session; --cpu-bind=none
 // and --mpi=none leave binding and PMIx to the daemons; --kill-on-bad-exit=0 keeps the other
 // daemons running when one node's daemon dies, so only sessions with ranks there fail.
-// With first_node K > 0, "--relative=K" follows "--overlap" and N counts the chosen nodes.
+// "--relative=K" (K = first_node, 0 included) follows "--overlap" and N counts the chosen
+// nodes: without --relative, a step started from a step shell on node 0 lands elsewhere.
 // Command-line options override any SLURM_NTASKS, SLURM_CPU_BIND, ... inherited from the
 // caller's step. The step ends, and the daemons with it, when the allocation ends.
 // srun starts task i on node first_node + i; each task reads its index with

@@ -142,11 +142,11 @@ TEST(DaemonLaunchArgv, OneOverlappingTaskPerNodeWithoutBindingOrMpi) {
   auto argv = DaemonLaunchArgv(
       alloc, {.pschedd = "/opt/psched/bin/pschedd", .pschedd_args = {"--slurm", "--fanout=2"}});
   ASSERT_TRUE(argv.has_value()) << argv.error().ToString();
-  EXPECT_EQ(*argv,
-            (std::vector<std::string>{
-                "srun", "--overlap", "--nodes=4", "--ntasks=4", "--ntasks-per-node=1", "--mpi=none",
-                "--cpu-bind=none", "--jobid=12", "--job-name=pschedd", "--kill-on-bad-exit=0",
-                "--quiet", "/opt/psched/bin/pschedd", "--slurm", "--fanout=2"}));
+  EXPECT_EQ(*argv, (std::vector<std::string>{"srun", "--overlap", "--relative=0", "--nodes=4",
+                                             "--ntasks=4", "--ntasks-per-node=1", "--mpi=none",
+                                             "--cpu-bind=none", "--jobid=12", "--job-name=pschedd",
+                                             "--kill-on-bad-exit=0", "--quiet",
+                                             "/opt/psched/bin/pschedd", "--slurm", "--fanout=2"}));
 }
 
 TEST(DaemonLaunchArgv, CustomSrunAndStepName) {
@@ -157,8 +157,8 @@ TEST(DaemonLaunchArgv, CustomSrunAndStepName) {
                                        .srun_args = {"--label"}});
   ASSERT_TRUE(argv.has_value());
   EXPECT_EQ(argv->front(), "/usr/bin/srun");
-  EXPECT_EQ((*argv)[2], "--nodes=1");
-  EXPECT_EQ((*argv)[8], "--job-name=psched-daemons");
+  EXPECT_EQ((*argv)[3], "--nodes=1");
+  EXPECT_EQ((*argv)[9], "--job-name=psched-daemons");
   EXPECT_EQ(argv->back(), "pschedd");
   EXPECT_EQ((*argv)[argv->size() - 2], "--label");
 }
@@ -168,8 +168,9 @@ TEST(DaemonLaunchArgv, LeaderAloneThenTheRest) {
   auto leader = DaemonLaunchArgv(alloc, {.pschedd = "pschedd", .first_node = 0, .num_nodes = 1});
   ASSERT_TRUE(leader.has_value()) << leader.error().ToString();
   EXPECT_EQ((*leader)[1], "--overlap");
-  EXPECT_EQ((*leader)[2], "--nodes=1");
-  EXPECT_EQ((*leader)[3], "--ntasks=1");
+  EXPECT_EQ((*leader)[2], "--relative=0");  // the first node even from a step shell elsewhere
+  EXPECT_EQ((*leader)[3], "--nodes=1");
+  EXPECT_EQ((*leader)[4], "--ntasks=1");
 
   auto rest = DaemonLaunchArgv(alloc, {.pschedd = "pschedd", .first_node = 1});
   ASSERT_TRUE(rest.has_value()) << rest.error().ToString();

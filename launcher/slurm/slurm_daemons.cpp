@@ -221,9 +221,9 @@ Result<void> StartDaemons(const SlurmAllocation& allocation, const SlurmDaemonOp
   std::vector<int> ports(static_cast<std::size_t>(n), -1);
   std::vector<Step> steps;
 
-  std::vector<std::string> common = {"--nodes",  std::to_string(n),
-                                     "--fanout", std::to_string(options.fanout),
-                                     "--listen", "0.0.0.0"};
+  std::vector<std::string> common = {
+      "--nodes",  std::to_string(n), "--fanout", std::to_string(options.fanout),
+      "--listen", "0.0.0.0",         "--slurm"};
   if (!options.allocator.empty()) common.insert(common.end(), {"--allocator", options.allocator});
   if (!options.policy.empty()) common.insert(common.end(), {"--policy", options.policy});
   if (!options.topology.empty()) common.insert(common.end(), {"--topology", options.topology});
