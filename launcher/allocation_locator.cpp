@@ -78,7 +78,8 @@ Result<void> StartEmbedded(const std::string& rundir) {
 
 }  // namespace
 
-Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
+Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
+                                const std::function<void(const std::string&)>& progress) {
   if (const char* alloc = std::getenv("PSCHED_ALLOCATION"); alloc && *alloc) {
     where->path = daemon::LauncherSocketPath(alloc);
     where->kind = "psched-alloc";
@@ -87,7 +88,7 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where) {
     return fd;
   }
   const slurm::Environment env = slurm::CurrentEnvironment();
-  const slurm::SlurmDaemonOptions daemons{.pschedd = SelfDir() + "/pschedd"};
+  const slurm::SlurmDaemonOptions daemons{.pschedd = SelfDir() + "/pschedd", .progress = progress};
   // Warm daemons answer the first connect; only when none does, start them (or wait for
   // the starter). FindSlurmLeader's own check would cost the daemon one more connection.
   auto slurm = slurm::FindSlurmLeader(env, /*start=*/false, daemons);

@@ -5,6 +5,7 @@
 //      $XDG_RUNTIME_DIR/psched or /tmp/psched-<uid>, started on first use and reused.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "common/error.hpp"
@@ -24,7 +25,9 @@ std::string EmbeddedRunDir();
 
 // Connects to the allocation's leader socket; with `start_embedded`, starts the
 // embedded daemon when there is no allocation and no daemon yet. Returns a connected fd.
-Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where);
+// `progress`, when set, hears what the call waits for (psched-exec -v).
+Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
+                                const std::function<void(const std::string&)>& progress = {});
 
 // Directory of the running executable (pschedd is looked up beside psched-exec).
 std::string SelfDir();

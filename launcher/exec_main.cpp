@@ -49,7 +49,10 @@ int RunCommand(int argc, char** argv) {
   req.allocator = o.allocator;
 
   AllocationSocket where;
-  auto fd = ConnectToAllocation(/*start_embedded=*/true, &where);
+  auto say = [&o](const std::string& what) {
+    if (o.verbose) std::fprintf(stderr, "psched-exec: %s\n", what.c_str());
+  };
+  auto fd = ConnectToAllocation(/*start_embedded=*/true, &where, say);
   if (!fd) {
     std::fprintf(stderr, "psched-exec: %s\n", fd.error().ToString().c_str());
     return 1;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -273,6 +274,59 @@ Result<void> StartDaemons(const SlurmAllocation& allocation, const SlurmDaemonOp
   return {};
 }
 
+// How many of the allocation's daemons have reported their port so far, from the srun
+// logs of the launcher that starts them (in the run directory on this host).
+int DaemonsReported(const std::string& rundir) {
+  int reported = 0;
+  for (int level = 0;; ++level) {
+    const std::string out = rundir + "/srun-level-" + std::to_string(level) + ".out";
+    if (!std::filesystem::exists(out)) return reported;
+    for (const auto& [task, lines] : ParseLabelledLines(ReadFile(out)))
+      reported += ReportedPort(lines) >= 0;
+  }
+}
+
+// The leader's socket answers as soon as the leader listens, before the other daemons
+// have joined, and the leader refuses sessions until they have. A launcher that finds it
+// while another one still starts the daemons (holding the start lock) waits for that one
+// to finish, up to the time that one may take, as a launcher that came first would.
+Result<void> WaitForStarter(const SlurmAllocation& allocation, const SlurmDaemonOptions& options,
+                            const std::string& rundir) {
+  const std::string lock_path = rundir + "/start.lock";
+  int lock = open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (lock < 0) return {};  // no starter on this host ever: nothing to wait for
+  const int levels = static_cast<int>(TreeLevels(allocation.NumNodes(), options.fanout).size());
+  const int bound_s = options.start_timeout_seconds * (levels + 1);
+  const std::string what = "the daemons of Slurm job " + allocation.job_id;
+  const auto start = Clock::now();
+  auto pause = std::chrono::milliseconds(1);
+  auto next_report = start;
+  bool said = false;
+  while (flock(lock, LOCK_SH | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) break;  // cannot tell: try the socket
+    const auto now = Clock::now();
+    const std::string joined = std::to_string(DaemonsReported(rundir)) + " of " +
+                               std::to_string(allocation.NumNodes()) + " have started";
+    if (now - start > std::chrono::seconds(bound_s)) {
+      close(lock);
+      return Fail(ErrorCode::kTimeout, what + " did not all join within " +
+                                           std::to_string(bound_s) + " s (" + joined + "); see " +
+                                           rundir + "/srun-level-*.err");
+    }
+    if (options.progress && now >= next_report) {
+      options.progress(said ? joined
+                            : "waiting up to " + std::to_string(bound_s) + " s for " + what +
+                                  " to join (another psched-exec starts them)");
+      said = true;
+      next_report = now + std::chrono::seconds(1);
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(100));
+  }
+  close(lock);
+  return {};
+}
+
 }  // namespace
 
 std::string SlurmRunDir(const SlurmAllocation& allocation) {
@@ -308,7 +362,11 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
   }
   const std::string rundir = SlurmRunDir(allocation);
   const std::string socket = daemon::LauncherService::SocketPath(rundir);
-  if (SocketAnswers(socket)) return rundir;
+  if (SocketAnswers(socket)) {
+    auto waited = WaitForStarter(allocation, options, rundir);
+    if (!waited) return Fail(waited.error());
+    if (SocketAnswers(socket)) return rundir;  // else the starter failed: start them here
+  }
   if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());
   // One starter at a time; whoever waited finds the daemons the first one started.
   const std::string lock_path = rundir + "/start.lock";
@@ -364,6 +422,8 @@ Result<std::optional<SlurmLeader>> FindSlurmLeader(const Environment& env, bool 
     auto ensured = EnsureSlurmDaemons(**allocation, chosen);
     if (!ensured) return Fail(ensured.error());
     rundir = *ensured;
+  } else if (auto waited = WaitForStarter(**allocation, chosen, rundir); !waited) {
+    return Fail(waited.error());  // only the lock is looked at: no connection to the leader
   }
   return std::optional<SlurmLeader>(
       SlurmLeader{(*allocation)->job_id, daemon::LauncherService::SocketPath(rundir)});

@@ -37,6 +37,8 @@ struct SlurmDaemonOptions {
   std::string policy;
   std::string topology;
   int start_timeout_seconds = 60;  // per tree level, and for the leader's "ready"
+  // Told what a launcher waits for (psched-exec -v): another launcher starting the daemons.
+  std::function<void(const std::string&)> progress;
 };
 
 // The run directory of this allocation's leader on this host:
@@ -52,8 +54,11 @@ int SweepEndedJobRunDirs(const std::string& parent, const std::string& current_j
 
 // Returns SlurmRunDir(allocation) once the allocation's daemons answer there: reuses
 // running daemons, otherwise starts them (one starter at a time: a lock file in the run
-// directory makes concurrent first calls share one daemon network). Errors name the node
-// and point at the srun logs in the run directory (srun-level-K.err).
+// directory makes concurrent first calls share one daemon network). A call that finds the
+// leader answering while another launcher still starts the daemons (holds the lock) waits
+// for it, up to start_timeout_seconds per tree level and one more for "ready", instead of
+// meeting a leader that refuses sessions until every node has joined. Errors name the
+// node and point at the srun logs in the run directory (srun-level-K.err).
 Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
                                        const SlurmDaemonOptions& options);
 
@@ -64,7 +69,8 @@ struct SlurmLeader {
 
 // The leader socket of the Slurm allocation described by `env`, std::nullopt outside
 // Slurm. With `start`, starts the daemons when they do not answer (EnsureSlurmDaemons);
-// without it (psched-ctl), only computes where they would be.
+// without it (psched-ctl, and psched-exec's first try), only computes where they would be,
+// after waiting for another launcher that is starting them (EnsureSlurmDaemons).
 // A rank of a psched session outside Slurm carries SLURM_JOBID (set for Open MPI) and
 // PSCHED_SESSION but no SLURM_JOB_ID: that is not a Slurm allocation.
 // PSCHED_SLURM_FANOUT in `env`, when set, overrides options.fanout (tests use it to start
