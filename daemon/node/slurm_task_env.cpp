@@ -44,6 +44,8 @@ std::vector<std::string> SlurmTaskEnvironment(const proto::SpawnOrder& order,
   };
   std::vector<int> counts;
   std::vector<std::string> names;
+  counts.reserve(ranks_on.size());
+  names.reserve(ranks_on.size());
   int node_id = 0;
   for (const auto& [node, count] : ranks_on) {
     if (node < spec.node) ++node_id;
@@ -51,6 +53,7 @@ std::vector<std::string> SlurmTaskEnvironment(const proto::SpawnOrder& order,
     names.push_back(name_of(node));
   }
   std::vector<std::string> gtid_words;
+  gtid_words.reserve(gtids.size());
   for (int r : gtids) gtid_words.push_back(std::to_string(r));
   const std::string ntasks = std::to_string(order.size);
   const std::string nnodes = std::to_string(ranks_on.size());
