@@ -246,8 +246,11 @@ void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
 }
 
 void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, std::string message) {
+  // Open MPI 4.1's MPI_Abort has no message to pass and hands PMIx "N/A" instead
+  // (ess/pmi): that says nothing, so it is left out like an empty one.
+  const bool said_something = !message.empty() && message != "N/A";
   std::string text = "called MPI_Abort with status " + std::to_string(status) +
-                     (message.empty() ? "" : ": " + message);
+                     (said_something ? ": " + message : "");
   if (actions_.fail_session) {
     actions_.fail_session(session, static_cast<int>(rank), status, std::move(text));
   } else {

@@ -122,6 +122,22 @@ TEST(PmixDaemon, AbortKillsSessionEverywhere) {
             std::string::npos)
       << o.err;
   EXPECT_EQ(Count(o.out, "should never pass"), 0) << o.out;
+  // MPI_Abort gives no message: nothing follows the status (Open MPI passes "N/A").
+  EXPECT_NE(o.err.find("called MPI_Abort with status 7; the other ranks were killed\n"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(Count(o.err, "N/A"), 0) << o.err;
+}
+
+// A program that aborts through PMIx with a message of its own: the launcher prints it.
+TEST(PmixDaemon, AbortMessageReachesTheLauncher) {
+  auto o = InAllocation(kTwoNodes, "psched-exec -n 2 --ppn 1 pmix_abort_message");
+  EXPECT_EQ(o.code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("rank 1 on node 1 (node1) called MPI_Abort with status 3: checkpoint "
+                       "directory is full"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(Count(o.out, "slept through"), 0) << o.out;
 }
 
 // A rank that leaves with exit code 0 but without MPI_Finalize fails its session
