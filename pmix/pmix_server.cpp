@@ -535,6 +535,8 @@ Result<EnvList> PmixServer::RankEnvironment(int64_t session, uint32_t rank) {
   out.emplace_back("SLURM_STEP_ID",
                    s.info.rm_step_id.empty() ? std::to_string(session) : s.info.rm_step_id);
   out.emplace_back("SLURM_NODELIST", NodeListForSlurm(s.info));
+  // mpirun's name for PMIX_NODE_RANK (the node service sets the rest of OMPI_COMM_WORLD_*).
+  out.emplace_back("OMPI_COMM_WORLD_NODE_RANK", std::to_string(s.node_rank.at(rank)));
   // Emulated nodes share /dev/shm: give each daemon its own vader segments.
   out.emplace_back("OMPI_MCA_btl_vader_backing_directory", options_.tmpdir + "/vader");
   if (options_.loopback_tcp) out.emplace_back("OMPI_MCA_btl_tcp_if_include", "lo");

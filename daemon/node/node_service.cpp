@@ -12,6 +12,7 @@
 
 #include "common/timeval.hpp"
 #include "daemon/node/freezer.hpp"
+#include "daemon/node/ompi_env.hpp"
 #include "daemon/node/slurm_task_env.hpp"
 #include "daemon/node/spawner.hpp"
 #include "daemon/node/topology.hpp"
@@ -238,6 +239,11 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   set("OMP_NUM_THREADS=" + std::to_string(order.threads_per_rank));
   if (slurm_task_env_)
     for (const auto& e : SlurmTaskEnvironment(order, spec)) set(e);
+  // Node rank as local rank here: the PMIx hook below knows the node rank across
+  // sessions (a spawned child's follow its parent's) and sets it when it runs.
+  for (const auto& e :
+       OmpiWorldEnv({spec.rank, order.size, spec.local_rank, local_size, spec.local_rank}))
+    set(e);
   if (hooks_) {
     if (auto extra = hooks_->RankEnvironment(order.session, spec.rank))
       for (const auto& e : *extra) set(e);

@@ -113,6 +113,20 @@ TEST(PmixDaemon, SixtyFourRanksOverFourNodes) {
   EXPECT_NE(o.out.find("alltoall over 64 ranks: ok"), std::string::npos) << o.out << o.err;
 }
 
+// mpirun's OMPI_COMM_WORLD_* as MPI itself sees it: 5 ranks over two nodes of 4 slots
+// give local sizes 4 and 1. Alone on its nodes, a session's node ranks are its local ranks.
+TEST(PmixDaemon, OmpiWorldEnvironmentMatchesMpi) {
+  auto o = InAllocation(kTwoNodes, "psched-exec -n 5 mpi_world_env");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, " ok\n"), 5) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "local 0/1 (MPI 0/1) node_rank 0 ok"), 1) << o.out;
+  for (int local = 0; local < 4; ++local) {
+    const std::string l = std::to_string(local);
+    EXPECT_EQ(Count(o.out, "local " + l + "/4 (MPI " + l + "/4) node_rank " + l + " ok"), 1)
+        << o.out;
+  }
+}
+
 // MPI_Abort on one node kills the ranks on every node; the launcher prints the
 // reason and exits with the abort code.
 TEST(PmixDaemon, AbortKillsSessionEverywhere) {
