@@ -49,12 +49,24 @@ Result<std::unique_ptr<Daemon>> Daemon::Create(event_base* base, DaemonOptions o
   return d;
 }
 
+namespace {
+
+// psched-alloc names its emulated nodes "node0", "node1"...: all of them run here.
+bool NamedApartFromHost(const std::string& hostname) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return hostname != host;
+}
+
+}  // namespace
+
 Result<void> Daemon::Start() {
   auto topo = LoadNodeTopology(options_.topology);
   if (!topo) return Fail(topo.error());
   topology_ = std::move(*topo);
   auto real = RealPuOsIndices();
   if (!real) return Fail(real.error());
+  const size_t host_pus = real->size();
   if (!options_.topology.empty())  // emulated: this node's share of the host
     *real = RealPusOfEmulatedNode(std::move(*real), options_.node, topology_.NumPus());
   Tree tree{options_.nodes, options_.fanout};
@@ -76,6 +88,9 @@ Result<void> Daemon::Start() {
       base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
   node_service_->SetSlurmTaskEnvironment(options_.slurm);
+  if (EmulationFolds(NamedApartFromHost(options_.hostname) ? options_.nodes : 1, topology_.NumPus(),
+                     host_pus))
+    node_service_->SetEnvironmentDefaults({kYieldWhenIdle});
   node_service_->SetSessionEndedObserver(
       [this](int64_t session) { collectives_->SessionEnded(session); });
   // The admin asked for the freezer: a node that cannot freeze refuses to start (and

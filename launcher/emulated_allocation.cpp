@@ -39,14 +39,14 @@ std::string FoldingWarning(const EmulatedOptions& options) {
   auto topology = daemon::LoadNodeTopology(options.topology);
   auto real = daemon::RealPuOsIndices();
   if (!topology || !real) return "";
+  if (!daemon::EmulationFolds(options.nodes, topology->NumPus(), real->size())) return "";
   const long emulated = static_cast<long>(options.nodes) * topology->NumPus();
-  const auto usable = static_cast<long>(real->size());
-  if (emulated <= usable) return "";
   return std::to_string(emulated) + " emulated PUs (" + std::to_string(options.nodes) +
          " nodes x " + std::to_string(topology->NumPus()) + ") fold onto the " +
-         std::to_string(usable) +
+         std::to_string(real->size()) +
          " real PUs this process may use: pinning and placement decide nothing the hardware "
-         "sees, so timings measure no placement effect";
+         "sees, so timings measure no placement effect; ranks get " +
+         daemon::kYieldWhenIdle + " unless set";
 }
 
 Result<EmulatedAllocation> EmulatedAllocation::Start(const EmulatedOptions& options) {

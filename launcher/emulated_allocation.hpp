@@ -24,8 +24,9 @@ struct EmulatedOptions {
 // A one-line warning when the allocation's emulated PUs (nodes x PUs of the topology)
 // outnumber the real PUs this process may use: the daemons then fold several emulated
 // PUs onto one real CPU (daemon/topology.hpp), so pinning, sidestep and overbook decide
-// nothing the hardware sees. Empty when every emulated PU has a real one of its own, or
-// when the topology does not load (the daemon reports that).
+// nothing the hardware sees; the daemons then give ranks yield-when-idle (their busy
+// polling would take the shared CPUs from each other). Empty when every emulated PU has
+// a real one of its own, or when the topology does not load (the daemon reports that).
 std::string FoldingWarning(const EmulatedOptions& options);
 
 class EmulatedAllocation {

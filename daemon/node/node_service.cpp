@@ -223,12 +223,14 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   if (order.env.empty())
     for (char** e = environ; *e != nullptr; ++e) set(*e);
   for (const auto& e : order.env) set(e);
+  auto set_unless_given = [&](const std::string& e) {
+    std::string name = e.substr(0, e.find('='));
+    if (std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; }))
+      set(e);
+  };
+  for (const auto& e : env_defaults_) set_unless_given(e);
   if (hooks_) {
-    for (const auto& e : hooks_->EnvironmentDefaults()) {
-      std::string name = e.substr(0, e.find('='));
-      if (std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; }))
-        set(e);
-    }
+    for (const auto& e : hooks_->EnvironmentDefaults()) set_unless_given(e);
   }
   set("PSCHED_RANK=" + std::to_string(spec.rank));
   set("PSCHED_SIZE=" + std::to_string(order.size));

@@ -44,6 +44,11 @@ class NodeService {
   // here, Suspend freezes it (Frozen() confirms), Resume thaws it, and the cgroup goes
   // when the session ends. Without one, Suspend is SIGSTOP.
   void SetFreezer(SessionFreezer* freezer) { freezer_ = freezer; }
+  // "NAME=value" entries every rank gets unless its environment (the launcher's) sets
+  // NAME, besides the hooks' (a folded emulation's yield-when-idle).
+  void SetEnvironmentDefaults(std::vector<std::string> defaults) {
+    env_defaults_ = std::move(defaults);
+  }
   SessionFreezer* freezer() const { return freezer_; }
   // In a Slurm allocation each rank gets srun's per-task variables for where it runs
   // (slurm_task_env.hpp) instead of the launcher's.
@@ -104,6 +109,7 @@ class NodeService {
   std::function<void(int64_t)> session_ended_;
   SessionFreezer* freezer_ = nullptr;
   bool slurm_task_env_ = false;
+  std::vector<std::string> env_defaults_;
   event* sigchld_ = nullptr;
   std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;
   std::map<pid_t, std::pair<int64_t, int>> by_pid_;  // pid -> (session, index in ranks)

@@ -98,4 +98,8 @@ std::vector<int> RealPusOfEmulatedNode(std::vector<int> real, int node, int pus_
   return real;
 }
 
+bool EmulationFolds(int daemons_on_host, int pus_per_node, size_t real_pus) {
+  return static_cast<size_t>(daemons_on_host) * static_cast<size_t>(pus_per_node) > real_pus;
+}
+
 }  // namespace psched::daemon

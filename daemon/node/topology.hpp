@@ -35,4 +35,13 @@ cpu_set_t CpuSetFor(const std::vector<int>& logical_pus, const std::vector<int>&
 // at real PU 0: 64 one-PU nodes ran all their ranks on one CPU of two.
 std::vector<int> RealPusOfEmulatedNode(std::vector<int> real, int node, int pus_per_node);
 
+// Whether the PUs that this host's daemons bind to fold onto fewer real CPUs: emulated
+// nodes (psched-alloc: `daemons_on_host` of them, `pus_per_node` PUs each) all run on
+// this host's `real_pus`. Then ranks share CPUs whatever the placement, and MPI ranks
+// that busy-poll take them from each other.
+bool EmulationFolds(int daemons_on_host, int pus_per_node, size_t real_pus);
+
+// The default for every rank of a folded emulation: Open MPI yields when it polls idle.
+inline constexpr const char* kYieldWhenIdle = "OMPI_MCA_mpi_yield_when_idle=1";
+
 }  // namespace psched::daemon

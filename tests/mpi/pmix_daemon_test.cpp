@@ -2,6 +2,7 @@
 // every pschedd serves PMIx, cross-node fences go through the daemon tree, the
 // leader keeps the name service, MPI_Abort and early exits fail the session.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <filesystem>
@@ -125,6 +126,33 @@ TEST(PmixDaemon, OmpiWorldEnvironmentMatchesMpi) {
     EXPECT_EQ(Count(o.out, "local " + l + "/4 (MPI " + l + "/4) node_rank " + l + " ok"), 1)
         << o.out;
   }
+}
+
+// Two emulated nodes of 4 PUs on fewer real CPUs fold: psched-alloc says so, and ranks
+// yield when idle (busy-polling ranks would take the shared CPUs from each other) unless
+// the user set it. One PU on one node does not fold: nothing said, nothing set.
+TEST(PmixDaemon, FoldedEmulationYieldsWhenIdleUnlessTheUserSetIt) {
+  cpu_set_t cpus;
+  ASSERT_EQ(sched_getaffinity(0, sizeof cpus, &cpus), 0);
+  if (CPU_COUNT(&cpus) >= 8) GTEST_SKIP() << "8 CPUs or more: two nodes of 4 PUs do not fold";
+  const std::string show = "sh -c 'echo yield=$OMPI_MCA_mpi_yield_when_idle'";
+  auto o = InAllocation(kTwoNodes, "psched-exec -n 1 " + show +
+                                       " && OMPI_MCA_mpi_yield_when_idle=0 psched-exec -n 1 " +
+                                       show + " && psched-exec -n 2 --ppn 1 mpi_hello_allreduce 1");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "yield=1\n"), 1) << o.out;
+  EXPECT_EQ(Count(o.out, "yield=0\n"), 1) << o.out;
+  EXPECT_EQ(Count(o.out, "of 2: allreduce 1 node_size 1 ok"), 2) << o.out << o.err;
+  EXPECT_NE(o.err.find("psched-alloc: warning: 8 emulated PUs (2 nodes x 4) fold onto "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("ranks get OMPI_MCA_mpi_yield_when_idle=1 unless set"), std::string::npos)
+      << o.err;
+  auto single =
+      InAllocation({"-N", "1", "--topology", "pack:1 core:1 pu:1"}, "psched-exec -n 1 " + show);
+  EXPECT_EQ(single.code, 0) << single.err;
+  EXPECT_EQ(Count(single.out, "yield=\n"), 1) << single.out;
+  EXPECT_EQ(Count(single.err, "fold"), 0) << single.err;
 }
 
 // MPI_Abort on one node kills the ranks on every node; the launcher prints the
