@@ -374,12 +374,15 @@ Result<DjsbResults> Orchestrator::Run() {
     for (size_t i = 0; i < results.scenarios.size(); ++i)
       if (is_open(i)) open.push_back(i);
     if (open.empty()) break;
-    // An estimate of one round: what each of its runs took last time (the references'
-    // first round has none yet, and says so).
+    // An estimate of one round: what each of its runs took last time; a scenario not run
+    // yet as long as its family's reference runs (simulation alone, then analysis alone).
+    // Nothing is known before the first reference runs, and the progress line says so.
     auto round_estimate = [&](size_t from) {
       double total = 0;
       for (size_t k = from; k < open.size(); ++k) {
-        auto it = seconds_of.find(results.scenarios[open[k]].scenario.name);
+        const ScenarioResult& sr = results.scenarios[open[k]];
+        auto it = seconds_of.find(sr.scenario.name);
+        if (it == seconds_of.end()) it = seconds_of.find("alone-" + sr.family);
         if (it != seconds_of.end()) total += it->second;
       }
       return total;
