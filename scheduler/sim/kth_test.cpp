@@ -21,8 +21,8 @@ class KthTest : public ::testing::Test {
   }
 };
 
-// Figures from the trace itself (awk over the 18 fields): 28,476 records, 9 with no
-// runtime, 2,016,591,520 core-seconds, submissions spanning 28,763,768 s.
+// Figures from the trace itself (awk over the 18 fields): 28,476 records, 8 with runtime 0
+// and 1 without a processor count, 2,016,591,520 core-seconds, submissions spanning 28,763,768 s.
 constexpr int kJobs = 28467;
 constexpr double kWork = 2016591520.0;
 constexpr double kSubmitSpan = 29363618.0 - 599850.0;
@@ -34,7 +34,9 @@ TEST_F(KthTest, TraceFacts) {
   EXPECT_EQ(w->machine.nodes, 100);
   EXPECT_EQ(w->machine.cores_per_node, 1);
   EXPECT_EQ(static_cast<int>(w->jobs.size()), kJobs);
-  EXPECT_EQ(w->skipped, 28476 - kJobs);
+  EXPECT_EQ(w->skipped.Total(), 28476 - kJobs);
+  EXPECT_EQ(w->skipped.no_runtime, 8);     // runtime 0 (lines 2476, 4370, ...)
+  EXPECT_EQ(w->skipped.no_processors, 1);  // line 27323: -1 in fields 5 and 8
   EXPECT_DOUBLE_EQ(TotalWork(*w), kWork);
   EXPECT_DOUBLE_EQ(w->jobs.back().request.submit_time, kSubmitSpan);
   // The trace's own waits (EASY in production), kept for the comparison: 15,291 s on average.

@@ -159,6 +159,14 @@ std::string JobsCsv(const std::vector<JobRecord>& records) {
   return o.str();
 }
 
+nlohmann::json SkippedJson(const SkippedRecords& s) {
+  return nlohmann::json{{"total", s.Total()},
+                        {"runtime_le_0", s.no_runtime},
+                        {"no_processors", s.no_processors},
+                        {"too_wide", s.too_wide},
+                        {"below_min_cores", s.below_min_cores}};
+}
+
 nlohmann::json SummaryJson(const Summary& s) {
   auto stat = [](const Stat& st) {
     return nlohmann::json{

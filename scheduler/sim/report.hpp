@@ -24,6 +24,10 @@ std::string JobsCsv(const std::vector<JobRecord>& records);
 
 nlohmann::json SummaryJson(const Summary& summary);
 
+// {"total", "runtime_le_0", "no_processors", "too_wide", "below_min_cores"}: what the
+// trace reader left out.
+nlohmann::json SkippedJson(const SkippedRecords& skipped);
+
 enum class TableStyle {
   kAuction,  // auction paper Tables 5-8: per workload version and method, averaged over seeds
   kIp,       // IP paper Tables 6-7: per experiment, wait (h) / slowdown / utilisation / packing

@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 namespace psched::sim {
@@ -40,16 +41,38 @@ std::optional<int> HeaderValue(std::string_view comment, std::string_view key) {
   return static_cast<int>(*v);
 }
 
+// "-5" for -5.0, "12.5" for 12.5: a trace's number as it was written.
+std::string FormatNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
 }  // namespace
+
+std::string DescribeSkipped(const SkippedRecords& s, const Machine& machine) {
+  std::string out = std::to_string(s.Total()) + " skipped: " + std::to_string(s.no_runtime) +
+                    " with runtime <= 0, " + std::to_string(s.no_processors) +
+                    " without a processor count, " + std::to_string(s.too_wide) +
+                    " wider than the machine (" + std::to_string(machine.TotalCores()) + " cores)";
+  if (s.below_min_cores > 0) out += ", " + std::to_string(s.below_min_cores) + " below --min-cores";
+  return out;
+}
 
 Result<Workload> ParseSwf(std::string_view text, const std::string& source,
                           const SwfOptions& options) {
   Workload w;
   w.name = source;
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+    return Fail(ErrorCode::kInvalidArgument, source + ": the file is empty");
   int max_nodes = 0, max_procs = 0;
   std::vector<SimJob> jobs;
+  std::vector<int> lines;  // each job's line, for --strict's errors
+  int records = 0;
   size_t pos = 0;
   int line_no = 0;
+  auto at = [&](int line) { return source + ":" + std::to_string(line) + ": "; };
+  const std::string refused = " (--strict refuses records it would skip)";
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
@@ -89,10 +112,18 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
                                                    ": expected 18 fields, found " +
                                                    std::to_string(n));
     }
+    ++records;
     const double runtime = f[3];
     const int procs = static_cast<int>(f[4] > 0 ? f[4] : f[7]);
     if (runtime <= 0 || procs <= 0) {
-      ++w.skipped;
+      if (options.strict) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    at(line_no) + "job " + FormatNumber(f[0]) +
+                        (runtime <= 0 ? " has runtime " + FormatNumber(runtime) + " (<= 0)"
+                                      : " has no processor count (fields 5 and 8)") +
+                        refused);
+      }
+      ++(runtime <= 0 ? w.skipped.no_runtime : w.skipped.no_processors);
       continue;
     }
     SimJob job;
@@ -105,7 +136,9 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
     job.user = static_cast<int>(f[11]);
     job.request.owner = job.user >= 0 ? OwnerName(job.user) : "";
     jobs.push_back(std::move(job));
+    lines.push_back(line_no);
   }
+  if (records == 0) return Fail(ErrorCode::kInvalidArgument, source + ": no job records");
 
   Machine& m = w.machine;
   if (max_nodes > 0) {
@@ -124,19 +157,40 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
         source + ": no machine size: the header has no MaxNodes/MaxProcs and none was given");
   }
 
+  // Filtered in file order (so --strict names the first such line), then sorted stably
+  // by submission: the same jobs in the same order as sorting first.
+  size_t kept = 0;
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    const int ranks = jobs[k].request.ranks;
+    if (ranks > m.TotalCores()) {
+      if (options.strict) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    at(lines[k]) + "job " + std::to_string(jobs[k].request.id) + " asks for " +
+                        std::to_string(ranks) + " cores, the machine has " +
+                        std::to_string(m.TotalCores()) + refused);
+      }
+      ++w.skipped.too_wide;
+      continue;
+    }
+    if (ranks < options.min_cores) {
+      ++w.skipped.below_min_cores;
+      continue;
+    }
+    if (kept != k) jobs[kept] = std::move(jobs[k]);
+    ++kept;
+  }
+  jobs.resize(kept);
   std::stable_sort(jobs.begin(), jobs.end(), [](const SimJob& a, const SimJob& b) {
     return a.request.submit_time < b.request.submit_time;
   });
-  for (SimJob& job : jobs) {
-    if (job.request.ranks > m.TotalCores() || job.request.ranks < options.min_cores) {
-      ++w.skipped;
-      continue;
-    }
-    if (options.max_jobs > 0 && static_cast<int>(w.jobs.size()) >= options.max_jobs) break;
-    w.jobs.push_back(std::move(job));
+  if (options.max_jobs > 0 && static_cast<int>(jobs.size()) > options.max_jobs)
+    jobs.resize(options.max_jobs);
+  w.jobs = std::move(jobs);
+  if (w.jobs.empty()) {
+    return Fail(ErrorCode::kInvalidArgument, source + ": no runnable job in the trace (" +
+                                                 std::to_string(records) + " records, " +
+                                                 DescribeSkipped(w.skipped, m) + ")");
   }
-  if (w.jobs.empty())
-    return Fail(ErrorCode::kInvalidArgument, source + ": no runnable job in the trace");
   // The simulation's clock starts at the first submission.
   const double t0 = w.jobs.front().request.submit_time;
   for (SimJob& job : w.jobs) job.request.submit_time -= t0;

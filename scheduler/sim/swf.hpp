@@ -10,10 +10,13 @@
 //  - its estimate is field 9 (requested time), or its runtime when that is -1;
 //  - a record with runtime <= 0 or no processor count is skipped (jobs cancelled
 //    before they started, which occupied nothing); so is a record asking for more cores
-//    than the machine has. Skipped records are counted, never silently lost;
+//    than the machine has. Skipped records are counted per reason (SkippedRecords), never
+//    silently lost; with `strict` the first one is an error "source:line: ...";
 //  - every other record is a job, whatever its status (failed and cancelled-while-running
 //    jobs held their nodes too).
-//  - a record with fewer than 18 fields or a non-number field is an error "source:line: ...".
+//  - a record with fewer than 18 fields or a non-number field is an error "source:line: ...";
+//  - a text with nothing in it (or only blanks) is an error "source: the file is empty",
+//    one with only comments "source: no job records".
 #pragma once
 
 #include <string>
@@ -32,7 +35,15 @@ struct SwfOptions {
   // >0: skip (and count) jobs with fewer cores; the PSP paper kept "only jobs that use
   // more than one core" (min_cores = 2).
   int min_cores = 0;
+  // A record the reader would skip for a defect (runtime <= 0, no processor count, wider
+  // than the machine) is an error naming source:line. min_cores is a choice, not a defect:
+  // what it drops is still only counted.
+  bool strict = false;
 };
+
+// "9 skipped: 9 with runtime <= 0, 0 without a processor count, 0 wider than the machine
+// (100 cores)": the reader's account, for people.
+std::string DescribeSkipped(const SkippedRecords& skipped, const Machine& machine);
 
 // `source` names the text in error messages (the file name).
 Result<Workload> ParseSwf(std::string_view text, const std::string& source,

@@ -22,7 +22,9 @@ TEST(SwfTest, ParsesJobsMachineAndChoices) {
   EXPECT_EQ(w->machine.nodes, 4);
   EXPECT_EQ(w->machine.cores_per_node, 2);
   ASSERT_EQ(w->jobs.size(), 2u);
-  EXPECT_EQ(w->skipped, 2);
+  EXPECT_EQ(w->skipped.Total(), 2);
+  EXPECT_EQ(w->skipped.no_runtime, 1);
+  EXPECT_EQ(w->skipped.too_wide, 1);
   // Sorted by submit, clock starting at the first submission.
   EXPECT_EQ(w->jobs[0].request.id, 2);
   EXPECT_EQ(w->jobs[0].request.submit_time, 0);
@@ -59,7 +61,8 @@ TEST(SwfTest, MinCoresSkipsSmallerJobs) {
   ASSERT_TRUE(w);
   ASSERT_EQ(w->jobs.size(), 1u);
   EXPECT_EQ(w->jobs[0].request.id, 1);  // 4 cores; job 2 (2 cores) is skipped
-  EXPECT_EQ(w->skipped, 3);
+  EXPECT_EQ(w->skipped.Total(), 3);
+  EXPECT_EQ(w->skipped.below_min_cores, 1);
   EXPECT_EQ(w->jobs[0].request.submit_time, 0);  // the clock starts at the first kept job
 }
 
@@ -89,7 +92,77 @@ TEST(SwfTest, NoMachineOrNoJobsIsAnError) {
   EXPECT_NE(w.error().message().find("no machine size"), std::string::npos);
   w = ParseSwf("; MaxProcs: 4\n", "d.swf");
   ASSERT_FALSE(w);
-  EXPECT_EQ(w.error().message(), "d.swf: no runnable job in the trace");
+  EXPECT_EQ(w.error().message(), "d.swf: no job records");
+  w = ParseSwf("; MaxProcs: 4\n1 0 0 -1 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "e.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(),
+            "e.swf: no runnable job in the trace (1 records, 1 skipped: 1 with runtime <= 0, 0 "
+            "without a processor count, 0 wider than the machine (4 cores))");
+}
+
+TEST(SwfTest, AnEmptyFileIsCalledEmpty) {
+  for (const char* text : {"", "\n\n", "  \t\r\n"}) {
+    Result<Workload> w = ParseSwf(text, "empty.swf");
+    ASSERT_FALSE(w);
+    EXPECT_EQ(w.error().message(), "empty.swf: the file is empty");
+  }
+}
+
+// Each reason a record is left out is counted apart, each record once (its first reason).
+TEST(SwfTest, SkippedRecordsAreCountedPerReason) {
+  const char* text =
+      "; MaxNodes: 2\n; MaxProcs: 4\n"
+      "1 0 0 -5 2 -1 -1  2 9 -1 1 1 1 -1 -1 -1 -1 -1\n"   // negative runtime
+      "2 0 0  0 2 -1 -1  2 9 -1 1 1 1 -1 -1 -1 -1 -1\n"   // zero runtime
+      "3 0 0 -1 -1 -1 -1 -1 9 -1 1 1 1 -1 -1 -1 -1 -1\n"  // both: counted as runtime
+      "4 0 0 10 -1 -1 -1 -1 9 -1 1 1 1 -1 -1 -1 -1 -1\n"  // no processors
+      "5 0 0 10 8 -1 -1  8 9 -1 1 1 1 -1 -1 -1 -1 -1\n"   // wider than 4 cores
+      "6 0 0 10 1 -1 -1  1 9 -1 1 1 1 -1 -1 -1 -1 -1\n"   // below --min-cores 2
+      "7 0 0 10 4 -1 -1  4 9 -1 1 1 1 -1 -1 -1 -1 -1\n";  // runs
+  SwfOptions o;
+  o.min_cores = 2;
+  Result<Workload> w = ParseSwf(text, "s.swf", o);
+  ASSERT_TRUE(w) << w.error().ToString();
+  ASSERT_EQ(w->jobs.size(), 1u);
+  EXPECT_EQ(w->skipped.no_runtime, 3);
+  EXPECT_EQ(w->skipped.no_processors, 1);
+  EXPECT_EQ(w->skipped.too_wide, 1);
+  EXPECT_EQ(w->skipped.below_min_cores, 1);
+  EXPECT_EQ(w->skipped.Total(), 6);
+  EXPECT_EQ(DescribeSkipped(w->skipped, w->machine),
+            "6 skipped: 3 with runtime <= 0, 1 without a processor count, 1 wider than the "
+            "machine (4 cores), 1 below --min-cores");
+}
+
+// --strict: the first record that would be skipped is an error naming its line.
+TEST(SwfTest, StrictRefusesWhatItWouldSkipNamingTheLine) {
+  SwfOptions strict;
+  strict.strict = true;
+  const std::string header = "; MaxNodes: 2\n; MaxProcs: 4\n";
+  const std::string good = "1 0 0 10 2 -1 -1 2 9 -1 1 1 1 -1 -1 -1 -1 -1\n";
+  Result<Workload> w =
+      ParseSwf(header + good + "2 5 0 -17 2 -1 -1 2 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "n.swf", strict);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(),
+            "n.swf:4: job 2 has runtime -17 (<= 0) (--strict refuses records it would skip)");
+  w = ParseSwf(header + good + "3 5 0 10 -1 -1 -1 -1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "p.swf", strict);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(),
+            "p.swf:4: job 3 has no processor count (fields 5 and 8) (--strict refuses records it "
+            "would skip)");
+  // Wider than the machine is known only once the whole header is read; still its own line.
+  w = ParseSwf(header + "9 9 0 10 2 -1 -1 2 9 -1 1 1 1 -1 -1 -1 -1 -1\n" +
+                   "4 1 0 10 6 -1 -1 6 9 -1 1 1 1 -1 -1 -1 -1 -1\n" + good,
+               "w.swf", strict);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(),
+            "w.swf:4: job 4 asks for 6 cores, the machine has 4 (--strict refuses records it "
+            "would skip)");
+  // What --min-cores drops is the user's choice, not a defect: counted, not refused.
+  strict.min_cores = 2;
+  w = ParseSwf(header + good + "5 1 0 10 1 -1 -1 1 9 -1 1 1 1 -1 -1 -1 -1 -1\n", "m.swf", strict);
+  ASSERT_TRUE(w) << w.error().ToString();
+  EXPECT_EQ(w->skipped.below_min_cores, 1);
 }
 
 }  // namespace

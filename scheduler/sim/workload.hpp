@@ -27,11 +27,21 @@ struct Machine {
   int TotalCores() const { return nodes * cores_per_node; }
 };
 
+// Trace records the reader left out, by reason (each record counted once, under the
+// first reason that applies, in this order).
+struct SkippedRecords {
+  int no_runtime = 0;       // runtime <= 0: cancelled before it started
+  int no_processors = 0;    // neither an allocated nor a requested processor count
+  int too_wide = 0;         // more cores than the machine has
+  int below_min_cores = 0;  // fewer cores than asked for (SwfOptions::min_cores)
+  int Total() const { return no_runtime + no_processors + too_wide + below_min_cores; }
+};
+
 struct Workload {
   std::string name;
   Machine machine;
   std::vector<SimJob> jobs;  // ascending submit time, ids unique
-  int skipped = 0;           // trace records left out (see the reader for why)
+  SkippedRecords skipped;    // trace records left out (see the reader for why)
 };
 
 // Nodes with ids 0..nodes-1 in node-array order (contiguity is measured on these ids).

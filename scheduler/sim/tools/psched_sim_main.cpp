@@ -40,6 +40,7 @@ struct Options {
   int nodes = -1, cores_per_node = -1, gpus_per_node = 0;
   int max_jobs = 0, concat = 1, min_cores = 0;
   bool perfect_estimates = false;
+  bool strict = false;
   int seeds = 1;
   uint64_t first_seed = 1;
   int max_nodes_per_job = 16;
@@ -156,9 +157,17 @@ Result<std::vector<std::shared_ptr<const Workload>>> BuildWorkloads(const Option
     so.gpus_per_node = o.gpus_per_node;
     so.max_jobs = o.max_jobs;
     so.min_cores = o.min_cores;
+    so.strict = o.strict;
     Result<Workload> w = ReadSwfFile(o.swf, so);
-    if (!w) return Fail(w.error());
+    // A trace that cannot be read is bad input as much as one that does not parse.
+    if (!w) return Fail(ErrorCode::kInvalidArgument, w.error().ToString());
     w->name = std::filesystem::path(o.swf).filename().string();
+    // What the reader left out is said every time, --quiet or not: results over fewer
+    // jobs than the trace holds must not look like results over all of them.
+    if (w->skipped.Total() > 0) {
+      std::cerr << "psched-sim: " << w->name << ": " << w->jobs.size() << " jobs, "
+                << DescribeSkipped(w->skipped, w->machine) << "\n";
+    }
     if (o.perfect_estimates) {
       for (SimJob& j : w->jobs) j.request.estimate_s = j.runtime_s;
       w->name += " (perfect estimates)";
@@ -244,7 +253,7 @@ Result<Settings> ResolveSettings(const Options& o) {
     s.allocators.ipwindow.window = kPapersWindow;
   } else {
     Result<config::Config> c = config::LoadConfigFile(o.config_path);
-    if (!c) return Fail(c.error());
+    if (!c) return Fail(ErrorCode::kInvalidArgument, c.error().ToString());
     s.allocators = c->allocators;
     s.priorities = c->priority;
   }
@@ -409,6 +418,7 @@ int Run(const Options& o) {
     const SimResult& r = *outcomes[i].result;
     reports.push_back(RunReport{r.summary, tasks[i].seed, &r.records});
     nlohmann::json j = SummaryJson(r.summary);
+    j["skipped"] = SkippedJson(tasks[i].workload->skipped);
     j["seed"] = tasks[i].seed;
     j["wall_s"] = outcomes[i].wall_s;
     summaries.push_back(std::move(j));
@@ -445,6 +455,10 @@ int RunCommand(int argc, char** argv) {
                  "SWF: skip jobs with fewer cores (PSP paper: 2, only parallel jobs)");
   app.add_option("--concat", o.concat, "SWF: the trace N times end to end (benchmarks)");
   app.add_flag("--perfect-estimates", o.perfect_estimates, "SWF: estimates = runtimes");
+  app.add_flag("--strict", o.strict,
+               "SWF: a record that would be skipped (runtime <= 0, no processor count, wider "
+               "than the machine) is an error naming file:line (default: skipped, counted "
+               "and said)");
   app.add_option("--seeds", o.seeds, "generators: seeds first-seed .. first-seed+N-1");
   app.add_option("--first-seed", o.first_seed, "generators: first seed");
   app.add_option("--max-nodes-per-job", o.max_nodes_per_job,
