@@ -55,11 +55,6 @@ bool Holds(const Session& s) {
          s.state == SessionState::kSidestepped;
 }
 
-struct Running {
-  double end;
-  const Placement* placement;
-};
-
 // What a NodeSelector may look at in a request (see NodeSelector): requests of one shape
 // fit or not alike on the same nodes.
 struct Shape {
@@ -103,7 +98,8 @@ NodeSelector AllocatorSelector(const Allocator& allocator, const Snapshot& snaps
 }
 
 QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionRequest> queue,
-                            Backfill backfill, const NodeSelector& select, QueueScratch* scratch) {
+                            Backfill backfill, const NodeSelector& select, QueueScratch* scratch,
+                            const NodeFits& fits) {
   QueueDecision out;
   if (queue.empty()) return out;
   int free = snapshot.FreePus();
@@ -120,12 +116,18 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
     view = s.work;
     index.emplace(s.work);
   };
+  // The selector's placement when `fits` says yes, or at once without `fits`.
+  auto place = [&](std::span<const Node> nodes, int free_slots,
+                   const SessionRequest& req) -> std::optional<Placement> {
+    if (fits && !fits(nodes, free_slots, req)) return std::nullopt;
+    return select(nodes, req);
+  };
   size_t i = 0;
   // FCFS part: the head of the queue starts while it fits.
   for (; i < queue.size(); ++i) {
     const SessionRequest& req = queue[i];
     if (req.SlotsNeeded() > free) break;
-    std::optional<Placement> p = select(view, req);
+    std::optional<Placement> p = place(view, free, req);
     if (!p) break;
     own();
     Count(s.work, *index, *p, +1);
@@ -136,48 +138,81 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
 
   const SessionRequest& head = queue[i];
   const size_t head_starts = out.starts.size();
+  // The holders' placements are read by address while starts are added: no reallocation.
+  out.starts.reserve(queue.size());
   bool reserved = false;  // the reservation is computed once, when a candidate first needs it
+  bool have_reservation = false;
   Reservation reservation{head.id, kNever, {}};
+  // Holders (by estimated end) released to reach the shadow time, and the starts made
+  // before it: what the head's placement is computed on.
+  size_t shadow_released = 0, starts_at_reserve = 0;
+  auto& running = s.running;
+  // Puts the nodes as they were when the reservation was made, with the first
+  // `shadow_released` holders gone (delta -1), or back (delta +1).
+  auto shadow_state = [&](int delta) {
+    int freed = 0;
+    for (size_t k = starts_at_reserve; k < out.starts.size(); ++k)
+      freed += Count(s.work, *index, out.starts[k].placement, delta);
+    for (size_t k = 0; k < shadow_released; ++k)
+      freed += Count(s.work, *index, *running[k].second, delta);
+    return freed;
+  };
   auto reserve = [&] {
     reserved = true;
     // A suspended session returns to its slots at a time nobody knows: no reservation.
     for (const Session& ses : snapshot.sessions)
       if (ses.state == SessionState::kSuspended) return;
     own();
+    starts_at_reserve = out.starts.size();
     // Release running sessions (those just started included) in order of estimated end,
-    // in place, until the head fits; then put them back.
-    std::vector<Running> running;
+    // in place, until the head fits; then put them back. (end, placement) pairs.
+    running.clear();
     for (const Session& ses : snapshot.sessions) {
       if (!Holds(ses)) continue;
       double end = ses.request.estimate_s > 0 ? ses.start_time + ses.request.estimate_s : kNever;
-      running.push_back(Running{std::max(end, snapshot.now), &ses.placement});
+      running.emplace_back(std::max(end, snapshot.now), &ses.placement);
     }
     for (size_t k = 0; k < head_starts; ++k) {
       double est = queue[k].estimate_s;
-      running.push_back(Running{est > 0 ? snapshot.now + est : kNever, &out.starts[k].placement});
+      running.emplace_back(est > 0 ? snapshot.now + est : kNever, &out.starts[k].placement);
     }
     std::stable_sort(running.begin(), running.end(),
-                     [](const Running& a, const Running& b) { return a.end < b.end; });
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
     size_t released = 0;
     int shadow_free = 0;
     for (const Node& n : s.work) shadow_free += n.FreePus();
     for (; released < running.size(); ++released) {
-      shadow_free += Count(s.work, *index, *running[released].placement, -1);
+      shadow_free += Count(s.work, *index, *running[released].second, -1);
       // Sessions ending at the same time free their slots together.
-      if (released + 1 < running.size() && running[released + 1].end == running[released].end)
+      if (released + 1 < running.size() && running[released + 1].first == running[released].first)
         continue;
       // The head needs that many free slots, wherever it goes: no need to ask before.
       if (head.SlotsNeeded() > shadow_free) continue;
-      if (std::optional<Placement> p = select(s.work, head)) {
-        reservation.start = running[released].end;
-        reservation.placement = std::move(*p);
-        out.reservation = reservation;
-        ++released;
-        break;
-      }
+      // With `fits`, where the head goes is worked out only when a candidate must stay
+      // beside it (reservation_placement): most rounds never need to know.
+      std::optional<Placement> p;
+      if (fits ? !fits(s.work, shadow_free, head) : !(p = select(s.work, head))) continue;
+      reservation.start = running[released].first;
+      if (p) reservation.placement = std::move(*p);
+      have_reservation = true;
+      ++released;
+      break;
     }
     for (size_t k = 0; k < released && k < running.size(); ++k)
-      Count(s.work, *index, *running[k].placement, +1);
+      Count(s.work, *index, *running[k].second, +1);
+    shadow_released = have_reservation && fits ? released : 0;
+  };
+  // The head's placement at its shadow time, on the nodes as they were at reserve().
+  bool placed_reservation = !fits;
+  auto place_reservation = [&] {
+    placed_reservation = true;
+    shadow_state(-1);
+    std::optional<Placement> p = select(s.work, head);
+    shadow_state(+1);
+    // `fits` said the head fits there; should the selector disagree, nothing may
+    // overtake a head whose place is unknown.
+    if (!p) have_reservation = false;
+    if (p) reservation.placement = std::move(*p);
   };
 
   // A long queue holds many requests of the same shape: once one found no room, the
@@ -192,24 +227,32 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
       return req.estimate_s > 0 && std::isfinite(reservation.start) &&
              snapshot.now + req.estimate_s <= reservation.start;
     };
-    if (out.reservation && !ends_in_time() && no_room_beside_head.contains(shape)) continue;
-    std::optional<Placement> p = select(view, req);
-    if (!p) {
+    if (have_reservation && !ends_in_time() && no_room_beside_head.contains(shape)) continue;
+    // With `fits`, the placement is built only once the candidate is known to start.
+    std::optional<Placement> p;
+    if (fits ? !fits(view, free, req) : !(p = select(view, req))) {
       no_room_now.insert(shape);
       continue;  // does not fit now, reservation or not
     }
     if (!reserved) reserve();
-    if (!out.reservation) break;  // the head's start is unknown: nothing may overtake it
+    if (!have_reservation) break;  // the head's start is unknown: nothing may overtake it
     if (!ends_in_time()) {
       // It would still run at the shadow time: it may only use what the head does not need.
       if (no_room_beside_head.contains(shape)) continue;
-      Count(s.work, *index, reservation.placement, +1);
-      p = select(s.work, req);
+      if (!placed_reservation) {
+        place_reservation();
+        if (!have_reservation) break;
+      }
+      const int beside_free = free + Count(s.work, *index, reservation.placement, +1);
+      p = place(s.work, beside_free, req);
       Count(s.work, *index, reservation.placement, -1);
       if (!p) {
         no_room_beside_head.insert(shape);
         continue;
       }
+    } else if (!p) {
+      p = select(view, req);
+      if (!p) continue;  // `fits` promised otherwise; never start on a guess
     }
     own();
     no_room_now.clear();
@@ -218,6 +261,7 @@ QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionReq
     free -= req.SlotsNeeded();
     out.starts.push_back(Assignment{req.id, std::move(*p)});
   }
+  if (have_reservation) out.reservation = std::move(reservation);
   return out;
 }
 

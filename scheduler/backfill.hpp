@@ -38,6 +38,12 @@ enum class Backfill { kNone, kEasy };
 using NodeSelector =
     std::function<std::optional<Placement>(std::span<const Node>, const SessionRequest&)>;
 
+// Whether the NodeSelector would place the request on these nodes now, answered without
+// building the placement (rank lists are built only for sessions that start).
+// `free_slots`: the slots with uses == 0 on `nodes`. Must agree exactly with the selector
+// it goes with: ScheduleQueue then calls the selector only for what starts or is reserved.
+using NodeFits = std::function<bool(std::span<const Node>, int free_slots, const SessionRequest&)>;
+
 // A NodeSelector asking `allocator` (PlaceOne), with the links of `snapshot` (netload
 // weighs them). Holds references: `allocator` and `snapshot` must outlive it.
 NodeSelector AllocatorSelector(const Allocator& allocator, const Snapshot& snapshot);
@@ -45,6 +51,8 @@ NodeSelector AllocatorSelector(const Allocator& allocator, const Snapshot& snaps
 struct Reservation {
   SessionId session = kNoSession;
   double start = 0;  // the shadow time; infinity when it depends on a session without estimate
+  // Where the head goes then. With a NodeFits given, only when a candidate had to be
+  // checked beside it (else empty: the decision did not need it).
   Placement placement;
 };
 
@@ -57,6 +65,7 @@ struct QueueDecision {
 // of times). It carries no state between calls: its contents are overwritten each time.
 struct QueueScratch {
   std::vector<Node> work;
+  std::vector<std::pair<double, const Placement*>> running;  // EASY: holders by estimated end
 };
 
 // `queue`: waiting sessions, highest priority first. Sessions holding slots and their
@@ -64,8 +73,10 @@ struct QueueScratch {
 // of 0 means unknown; an end already past counts as now). Slots counted in the snapshot's
 // nodes but held by no such session (a suspended session's, see policies' ReservedView)
 // stay taken throughout.
+// `fits` (optional): the selector's NodeFits, so that requests that only need a yes or
+// no (candidates that may not start, the head's shadow time) cost no placement.
 QueueDecision ScheduleQueue(const Snapshot& snapshot, std::span<const SessionRequest> queue,
                             Backfill backfill, const NodeSelector& select,
-                            QueueScratch* scratch = nullptr);
+                            QueueScratch* scratch = nullptr, const NodeFits& fits = {});
 
 }  // namespace psched::sched

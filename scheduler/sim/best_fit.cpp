@@ -45,6 +45,27 @@ Window BestWindow(const std::vector<long>& offer, const Run& run, long need) {
 
 }  // namespace
 
+bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionRequest& request,
+                 BestFitScratch* scratch) {
+  if (request.ranks <= 0) return false;
+  // Which nodes a -N or contiguous request may take depends on more than counts.
+  if (request.nodes > 0 || request.contiguous)
+    return PlaceBestFit(nodes, request, scratch).has_value();
+  const int threads = std::max(1, request.threads_per_rank);
+  // Every free slot takes a rank: PlaceBestFit places whenever the offers add up.
+  if (threads == 1 && request.ppn == 0 && request.gpus_per_node == 0)
+    return request.ranks <= free_slots;
+  if (static_cast<long>(request.ranks) * threads > free_slots) return false;
+  // Without -N or contiguity PlaceBestFit places exactly when the offers add up: on the
+  // tightest run that holds the job, else on the biggest runs (see PlaceBestFit).
+  long available = 0;
+  for (const Node& n : nodes) {
+    available += Offer(n, request, threads, 0);
+    if (available >= request.ranks) return true;
+  }
+  return false;
+}
+
 std::optional<Placement> PlaceBestFit(std::span<const Node> nodes, const SessionRequest& request,
                                       BestFitScratch* scratch) {
   if (request.ranks <= 0) return std::nullopt;

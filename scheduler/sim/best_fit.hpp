@@ -32,4 +32,12 @@ struct BestFitScratch {
 std::optional<Placement> PlaceBestFit(std::span<const Node> nodes, const SessionRequest& request,
                                       BestFitScratch* scratch = nullptr);
 
+// Exactly whether PlaceBestFit would place `request` (a NodeFits for ScheduleQueue), from
+// free-slot counts: O(1) for a request of one-slot ranks that may go anywhere (the free
+// slots are all that matter), one pass over the nodes' counts for threads, --ppn or GPUs,
+// and PlaceBestFit itself for -N and contiguous requests. `free_slots`: the slots with
+// uses == 0 on `nodes`.
+bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionRequest& request,
+                 BestFitScratch* scratch = nullptr);
+
 }  // namespace psched::sched

@@ -3,6 +3,8 @@
 
 #include "scheduler/backfill.hpp"
 #include "scheduler/sim/best_fit.hpp"
+#include "scheduler/sim/generators.hpp"
+#include "scheduler/sim/report.hpp"
 #include "scheduler/sim/simulator.hpp"
 
 namespace psched::sim {
@@ -102,6 +104,32 @@ TEST(BestFitTest, NodeRequestsAndGpus) {
   EXPECT_EQ(p->Nodes(), (std::vector<sched::NodeId>{2, 3}));
   EXPECT_EQ(p->gpus_per_node, 2);
   EXPECT_EQ(p->ranks.size(), 8u);
+}
+
+// With best fit's NodeFits, ScheduleQueue builds placements only for what starts (and the
+// head's only when a candidate must stay beside it): the decisions must be the same job
+// for job as with the selector alone. Workloads with node, GPU, -N and contiguous jobs.
+TEST(EasyBackfillTest, FitsWithoutPlacementsDecidesAsTheSelector) {
+  for (auto [kind, version, sizing] :
+       {std::tuple{1, 2, AuctionJobSizing::kByCores}, std::tuple{5, 2, AuctionJobSizing::kByCores},
+        std::tuple{5, 3, AuctionJobSizing::kByNodes}}) {
+    AuctionWorkloadSpec spec;
+    spec.kind = kind;
+    spec.version = version;
+    spec.sizing = sizing;
+    spec.theoretical_runtime_s = 3600;
+    Result<Workload> w = MakeAuctionWorkload(spec);
+    ASSERT_TRUE(w);
+    SimSetup plain = QueueSetup(Discipline::kEasy);
+    SimSetup with_fits = plain;
+    with_fits.fits = [](std::span<const sched::Node> n, int free, const SessionRequest& r) {
+      return sched::BestFitFits(n, free, r);
+    };
+    Result<SimResult> a = Simulate(*w, plain);
+    Result<SimResult> b = Simulate(*w, with_fits);
+    ASSERT_TRUE(a && b);
+    EXPECT_EQ(JobsCsv(a->records), JobsCsv(b->records)) << w->name;
+  }
 }
 
 }  // namespace

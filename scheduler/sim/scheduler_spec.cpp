@@ -89,6 +89,10 @@ Result<std::unique_ptr<SchedulerParts>> BuildScheduler(const SchedulerSpec& spec
     setup.select = [scratch](std::span<const sched::Node> nodes, const sched::SessionRequest& r) {
       return sched::PlaceBestFit(nodes, r, scratch.get());
     };
+    setup.fits = [scratch](std::span<const sched::Node> nodes, int free_slots,
+                           const sched::SessionRequest& r) {
+      return sched::BestFitFits(nodes, free_slots, r, scratch.get());
+    };
   }
   // fcfs in front of a queue discipline is arrival order: no need to compute it. Window
   // allocators weigh jobs by request.priority, so they always get the module's values.

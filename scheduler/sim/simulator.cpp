@@ -172,7 +172,7 @@ class Simulation {
       starts = sched::ScheduleQueue(snapshot_, window,
                                     setup_.discipline == Discipline::kEasy ? sched::Backfill::kEasy
                                                                            : sched::Backfill::kNone,
-                                    setup_.select, &queue_scratch_)
+                                    setup_.select, &queue_scratch_, setup_.fits)
                    .starts;
     }
     if (starts.empty()) return {};

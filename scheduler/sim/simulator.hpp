@@ -37,6 +37,7 @@ struct SimSetup {
   std::string name;  // the scheduler's name in tables, e.g. "easy/psp+aging"
   Discipline discipline = Discipline::kEasy;
   sched::NodeSelector select;                   // kFcfs, kEasy: node selection (best fit)
+  sched::NodeFits fits;                         // kFcfs, kEasy: select's yes/no (optional)
   const sched::Allocator* allocator = nullptr;  // kAllocator
   int window = 100;                             // kAllocator: queued sessions per round
   // kFcfs, kEasy: queued sessions considered per round, from the head (SLURM's
