@@ -196,4 +196,47 @@ Result<Workload> MakeEspWorkload(const EspWorkloadSpec& spec) {
   return w;
 }
 
+Result<Workload> MakeLanlShapedWorkload(const LanlShapedSpec& spec) {
+  if (spec.nodes < 32 || (spec.nodes & (spec.nodes - 1)) != 0) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "LANL-shaped machine: nodes must be a power of two >= 32, got " +
+                    std::to_string(spec.nodes));
+  }
+  if (spec.jobs < 1) return Fail(ErrorCode::kInvalidArgument, "LANL-shaped: jobs must be >= 1");
+  if (!(spec.load > 0)) return Fail(ErrorCode::kInvalidArgument, "LANL-shaped: load must be > 0");
+  std::mt19937_64 rng(spec.seed);
+  static constexpr double kWidthShares[] = {45, 25, 15, 8, 5, 2};
+  std::discrete_distribution<int> width_step(std::begin(kWidthShares), std::end(kWidthShares));
+  std::lognormal_distribution<double> estimate(std::log(1800.0), 1.6);
+  std::bernoulli_distribution overruns(1.0 / 3);
+  std::uniform_real_distribution<double> unit(0, 1);
+  Workload w;
+  w.name = "lanl-shaped-" + std::to_string(spec.nodes);
+  w.machine = Machine{spec.nodes, 1, 0};
+  double work = 0;
+  for (int k = 0; k < spec.jobs; ++k) {
+    SimJob job;
+    sched::SessionRequest& r = job.request;
+    r.id = k + 1;
+    r.ranks = (spec.nodes / 32) << width_step(rng);
+    r.estimate_s = std::max(60.0, std::round(std::min(estimate(rng), 7 * 86400.0)));
+    const double u = unit(rng);
+    const double runtime = overruns(rng) ? r.estimate_s * (1 + 2 * u) : r.estimate_s * u * u;
+    job.runtime_s = std::max(1.0, std::round(runtime));
+    job.user = static_cast<int>(k % 97);
+    r.owner = OwnerName(job.user);
+    work += job.runtime_s * r.ranks;
+    w.jobs.push_back(std::move(job));
+  }
+  // Poisson arrivals whose span makes the work `load` of the machine.
+  const double mean_gap = work / (spec.load * spec.nodes) / spec.jobs;
+  std::exponential_distribution<double> gap(1 / mean_gap);
+  double t = 0;
+  for (SimJob& job : w.jobs) {
+    job.request.submit_time = t;
+    t += std::round(gap(rng));
+  }
+  return w;
+}
+
 }  // namespace psched::sim

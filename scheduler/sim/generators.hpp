@@ -66,4 +66,22 @@ struct EspWorkloadSpec {
 
 Result<Workload> MakeEspWorkload(const EspWorkloadSpec& spec);
 
+// A trace of LANL-CM5's shape (the Parallel Workloads Archive's LANL-CM5-1994-4.1: 1024
+// nodes, 122,055 jobs, widths 32..1024 in powers of two), for benchmarks where the archive's
+// file cannot be shipped. Not LANL's jobs; its shape, with our choices:
+//  - widths nodes/32 .. nodes in powers of two, the narrowest most often
+//    (45, 25, 15, 8, 5, 2 %), on nodes of one core (the CM-5's processing nodes);
+//  - estimates lognormal (median 30 min, sigma 1.6: a heavy tail to days), whole seconds;
+//  - a third of the jobs overrun their estimate (runtime = estimate x U(1, 3)), the rest
+//    end before it (runtime = estimate x U(0, 1)^2, so most end well before);
+//  - Poisson arrivals at the rate that offers `load` of the machine.
+struct LanlShapedSpec {
+  int nodes = 1024;
+  int jobs = 122055;
+  uint64_t seed = 1;
+  double load = 0.6;  // offered work / machine capacity over the submission span
+};
+
+Result<Workload> MakeLanlShapedWorkload(const LanlShapedSpec& spec);
+
 }  // namespace psched::sim
