@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git ca-certificates
   libpmix-dev libopenmpi-dev openmpi-bin
+  mpich libmpich-dev
   libhwloc-dev hwloc libevent-dev libsodium-dev
   coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev zlib1g-dev
@@ -27,4 +28,14 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# MPICH sits beside Open MPI (tests/mpich builds with mpicc.mpich); the default
+# mpicc/mpirun, and so CMake's find_package(MPI), stay Open MPI's. On amd64 Debian
+# ranks Open MPI first, but that is a priority, not a promise: pin it.
+for alt in mpi mpirun; do
+  want=/usr/bin/$([[ $alt == mpi ]] && echo mpicc || echo mpirun).openmpi
+  if [[ -e $want && "$(readlink "/etc/alternatives/$alt")" != "$want" ]]; then
+    echo "install-deps: $alt pointed away from Open MPI; setting it back"
+    update-alternatives --set "$alt" "$want" >/dev/null
+  fi
+done
 echo "install-deps: all packages present"
