@@ -81,9 +81,17 @@ void ResetSignalsInChild() {
 }
 
 bool CloseDescriptorsFrom(int first, int keep) {
-  if (keep < first) return close_range(first, ~0U, 0) == 0;
-  return (keep == first || close_range(first, keep - 1, 0) == 0) &&
-         close_range(keep + 1, ~0U, 0) == 0;
+  return CloseDescriptorsExcept(first, &keep, 1);
+}
+
+bool CloseDescriptorsExcept(int first, const int* keep, size_t count) {
+  int from = first;  // the lowest descriptor not yet closed or kept
+  for (size_t i = 0; i < count; ++i) {
+    if (keep[i] < from) continue;
+    if (keep[i] > from && close_range(from, keep[i] - 1, 0) != 0) return false;
+    from = keep[i] + 1;
+  }
+  return close_range(from, ~0U, 0) == 0;
 }
 
 Result<pid_t> StartChild(const ChildSpec& spec) {

@@ -44,5 +44,7 @@ void ResetSignalsInChild();
 // Closes every descriptor from `first` up except `keep` (a child's status pipe, which is
 // close-on-exec and so still reports a failed exec). Async-signal-safe; false on failure.
 bool CloseDescriptorsFrom(int first, int keep);
+// The same keeping several: `keep` ascending (a rank's status pipe and its PMI_FD).
+bool CloseDescriptorsExcept(int first, const int* keep, size_t count);
 
 }  // namespace psched

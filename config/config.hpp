@@ -55,6 +55,8 @@ struct Config {
   sched::AllocatorConfig allocators;
   // [priority]
   sched::PriorityConfig priority;
+  // [launch] mpi: the wire-up of sessions whose launcher names none (pmi/wireup.hpp).
+  std::string default_mpi = "auto";
   // Files this config was read from, in order (for `show` and error messages).
   std::vector<std::string> sources;
 };

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "config/config.hpp"
+#include "pmi/wireup.hpp"
 #include "policies/policy_registry.hpp"
 #include "scheduler/allocator_registry.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
@@ -134,7 +135,11 @@ Apply NameList(const std::function<std::vector<std::string>&(Config&)>& member,
 std::vector<Section> Schema() {
   using policies::OverbookMode;
   std::vector<Section> s;
-  s.push_back({"", {}, {"policy", "allocator", "priority"}});
+  s.push_back({"", {}, {"policy", "allocator", "priority", "launch"}});
+  s.push_back({"launch",
+               {{"mpi", OneOf([](Config& c) -> std::string& { return c.default_mpi; },
+                              pmi::WireUpNames, "MPI wire-up")}},
+               {}});
   s.push_back(
       {"policy",
        {

@@ -97,6 +97,13 @@ TEST(ParseConfig, TheExampleFileIsValid) {
   // The example shows the built-in defaults.
   EXPECT_DOUBLE_EQ(c->plan_timeout_s, kDefaultPlanTimeoutS);
   EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, kDefaultSuspendConfirmTimeoutS);
+  EXPECT_EQ(c->default_mpi, "auto");
+}
+
+TEST(ParseConfig, LaunchMpiNamesTheDefaultWireUp) {
+  auto c = ParseConfig("[launch]\nmpi = \"pmi1\"\n", "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->default_mpi, "pmi1");
 }
 
 TEST(ParseConfig, LaterFileOverridesKeyByKey) {
@@ -110,6 +117,11 @@ TEST(ParseConfig, LaterFileOverridesKeyByKey) {
 }
 
 // One test per rejected config: each names the file, line and column.
+TEST(RejectedConfig, UnknownMpiWireUp) {
+  EXPECT_EQ(ErrorOf("[launch]\nmpi = \"pmi3\"\n"),
+            "t.toml:2:7: launch.mpi: unknown MPI wire-up 'pmi3' (valid: auto, pmix, pmi1, none)");
+}
+
 TEST(RejectedConfig, ForbiddenDefaultPolicy) {
   EXPECT_EQ(ErrorOf("[policy]\nallowed = [\"wait\", \"surpass\"]\ndefault = \"sidestep\"\n"),
             "t.toml:3:11: default policy 'sidestep' is not in the allowed list (wait, surpass)");
@@ -162,7 +174,7 @@ TEST(RejectedConfig, UnknownKey) {
 TEST(RejectedConfig, UnknownTopLevelTable) {
   std::string e = ErrorOf("[policies]\ndefault = \"wait\"\n");
   EXPECT_EQ(e.rfind("t.toml:1:2: unknown key 'policies' at the top level (valid: [policy], "
-                    "[allocator], [priority])",
+                    "[allocator], [priority], [launch])",
                     0),
             0u)
       << e;

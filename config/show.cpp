@@ -65,6 +65,7 @@ std::string ToToml(const Config& c) {
                                {"multifactor_age_weight", c.priority.multifactor_age_weight},
                                {"multifactor_size_weight", c.priority.multifactor_size_weight},
                                {"multifactor_max_age_s", c.priority.multifactor_max_age_s}}},
+      {"launch", toml::table{{"mpi", c.default_mpi}}},
   };
   std::ostringstream out;
   out << "# effective psched configuration, from: "

@@ -32,6 +32,7 @@ struct SessionLaunchInfo {
   std::string parent_nspace;           // MPI_Comm_spawn children: the asking rank
   uint32_t parent_rank = 0;
   std::vector<uint32_t> app_sizes;  // spawn_multiple children: ranks per app (empty: one)
+  std::string mpi;                  // the wire-up asked for (pmi/wireup.hpp; "": auto)
 };
 
 class LaunchHooks {
@@ -51,6 +52,9 @@ class LaunchHooks {
   }
   // Extra "NAME=value" entries for one local rank's environment.
   virtual Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) = 0;
+  // Descriptors one local rank inherits under their own numbers (a PMI_FD named in
+  // its environment); every other descriptor of the daemon is closed in the rank.
+  virtual std::vector<int> RankDescriptors(int64_t /*session*/, int /*rank*/) { return {}; }
   // "NAME=value" entries for every rank that apply only when the rank's environment
   // (the launcher's) does not set NAME: tuning the user may override.
   virtual std::vector<std::string> EnvironmentDefaults() const { return {}; }

@@ -18,6 +18,7 @@
 #include "config/load.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/net/run_dir.hpp"
+#include "pmi/wireup_hooks.hpp"
 #include "pmix/daemon_host.hpp"
 #include "pmix/fabric.hpp"
 #include "pmix/stale_dirs.hpp"
@@ -101,24 +102,34 @@ Result<std::unique_ptr<psched::pmix::PmixServer>> StartPmixServer(
   return psched::pmix::PmixServer::Init(popt, nullptr, nullptr);
 }
 
-// Makes the daemon the PMIx server's host: Open MPI ranks' aborts, job control and
-// signals act on its sessions.
-void HostPmix(psched::daemon::Daemon& daemon, std::unique_ptr<psched::pmix::PmixServer> server) {
-  psched::pmix::DaemonActions actions;
-  actions.fail_session = [d = &daemon](int64_t s, int rank, int code, std::string why) {
+// The daemon's launch hooks: the PMIx server host (Open MPI ranks' aborts, job control
+// and signals act on its sessions) and the PMI-1 server (MPICH-family ranks), each
+// session served by those its wire-up names (pmi/wireup.hpp). Without a PMIx server
+// (`server` null) Open MPI ranks run as singletons and PMI-1 still serves.
+void HostWireUps(psched::daemon::Daemon& daemon, std::unique_ptr<psched::pmix::PmixServer> server) {
+  auto fail_session = [d = &daemon](int64_t s, int rank, int code, std::string why) {
     d->ReportRankFailure(s, rank, code, std::move(why));
   };
-  actions.suspend_session = [d = &daemon](int64_t s, bool suspend, auto done) {
-    d->SuspendSession(s, suspend, std::move(done));
-  };
-  actions.signal_local = [d = &daemon](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
-  auto pmix = psched::pmix::DaemonPmixHost::Create(std::move(server), daemon.tree(), actions);
-  if (!pmix) {
-    std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
-                 pmix.error().ToString().c_str());
-    return;
+  std::unique_ptr<psched::daemon::LaunchHooks> pmix_hooks;
+  if (server) {
+    psched::pmix::DaemonActions actions;
+    actions.fail_session = fail_session;
+    actions.suspend_session = [d = &daemon](int64_t s, bool suspend, auto done) {
+      d->SuspendSession(s, suspend, std::move(done));
+    };
+    actions.signal_local = [d = &daemon](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
+    auto pmix = psched::pmix::DaemonPmixHost::Create(std::move(server), daemon.tree(), actions);
+    if (pmix) {
+      pmix_hooks = std::move(*pmix);
+    } else {
+      std::fprintf(stderr, "pschedd: Open MPI programs will run as singletons: %s\n",
+                   pmix.error().ToString().c_str());
+    }
   }
-  daemon.SetLaunchHooks(std::move(*pmix));
+  auto pmi1 = std::make_unique<psched::pmi::SimpleServer>(daemon.base(), daemon.tree(),
+                                                          std::move(fail_session));
+  daemon.SetLaunchHooks(
+      std::make_unique<psched::pmi::WireUpHooks>(std::move(pmix_hooks), std::move(pmi1)));
 }
 
 // Runs the loop until a shutdown, SIGTERM or SIGINT (which end the daemon like a
@@ -184,7 +195,7 @@ int RunCommand(int argc, char** argv) {
   std::string pmix_dir;
   auto pmix_server = StartPmixServer(opt, pmix_dir);
   if (!pmix_server) {
-    std::fprintf(stderr, "pschedd: MPI programs will run as singletons: %s\n",
+    std::fprintf(stderr, "pschedd: Open MPI programs will run as singletons: %s\n",
                  pmix_server.error().ToString().c_str());
   }
   const bool own_base = !pmix_server;
@@ -194,7 +205,8 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "pschedd: %s\n", daemon.error().ToString().c_str());
     return 1;
   }
-  if (pmix_server) HostPmix(**daemon, std::move(*pmix_server));
+  HostWireUps(**daemon,
+              pmix_server ? std::move(*pmix_server) : std::unique_ptr<psched::pmix::PmixServer>());
   RunUntilStopped(base, *daemon);
   std::error_code ignored;  // PMIx's thread may still delete its own files meanwhile
   if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir, ignored);

@@ -47,6 +47,7 @@ int RunCommand(int argc, char** argv) {
   req.estimate_s = o.time_s;
   req.policy = o.policy;
   req.allocator = o.allocator;
+  req.mpi = o.mpi;
 
   AllocationSocket where;
   auto say = [&o](const std::string& what) {

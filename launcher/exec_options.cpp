@@ -8,6 +8,7 @@
 
 #include "common/command_line.hpp"
 #include "common/find_executable.hpp"
+#include "pmi/wireup.hpp"
 
 namespace psched::launcher {
 
@@ -83,6 +84,9 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   app.add_option(
       "--allocator", o.allocator,
       "allocator for this session (the daemon checks the name and lists the valid ones)");
+  app.add_option("--mpi", o.mpi,
+                 "MPI wire-up: auto (PMIx and PMI-1: Open MPI and MPICH), pmix, pmi1, none "
+                 "(default: the admin's [launch] mpi, else auto)");
   app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.prefix_command();
@@ -114,6 +118,8 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
     return fail("-N " + std::to_string(o.nodes) + " needs at least as many ranks (-n " +
                 std::to_string(o.ranks) + ")");
   }
+  if (auto wire_up = pmi::ParseWireUp(o.mpi); !wire_up)
+    return fail("--mpi: " + wire_up.error().message());
   if (!time_text.empty()) {
     auto t = ParseDuration(time_text);
     if (!t) return fail(t.error().message());

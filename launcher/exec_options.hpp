@@ -21,6 +21,7 @@ struct ExecOptions {
   double time_s = 0;  // --time
   std::string policy;
   std::string allocator;
+  std::string mpi;  // --mpi: the wire-up ("": the admin's default)
   bool quiet = false;
   int verbose = 0;
   std::vector<std::string> command;

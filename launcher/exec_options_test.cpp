@@ -56,6 +56,17 @@ TEST(ExecOptions, BadInputExitsNonZero) {
   EXPECT_EQ(Parse({"-N", "3", "-n", "2", "true"}).exit_code, 2);
 }
 
+TEST(ExecOptions, MpiNamesTheWireUp) {
+  EXPECT_EQ(Parse({"true"}).options.mpi, "");
+  auto p = Parse({"--mpi", "pmi1", "true"});
+  EXPECT_FALSE(p.exit);
+  EXPECT_EQ(p.options.mpi, "pmi1");
+  for (const char* name : {"auto", "pmix", "none"})
+    EXPECT_FALSE(Parse({"--mpi", name, "true"}).exit);
+  EXPECT_EQ(Parse({"--mpi", "pmi3", "true"}).exit_code, 2);
+  EXPECT_EQ(Parse({"--mpi", "pmi2", "true"}).exit_code, 2);  // not served yet
+}
+
 TEST(ExecOptions, HelpExitsZero) {
   auto p = Parse({"--help"});
   EXPECT_TRUE(p.exit);

@@ -28,10 +28,11 @@ struct LaunchRequest {
   double estimate_s = 0;
   std::string policy;
   std::string allocator;
+  std::string mpi;  // psched-exec --mpi ("": the admin's default)
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, argv, env, cwd, owner, ranks,
                                                 threads_per_rank, nodes, ppn, spread, estimate_s,
-                                                policy, allocator)
+                                                policy, allocator, mpi)
 
 struct RankSpec {
   int rank = 0;
@@ -57,10 +58,12 @@ struct SpawnOrder {
   uint32_t parent_rank = 0;
   // MPI_Comm_spawn_multiple children: ranks per app, app after app (empty: one app).
   std::vector<uint32_t> app_sizes;
+  // The wire-up its ranks get (pmi/wireup.hpp: auto, pmix, pmi1, none; "": auto).
+  std::string mpi;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
                                                 threads_per_rank, ranks, hostnames, parent_nspace,
-                                                parent_rank, app_sizes)
+                                                parent_rank, app_sizes, mpi)
 
 // A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
 // asks for a session without a launcher of its own, placed like any arrival.

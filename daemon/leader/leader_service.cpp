@@ -12,6 +12,7 @@
 #include "common/timeval.hpp"
 #include "daemon/leader/arrival.hpp"
 #include "daemon/leader/round.hpp"
+#include "pmi/wireup.hpp"
 #include "policies/policy_registry.hpp"
 #include "policies/queue.hpp"
 #include "scheduler/allocator_registry.hpp"
@@ -39,6 +40,7 @@ Result<void> CheckLaunchRequest(const proto::LaunchRequest& req) {
                 "the runtime estimate must be a finite number of seconds >= 0, got " +
                     std::to_string(req.estimate_s));
   }
+  if (auto wire_up = pmi::ParseWireUp(req.mpi); !wire_up) return Fail(wire_up.error());
   return {};
 }
 
@@ -449,6 +451,7 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.parent_nspace = s.parent_nspace;
   order.parent_rank = s.parent_rank;
   order.app_sizes = s.app_sizes;
+  order.mpi = req.mpi.empty() ? config_.default_mpi : req.mpi;
   // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
   if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;

@@ -157,7 +157,8 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
                          {},
                          order.parent_nspace,
                          order.parent_rank,
-                         order.app_sizes};
+                         order.app_sizes,
+                         order.mpi};
   for (const auto& r : order.ranks) {
     if (r.node == node_) info.local_ranks.push_back(r.rank);
     if (info.nodes.empty() || info.nodes.back() != r.node) info.nodes.push_back(r.node);
@@ -268,6 +269,7 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   ss.bind = !spec.pus.empty();
   ss.pgid = s.pgid;
   ss.with_stdin = spec.rank == 0;
+  if (hooks_) ss.inherit_fds = hooks_->RankDescriptors(order.session, spec.rank);
   auto joined = freezer_ ? freezer_->JoinFd(s.id) : Result<int>(-1);
   if (joined) ss.cgroup_procs_fd = *joined;
   auto spawned = joined ? SpawnRank(ss) : Result<SpawnedRank>(std::unexpected(joined.error()));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/child_process.hpp"
@@ -42,7 +43,7 @@ struct Pipe {
 // the parent uses (the stack frame is shared), _exit never exit.
 [[noreturn]] void ExecChild(const SpawnSpec& spec, const char* program, char* const* argv,
                             char* const* envp, const Pipe& out, const Pipe& err, const Pipe& in,
-                            int status_fd, pid_t daemon_pid) {
+                            int status_fd, const std::vector<int>& keep, pid_t daemon_pid) {
   // Ranks must not outlive a killed daemon.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != daemon_pid) _exit(137);
@@ -59,9 +60,12 @@ struct Pipe {
     if (null_fd < 0 || dup2(null_fd, 0) < 0) DieInChild(status_fd, 1);
   }
   if (dup2(out.w, 1) < 0 || dup2(err.w, 2) < 0) DieInChild(status_fd, 1);
-  // Only stdio crosses into the rank (and the status pipe, to exec): the daemon's sockets,
-  // listeners and log, and whatever its own parent left open, must not live on in ranks.
-  if (!CloseDescriptorsFrom(3, status_fd)) DieInChild(status_fd, 6);
+  // Only stdio crosses into the rank (and the status pipe, to exec, and what a launch hook
+  // hands it): the daemon's sockets, listeners and log, and whatever its own parent left
+  // open, must not live on in ranks.
+  for (int fd : spec.inherit_fds)
+    if (fcntl(fd, F_SETFD, 0) != 0) DieInChild(status_fd, 6);
+  if (!CloseDescriptorsExcept(3, keep.data(), keep.size())) DieInChild(status_fd, 6);
   if (spec.bind && sched_setaffinity(0, sizeof spec.cpus, &spec.cpus) != 0)
     DieInChild(status_fd, 2);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) DieInChild(status_fd, 3);
@@ -115,6 +119,10 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
       return Fail(ok.error().Wrap("spawning '" + spec.argv[0] + "'"));
     }
   }
+  // Kept in the child, ascending; built here, since the child allocates nothing.
+  std::vector<int> keep = spec.inherit_fds;
+  keep.push_back(status.w);
+  std::sort(keep.begin(), keep.end());
   pid_t daemon_pid = getpid();
   // vfork: no page-table copy (fork's cost grows with the daemon's memory), and the
   // parent resumes only once the child has exec'd or failed. Signals stay blocked
@@ -124,7 +132,8 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   sigprocmask(SIG_SETMASK, &all, &old);
   pid_t pid = vfork();
   if (pid == 0)
-    ExecChild(spec, program->c_str(), argv.data(), envp.data(), out, err, in, status.w, daemon_pid);
+    ExecChild(spec, program->c_str(), argv.data(), envp.data(), out, err, in, status.w, keep,
+              daemon_pid);
   int fork_errno = errno;
   sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {

@@ -21,6 +21,9 @@ struct SpawnSpec {
   pid_t pgid = 0;  // 0: the rank leads a new process group (the session's on this node)
   bool with_stdin = false;
   int cgroup_procs_fd = -1;  // >= 0: the child joins that cgroup (writes "0") before exec
+  // Descriptors the rank keeps under their own numbers (PMI_FD); the daemon may have
+  // them close-on-exec.
+  std::vector<int> inherit_fds;
 };
 
 struct SpawnedRank {

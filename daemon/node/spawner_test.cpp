@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
 
 namespace psched::daemon {
 namespace {
@@ -44,6 +46,32 @@ TEST(SpawnRank, RunsTheCommandAndHandsOverItsPipes) {
   char buf[8] = {};
   EXPECT_EQ(read(rank->out_fd, buf, sizeof buf), 3);
   EXPECT_STREQ(buf, "hi\n");
+  Reap(*rank);
+}
+
+// A descriptor a launch hook hands the rank (PMI_FD) crosses under its own number even
+// when the daemon holds it close-on-exec; the daemon's other descriptors do not.
+TEST(SpawnRank, InheritedDescriptorCrossesUnderItsNumber) {
+  int handed[2], other[2];
+  ASSERT_EQ(pipe2(handed, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe(other), 0);  // not close-on-exec, and still closed in the rank
+  const std::string fd = std::to_string(handed[1]);
+  SpawnSpec spec =
+      Spec({"/bin/sh", "-c", "echo hello >&" + fd + "; ls /proc/self/fd | sort -n | tr '\\n' ' '"});
+  spec.inherit_fds = {handed[1]};
+  auto rank = SpawnRank(spec);
+  ASSERT_TRUE(rank) << rank.error().ToString();
+  close(handed[1]);
+  char buf[16] = {};
+  EXPECT_EQ(read(handed[0], buf, sizeof buf), 6);
+  EXPECT_STREQ(buf, "hello\n");
+  std::string listed(256, '\0');
+  listed.resize(static_cast<size_t>(std::max<ssize_t>(0, read(rank->out_fd, listed.data(), 255))));
+  EXPECT_EQ(listed.find(" " + std::to_string(other[0]) + " "), std::string::npos) << listed;
+  EXPECT_NE(listed.find(" " + fd + " "), std::string::npos) << listed;
+  close(handed[0]);
+  close(other[0]);
+  close(other[1]);
   Reap(*rank);
 }
 

@@ -78,12 +78,14 @@ TEST(Alloc, OnePuNodesSpreadOverTheHostsCpus) {
 }
 
 // As on one node (ExecTest.RanksInheritOnlyStdio): daemons of an emulated allocation
-// hold tree links and link-probe listeners, and a rank gets none of them.
+// hold tree links and link-probe listeners, and a rank gets none of them (nor, with
+// --mpi pmix, a PMI-1 socket).
 TEST(Alloc, RanksOnEveryNodeInheritOnlyStdio) {
   EmulatedAlloc alloc(2, "core:2");
   ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
   auto r =
-      RunCmd({Bin("psched-exec"), "-n", "2", "--ppn", "1", "ls", "/proc/self/fd"}, alloc.Env());
+      RunCmd({Bin("psched-exec"), "-n", "2", "--ppn", "1", "--mpi", "pmix", "ls", "/proc/self/fd"},
+             alloc.Env());
   ASSERT_EQ(r.code, 0) << r.err;
   std::vector<std::string> fds = Lines(r.out);
   std::sort(fds.begin(), fds.end());

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -392,10 +393,21 @@ TEST_F(ExecTest, CtlStatusKillSuspendResume) {
 
 // A rank inherits stdio and nothing else: not the daemon's sockets, listeners or log, nor
 // what the daemon's starter left open. `ls` itself holds one more, the directory it reads.
+// Under the default wire-up (auto) the rank also holds its PMI-1 socket, named by PMI_FD.
 TEST_F(ExecTest, RanksInheritOnlyStdio) {
-  auto r = Exec({"-n", "1", "ls", "/proc/self/fd"});
+  auto r = Exec({"-n", "1", "--mpi", "pmix", "ls", "/proc/self/fd"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Lines(r.out), (std::vector<std::string>{"0", "1", "2", "3"})) << r.out;
+  auto with_pmi = Exec({"-n", "1", "sh", "-c", "echo $PMI_FD; ls /proc/self/fd"});
+  ASSERT_EQ(with_pmi.code, 0) << with_pmi.err;
+  std::vector<std::string> fds = Lines(with_pmi.out);
+  ASSERT_FALSE(fds.empty()) << with_pmi.out;
+  const std::string pmi_fd = fds.front();
+  fds.erase(fds.begin());
+  std::sort(fds.begin(), fds.end());
+  std::vector<std::string> want = {"0", "1", "2", "3", pmi_fd};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(fds, want) << with_pmi.out;
 }
 
 TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {

@@ -1,0 +1,213 @@
+#include "pmi/simple_server.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "pmi/process_mapping.hpp"
+
+namespace psched::pmi {
+
+struct SimpleServer::Client {
+  SimpleServer* owner = nullptr;
+  int64_t session = 0;
+  int rank = 0;
+  int fd = -1;       // the daemon's end
+  int rank_fd = -1;  // the rank's end, until the rank is gone
+  event* ev = nullptr;
+  LineSplitter lines;
+};
+
+struct SimpleServer::Session {
+  int64_t id = 0;
+  std::vector<int> nodes;
+  std::unique_ptr<SimpleSession> kvs;
+  std::map<int, std::unique_ptr<Client>> clients;  // by rank
+};
+
+SimpleServer::SimpleServer(event_base* base, daemon::TreeServices& tree, FailSession fail)
+    : base_(base), tree_(tree), fail_(std::move(fail)) {}
+
+SimpleServer::~SimpleServer() {
+  for (auto& [id, s] : sessions_)
+    for (auto& [rank, c] : s->clients) CloseClient(*c);
+}
+
+Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info) {
+  auto s = std::make_unique<Session>();
+  s->id = info.session;
+  s->nodes = info.nodes;
+  // Nodes numbered within the session, as MPICH's node map wants them.
+  std::vector<int> node_of_rank(static_cast<size_t>(info.size), 0);
+  for (const auto& r : info.ranks) {
+    if (r.rank < 0 || r.rank >= info.size) continue;
+    auto at = std::lower_bound(info.nodes.begin(), info.nodes.end(), r.node);
+    node_of_rank[static_cast<size_t>(r.rank)] = static_cast<int>(at - info.nodes.begin());
+  }
+  SimpleSessionInfo si;
+  si.kvsname = info.nspace;
+  si.size = info.size;
+  si.universe_size = info.size;
+  si.local_ranks = info.local_ranks;
+  si.process_mapping = ProcessMapping(node_of_rank);
+  // Longer than a value may be: "unknown" (RFC 13), MPICH then asks the host names.
+  if (si.process_mapping.size() >= static_cast<size_t>(kMaxLine / 2)) si.process_mapping.clear();
+  if (!info.app_sizes.empty()) {
+    for (int rank : info.local_ranks) {
+      int app = 0;
+      int end = 0;
+      for (uint32_t n : info.app_sizes) {
+        end += static_cast<int>(n);
+        if (rank < end) break;
+        ++app;
+      }
+      si.appnum_of_local_rank.push_back(app);
+    }
+  }
+  s->kvs = std::make_unique<SimpleSession>(std::move(si));
+  for (int rank : info.local_ranks) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+      Error e = Error::FromErrno("socketpair", "PMI connection of rank " + std::to_string(rank));
+      for (auto& [r, c] : s->clients) CloseClient(*c);
+      return Fail(e.WithSession(info.session));
+    }
+    auto c = std::make_unique<Client>();
+    c->owner = this;
+    c->session = info.session;
+    c->rank = rank;
+    c->fd = fds[0];
+    c->rank_fd = fds[1];
+    evutil_make_socket_nonblocking(c->fd);
+    c->ev = event_new(base_, c->fd, EV_READ | EV_PERSIST, &SimpleServer::OnReadable, c.get());
+    event_add(c->ev, nullptr);
+    s->clients[rank] = std::move(c);
+  }
+  sessions_[info.session] = std::move(s);
+  return {};
+}
+
+Result<std::vector<std::string>> SimpleServer::RankEnvironment(int64_t session, int rank) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return std::vector<std::string>{};
+  auto c = it->second->clients.find(rank);
+  if (c == it->second->clients.end() || c->second->rank_fd < 0) return std::vector<std::string>{};
+  return std::vector<std::string>{
+      "PMI_FD=" + std::to_string(c->second->rank_fd), "PMI_RANK=" + std::to_string(rank),
+      "PMI_SIZE=" + std::to_string(it->second->kvs->info().size), "PMI_SPAWNED=0"};
+}
+
+std::vector<int> SimpleServer::RankDescriptors(int64_t session, int rank) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return {};
+  auto c = it->second->clients.find(rank);
+  if (c == it->second->clients.end() || c->second->rank_fd < 0) return {};
+  return {c->second->rank_fd};
+}
+
+void SimpleServer::RankExited(int64_t session, int rank, int code) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  // A non-zero exit already fails the session; a clean exit between PMI init and
+  // finalize would leave the other ranks waiting in the next barrier forever.
+  const SimpleSession& kvs = *it->second->kvs;
+  if (code == 0 && kvs.initialized(rank) && !kvs.finalized(rank) && fail_)
+    fail_(session, rank, 1, "exited before MPI_Finalize (PMI finalize)");
+  it = sessions_.find(session);  // failing may have ended the session
+  if (it == sessions_.end()) return;
+  auto c = it->second->clients.find(rank);
+  if (c == it->second->clients.end()) return;
+  // The rank's end now has no other holder: it goes. Ours stays until its EOF is read
+  // (or the session ends), so a last command still in the socket is answered or dropped.
+  if (c->second->rank_fd >= 0) {
+    close(c->second->rank_fd);
+    c->second->rank_fd = -1;
+  }
+}
+
+void SimpleServer::SessionEnded(int64_t session) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  for (auto& [rank, c] : it->second->clients) CloseClient(*c);
+  sessions_.erase(it);  // a barrier still in flight finds no session and is dropped
+}
+
+void SimpleServer::OnReadable(evutil_socket_t, short, void* arg) {
+  auto* c = static_cast<Client*>(arg);
+  c->owner->Read(*c);
+}
+
+void SimpleServer::Read(Client& c) {
+  char buf[4096];
+  const ssize_t n = read(c.fd, buf, sizeof buf);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n <= 0) {  // the rank closed its end (finalize, exit)
+    event_del(c.ev);
+    return;
+  }
+  const int64_t session = c.session;
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  Session& s = *it->second;
+  c.lines.Append(std::string_view(buf, static_cast<size_t>(n)));
+  // Lock-step clients send one command at a time; a burst is bounded by the read.
+  while (auto line = c.lines.Next()) {
+    const Outcome o = s.kvs->Handle(c.rank, *line);
+    Apply(s, c, o);
+    // An abort may end the session (and free `c`) before Apply returns.
+    if (!sessions_.contains(session)) return;
+  }
+}
+
+void SimpleServer::Apply(Session& s, Client& c, const Outcome& o) {
+  if (!o.problem.empty()) {
+    std::fprintf(stderr, "pschedd: node %d, session %lld, rank %d: PMI: %s\n", tree_.node(),
+                 static_cast<long long>(s.id), c.rank, o.problem.c_str());
+  }
+  if (!o.reply.empty()) Send(c, o.reply);
+  if (o.barrier_blob) StartBarrier(s, *o.barrier_blob);
+  if (o.abort && fail_) fail_(s.id, c.rank, o.abort->first, o.abort->second);
+}
+
+void SimpleServer::Send(Client& c, const std::string& line) {
+  // Replies are short and the client waits for each: the socket buffer always has room.
+  // A client that sends without reading fills it: then it is cut off.
+  const ssize_t n = send(c.fd, line.data(), line.size(), MSG_NOSIGNAL);
+  if (n != static_cast<ssize_t>(line.size())) {
+    std::fprintf(stderr, "pschedd: node %d, session %lld, rank %d: PMI reply not sent (%s)\n",
+                 tree_.node(), static_cast<long long>(c.session), c.rank,
+                 n < 0 ? std::strerror(errno) : "short write");
+    event_del(c.ev);
+  }
+}
+
+void SimpleServer::StartBarrier(Session& s, std::string blob) {
+  const int64_t session = s.id;
+  const int seq = s.kvs->barriers_done();
+  tree_.Collective(session, "pmi1.barrier." + std::to_string(seq), std::move(blob), s.nodes,
+                   [this, session, seq](Result<std::string> all) {
+                     auto it = sessions_.find(session);
+                     if (it == sessions_.end() || it->second->kvs->barriers_done() != seq) return;
+                     Session& s2 = *it->second;
+                     auto [ranks, line] = s2.kvs->BarrierDone(all);
+                     for (int rank : ranks)
+                       if (auto c = s2.clients.find(rank); c != s2.clients.end())
+                         Send(*c->second, line);
+                   });
+}
+
+void SimpleServer::CloseClient(Client& c) {
+  if (c.ev != nullptr) {
+    event_free(c.ev);
+    c.ev = nullptr;
+  }
+  if (c.fd >= 0) close(c.fd);
+  if (c.rank_fd >= 0) close(c.rank_fd);
+  c.fd = c.rank_fd = -1;
+}
+
+}  // namespace psched::pmi

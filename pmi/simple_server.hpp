@@ -1,0 +1,61 @@
+// The PMI-1 server of one pschedd: MPICH-family ranks (MPICH, Intel MPI, MVAPICH)
+// wire up through it. Each local rank gets one end of a socket pair as PMI_FD; the
+// commands it sends are decided by its session's SimpleSession and answered here.
+// A barrier becomes one TreeServices::Collective over the session's nodes (the
+// collective PMIx fences use), an abort fails the session through the leader.
+//
+// All calls on the daemon's event-loop thread.
+#pragma once
+
+#include <event2/event.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "daemon/launch_hooks.hpp"
+#include "pmi/simple_session.hpp"
+
+namespace psched::pmi {
+
+// A rank called abort: fail the session on every node (the launcher prints `message`
+// and exits with `code`).
+using FailSession = std::function<void(int64_t session, int rank, int code, std::string message)>;
+
+class SimpleServer final : public daemon::LaunchHooks {
+ public:
+  SimpleServer(event_base* base, daemon::TreeServices& tree, FailSession fail);
+  ~SimpleServer() override;
+  SimpleServer(const SimpleServer&) = delete;
+  SimpleServer& operator=(const SimpleServer&) = delete;
+
+  // daemon::LaunchHooks
+  Result<void> SessionStarting(const daemon::SessionLaunchInfo& info) override;
+  Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
+  std::vector<int> RankDescriptors(int64_t session, int rank) override;
+  void RankExited(int64_t session, int rank, int code) override;
+  void SessionEnded(int64_t session) override;
+
+  size_t num_sessions() const { return sessions_.size(); }
+
+ private:
+  struct Client;
+  struct Session;
+
+  static void OnReadable(evutil_socket_t fd, short what, void* arg);
+  void Read(Client& c);
+  void Apply(Session& s, Client& c, const Outcome& o);
+  void Send(Client& c, const std::string& line);
+  void StartBarrier(Session& s, std::string blob);
+  void CloseClient(Client& c);
+
+  event_base* base_;
+  daemon::TreeServices& tree_;
+  FailSession fail_;
+  std::map<int64_t, std::unique_ptr<Session>> sessions_;
+};
+
+}  // namespace psched::pmi

@@ -1,0 +1,144 @@
+#include "pmi/simple_session.hpp"
+
+#include <gtest/gtest.h>
+
+namespace psched::pmi {
+namespace {
+
+SimpleSessionInfo TwoLocalOfFour() {
+  SimpleSessionInfo info;
+  info.kvsname = "psched.9.1";
+  info.size = 4;
+  info.universe_size = 4;
+  info.local_ranks = {0, 1};
+  info.process_mapping = "(vector,(0,2,2))";
+  return info;
+}
+
+Outcome Send(SimpleSession& s, int rank, const std::string& line) {
+  return s.Handle(rank, Result<std::string>(line));
+}
+
+TEST(SimpleSession, InitNegotiatesVersionOne) {
+  SimpleSession s(TwoLocalOfFour());
+  EXPECT_EQ(Send(s, 0, "cmd=init pmi_version=1 pmi_subversion=1").reply,
+            "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+  EXPECT_TRUE(s.initialized(0));
+  Outcome two = Send(s, 1, "cmd=init pmi_version=2 pmi_subversion=0");
+  EXPECT_NE(two.reply.find("rc=-1"), std::string::npos);
+  EXPECT_NE(two.problem.find("PMI version 2"), std::string::npos);
+  EXPECT_FALSE(s.initialized(1));
+}
+
+TEST(SimpleSession, AnswersTheIdentityQueries) {
+  SimpleSession s(TwoLocalOfFour());
+  EXPECT_EQ(Send(s, 0, "cmd=get_maxes").reply,
+            "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024 rc=0\n");
+  EXPECT_EQ(Send(s, 0, "cmd=get_appnum").reply, "cmd=appnum appnum=0 rc=0\n");
+  EXPECT_EQ(Send(s, 0, "cmd=get_my_kvsname").reply, "cmd=my_kvsname kvsname=psched.9.1 rc=0\n");
+  EXPECT_EQ(Send(s, 0, "cmd=get_universe_size").reply, "cmd=universe_size size=4 rc=0\n");
+  EXPECT_EQ(Send(s, 0, "cmd=get kvsname=psched.9.1 key=PMI_process_mapping").reply,
+            "cmd=get_result rc=0 msg=success value=(vector,(0,2,2))\n");
+}
+
+TEST(SimpleSession, PutsAreLocalAtOnceAndGlobalAfterTheBarrier) {
+  SimpleSession s(TwoLocalOfFour());
+  EXPECT_EQ(Send(s, 0, "cmd=put kvsname=psched.9.1 key=addr0 value=tcp://a").reply,
+            "cmd=put_result rc=0 msg=success\n");
+  EXPECT_NE(Send(s, 1, "cmd=get kvsname=psched.9.1 key=addr0").reply.find("value=tcp://a"),
+            std::string::npos);
+  // A key of another node is not there before the barrier.
+  Outcome missing = Send(s, 1, "cmd=get kvsname=psched.9.1 key=addr2");
+  EXPECT_NE(missing.reply.find("rc=-1"), std::string::npos);
+  EXPECT_TRUE(missing.problem.empty());
+
+  Outcome first = Send(s, 0, "cmd=barrier_in");
+  EXPECT_TRUE(first.reply.empty());
+  EXPECT_FALSE(first.barrier_blob);  // rank 1 is not in yet
+  Outcome last = Send(s, 1, "cmd=barrier_in");
+  ASSERT_TRUE(last.barrier_blob);
+  EXPECT_EQ(*last.barrier_blob, "addr0=tcp://a\n");
+  // The other node's blob follows ours in the collective's result.
+  auto [ranks, line] = s.BarrierDone(*last.barrier_blob + "addr2=tcp://c\naddr3=x=y\n");
+  EXPECT_EQ(ranks, (std::vector<int>{0, 1}));
+  EXPECT_EQ(line, "cmd=barrier_out rc=0\n");
+  EXPECT_EQ(s.barriers_done(), 1);
+  EXPECT_NE(Send(s, 0, "cmd=get kvsname=psched.9.1 key=addr3").reply.find("value=x=y"),
+            std::string::npos);
+  // Nothing new since: the next barrier contributes an empty blob.
+  (void)Send(s, 0, "cmd=barrier_in");
+  EXPECT_EQ(Send(s, 1, "cmd=barrier_in").barrier_blob, "");
+}
+
+TEST(SimpleSession, AFailedCollectiveFailsTheBarrierForEveryLocalRank) {
+  SimpleSession s(TwoLocalOfFour());
+  (void)Send(s, 0, "cmd=barrier_in");
+  (void)Send(s, 1, "cmd=barrier_in");
+  auto [ranks, line] = s.BarrierDone(Fail(ErrorCode::kSystem, "node 1 lost"));
+  EXPECT_EQ(ranks.size(), 2u);
+  EXPECT_EQ(line, "cmd=barrier_out rc=-1 msg=barrier_failed:_node_1_lost\n");
+}
+
+TEST(SimpleSession, MissingReservedKeysAreEmptyNotErrors) {
+  SimpleSession s(TwoLocalOfFour());
+  EXPECT_EQ(Send(s, 0, "cmd=get kvsname=psched.9.1 key=PMI_dead_processes").reply,
+            "cmd=get_result rc=0 msg=success value=\n");
+}
+
+TEST(SimpleSession, MalformedCommandsAreAnsweredWithTheReason) {
+  SimpleSession s(TwoLocalOfFour());
+  Outcome garbage = Send(s, 0, "hello there");
+  EXPECT_EQ(garbage.reply.rfind("cmd=error rc=-1 msg=malformed_command", 0), 0u) << garbage.reply;
+  EXPECT_FALSE(garbage.problem.empty());
+  Outcome unknown = Send(s, 0, "cmd=frobnicate");
+  EXPECT_EQ(unknown.reply, "cmd=error rc=-1 msg=unknown_command_'frobnicate'\n");
+  Outcome no_value = Send(s, 0, "cmd=put kvsname=psched.9.1 key=a");
+  EXPECT_EQ(no_value.reply, "cmd=put_result rc=-1 msg=put_needs_key_and_value\n");
+  Outcome other_kvs = Send(s, 0, "cmd=get kvsname=other key=a");
+  EXPECT_NE(other_kvs.reply.find("unknown_kvsname"), std::string::npos);
+  Outcome long_key = Send(s, 0, "cmd=put key=" + std::string(kKeyMax, 'k') + " value=1");
+  EXPECT_NE(long_key.reply.find("rc=-1"), std::string::npos);
+  Outcome spawn = Send(s, 0, "cmd=publish_name service=a port=b");
+  EXPECT_EQ(spawn.reply.rfind("cmd=publish_result rc=-1", 0), 0u);
+  Outcome twice = Send(s, 0, "cmd=barrier_in");
+  EXPECT_TRUE(twice.reply.empty());
+  EXPECT_NE(Send(s, 0, "cmd=barrier_in").reply.find("already_in_the_barrier"), std::string::npos);
+  Outcome too_long = s.Handle(0, Fail(ErrorCode::kProtocol, "line longer than 1023 bytes"));
+  EXPECT_EQ(too_long.reply, "cmd=error rc=-1 msg=line_longer_than_1023_bytes\n");
+}
+
+TEST(SimpleSession, AbortCarriesCodeAndMessageAndFinalizeIsAcknowledged) {
+  SimpleSession s(TwoLocalOfFour());
+  Outcome a = Send(s, 1, "cmd=abort exitcode=7 message=bad input");
+  ASSERT_TRUE(a.abort);
+  EXPECT_EQ(a.abort->first, 7);
+  EXPECT_EQ(a.abort->second, "called MPI_Abort (PMI abort) with status 7: bad input");
+  EXPECT_TRUE(a.reply.empty());
+  Outcome plain = Send(s, 0, "cmd=abort");
+  ASSERT_TRUE(plain.abort);
+  EXPECT_EQ(plain.abort->first, 1);
+  Outcome f = Send(s, 0, "cmd=finalize");
+  EXPECT_EQ(f.reply, "cmd=finalize_ack rc=0\n");
+  EXPECT_TRUE(f.finalized);
+  EXPECT_TRUE(s.finalized(0));
+}
+
+TEST(SimpleSession, AppnumFollowsTheRanksApp) {
+  SimpleSessionInfo info = TwoLocalOfFour();
+  info.appnum_of_local_rank = {0, 1};
+  SimpleSession s(info);
+  EXPECT_EQ(Send(s, 1, "cmd=get_appnum").reply, "cmd=appnum appnum=1 rc=0\n");
+}
+
+TEST(SimpleSession, BlobsRoundTripAndRejectGarbage) {
+  std::map<std::string, std::string> puts = {{"a", "1"}, {"b", "x=y"}, {"c", ""}};
+  auto back = SimpleSession::DecodePuts(SimpleSession::EncodePuts(puts));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(*back, puts);
+  EXPECT_FALSE(SimpleSession::DecodePuts("a=1"));
+  EXPECT_FALSE(SimpleSession::DecodePuts("=1\n"));
+  EXPECT_FALSE(SimpleSession::DecodePuts("novalue\n"));
+}
+
+}  // namespace
+}  // namespace psched::pmi

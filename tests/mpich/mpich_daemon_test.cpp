@@ -1,0 +1,86 @@
+// MPICH programs started by psched-exec in emulated allocations (psched-alloc): every
+// pschedd serves PMI-1 on a socket pair per rank, barriers cross nodes through the
+// daemon tree, PMI_process_mapping follows psched's placement.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/process.hpp"
+#include "tests/support/text.hpp"
+
+namespace {
+
+using psched::testing::RunResult;
+
+// Runs `script` with sh inside `psched-alloc <alloc_args>`, the build's bin directory
+// first on PATH (psched-exec and the programs live there).
+RunResult InAllocation(const std::vector<std::string>& alloc_args, const std::string& script) {
+  std::vector<std::string> args = {psched::testing::Bin("psched-alloc")};
+  args.insert(args.end(), alloc_args.begin(), alloc_args.end());
+  args.insert(args.end(), {"--", "/bin/sh", "-c", script});
+  return psched::testing::RunCmd(args, {psched::testing::PathWithBin()}, "", 120);
+}
+
+int Count(const std::string& hay, const std::string& needle) {
+  return psched::testing::CountOccurrences(hay, needle);
+}
+
+const std::vector<std::string> kTwoNodes = {"-N", "2", "--topology", "pack:1 core:4 pu:1"};
+const std::vector<std::string> kFourNodes = {"-N", "4", "--topology", "pack:1 core:4 pu:1"};
+
+// One 4-rank job over 2 emulated nodes, with no option: MPICH's node map comes from
+// PMI_process_mapping, so each rank sees the 2 ranks of its own node as its shared
+// memory peers (from the host names it would see all 4 on one node).
+TEST(MpichDaemon, HelloAllreduceOverTwoNodes) {
+  auto o = InAllocation(kTwoNodes, "psched-exec -n 4 --ppn 2 mpich_hello_allreduce");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 2 ok"), 4) << o.out << o.err;
+}
+
+// The wire protocol itself over 4 nodes: each rank puts a key, a barrier crosses the
+// daemon tree, every rank gets every key; a malformed line is answered with the reason.
+TEST(MpichDaemon, PutBarrierGetAcrossFourNodes) {
+  auto o = InAllocation(kFourNodes, "psched-exec -n 8 --ppn 2 --mpi pmi1 pmi_exchange");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "got 8 of 8 keys: exchange ok"), 8) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "mapping (vector,(0,4,2))"), 8) << o.out;
+  EXPECT_EQ(Count(o.out, "malformed reply: cmd=error rc=-1 msg=malformed_command"), 8) << o.out;
+}
+
+// MPI_Abort in one rank ends the session on both nodes with its status and reason,
+// as under mpiexec.hydra; the daemons serve the next session.
+TEST(MpichDaemon, AbortEndsTheSessionWithItsStatus) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 mpich_abort; echo first=$?; "
+                        "psched-exec -n 2 --ppn 1 mpich_hello_allreduce");
+  EXPECT_NE(o.out.find("first=7"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("called MPI_Abort (PMI abort) with status 7"), std::string::npos) << o.err;
+  EXPECT_EQ(Count(o.out, "passed the barrier"), 0) << o.out;
+  EXPECT_EQ(Count(o.out, "of 2: allreduce 1 node_size 1 ok"), 2) << o.out << o.err;
+}
+
+// An MPICH and an Open MPI session side by side in one allocation, both with no
+// option (auto serves PMI-1 and PMIx to every rank).
+TEST(MpichDaemon, MpichAndOpenMpiSessionsTogether) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 mpich_hello_allreduce & "
+                        "psched-exec -n 4 --ppn 2 mpi_hello_allreduce 2; b=$?; "
+                        "wait $!; a=$?; echo codes=$a,$b");
+  EXPECT_NE(o.out.find("codes=0,0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "mpich rank"), 4) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 2 ok"), 8) << o.out << o.err;
+}
+
+// --mpi none: no PMI for the ranks, so MPICH starts each as a singleton (the old
+// behaviour, now only on request); an unknown wire-up is a usage error.
+TEST(MpichDaemon, WireUpChoice) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 2 --ppn 1 --mpi none mpich_hello_allreduce; "
+                        "psched-exec -n 2 --mpi pmi3 true; echo bad=$?");
+  EXPECT_EQ(Count(o.out, "of 1: allreduce 0 node_size 1 ok"), 2) << o.out << o.err;
+  EXPECT_NE(o.out.find("bad=2"), std::string::npos) << o.out;
+  EXPECT_NE(o.err.find("unknown MPI wire-up 'pmi3'"), std::string::npos) << o.err;
+}
+
+}  // namespace
