@@ -194,9 +194,10 @@ void SimpleServer::StartBarrier(Session& s, std::string blob) {
                      if (it == sessions_.end() || it->second->kvs->barriers_done() != seq) return;
                      Session& s2 = *it->second;
                      auto [ranks, line] = s2.kvs->BarrierDone(all);
-                     for (int rank : ranks)
+                     for (int rank : ranks) {
                        if (auto c = s2.clients.find(rank); c != s2.clients.end())
                          Send(*c->second, line);
+                     }
                    });
 }
 

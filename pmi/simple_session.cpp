@@ -129,9 +129,10 @@ Outcome SimpleSession::Put(const Command& c) {
   if (!key || !value) return Refuse("put_result", "put needs key and value");
   if (!KvsNameOk(c))
     return Refuse("put_result", "unknown kvsname '" + std::string(*c.Get("kvsname")) + "'");
-  if (key->empty() || key->size() >= static_cast<size_t>(kKeyMax))
+  if (key->empty() || key->size() >= static_cast<size_t>(kKeyMax)) {
     return Refuse("put_result", "key of " + std::to_string(key->size()) + " bytes (1 to " +
                                     std::to_string(kKeyMax - 1) + ")");
+  }
   pending_[std::string(*key)] = std::string(*value);
   return Reply("put_result", {{"rc", "0"}, {"msg", "success"}});
 }

@@ -131,9 +131,10 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, &old);
   pid_t pid = vfork();
-  if (pid == 0)
+  if (pid == 0) {
     ExecChild(spec, program->c_str(), argv.data(), envp.data(), out, err, in, status.w, keep,
               daemon_pid);
+  }
   int fork_errno = errno;
   sigprocmask(SIG_SETMASK, &old, nullptr);
   if (pid < 0) {
