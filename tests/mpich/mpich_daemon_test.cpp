@@ -6,21 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/allocation.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/text.hpp"
 
 namespace {
 
-using psched::testing::RunResult;
-
-// Runs `script` with sh inside `psched-alloc <alloc_args>`, the build's bin directory
-// first on PATH (psched-exec and the programs live there).
-RunResult InAllocation(const std::vector<std::string>& alloc_args, const std::string& script) {
-  std::vector<std::string> args = {psched::testing::Bin("psched-alloc")};
-  args.insert(args.end(), alloc_args.begin(), alloc_args.end());
-  args.insert(args.end(), {"--", "/bin/sh", "-c", script});
-  return psched::testing::RunCmd(args, {psched::testing::PathWithBin()}, "", 120);
-}
+using psched::testing::InAllocation;
 
 int Count(const std::string& hay, const std::string& needle) {
   return psched::testing::CountOccurrences(hay, needle);

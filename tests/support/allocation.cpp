@@ -90,4 +90,12 @@ pid_t EmbeddedDaemon::Pid() const {
   return pids.empty() ? -1 : pids.front();
 }
 
+RunResult InAllocation(const std::vector<std::string>& alloc_args, const std::string& script,
+                       int timeout_s) {
+  std::vector<std::string> args = {Bin("psched-alloc")};
+  args.insert(args.end(), alloc_args.begin(), alloc_args.end());
+  args.insert(args.end(), {"--", "/bin/sh", "-c", script});
+  return RunCmd(args, {PathWithBin()}, "", timeout_s);
+}
+
 }  // namespace psched::testing

@@ -47,6 +47,11 @@ class EmulatedAlloc {
   std::string dir_;
 };
 
+// Runs `script` with sh inside `psched-alloc <alloc_args>`, with the build's bin
+// directory first on PATH (psched-exec and the test programs live there).
+RunResult InAllocation(const std::vector<std::string>& alloc_args, const std::string& script,
+                       int timeout_s = 240);
+
 // Session `id` in a Status() ({} when there is none).
 nlohmann::json SessionOf(const nlohmann::json& status, int id);
 
