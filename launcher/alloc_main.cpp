@@ -1,7 +1,9 @@
 // psched-alloc: an emulated N-node allocation on this host, for tests, demos and
 // scale benchmarks:  psched-alloc -N 4 --topology "pack:2 core:20 pu:1" -- CMD
 // Runs CMD with PSCHED_ALLOCATION set and returns its exit status; SIGTERM and SIGHUP
-// go to CMD, and the allocation ends (daemons stopped, directory removed) after it.
+// go to CMD, and the allocation ends (daemons stopped, directory removed) after it. When
+// the leader daemon dies, CMD is ended too (nothing can launch any more), and psched-alloc
+// says how the leader died and exits with 1.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,6 +11,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include "common/child_process.hpp"
 #include "common/command_line.hpp"
@@ -39,15 +42,40 @@ int PendingSignal(const sigset_t& ending) {
   return 0;
 }
 
+// Ends CMD: SIGTERM, and SIGKILL when it has not ended within a grace period.
+void EndCommand(pid_t cmd) {
+  kill(cmd, SIGTERM);
+  for (int tick = 0; tick < 30; ++tick) {
+    if (waitpid(cmd, nullptr, WNOHANG) == cmd) return;
+    usleep(100000);
+  }
+  kill(cmd, SIGKILL);
+  waitpid(cmd, nullptr, 0);
+}
+
 // Waits for CMD, passing SIGTERM and SIGHUP on to it as salloc does: CMD decides how to
-// end, and we end after it. Returns its wait status.
-int WaitForwardingEnds(pid_t cmd) {
+// end, and we end after it. Returns its wait status, or nullopt when the leader daemon
+// died first: with it went every launch, so CMD is ended (and the caller stops the
+// other daemons). A daemon that ends is reaped and named at once, whichever it is: the
+// leader fails the sessions of another node's daemon itself.
+std::optional<int> WaitForwardingEnds(pid_t cmd, psched::launcher::EmulatedAllocation& alloc) {
   sigset_t waited;
   sigemptyset(&waited);
   for (int sig : {SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&waited, sig);
   int status = 0;
   for (;;) {
     if (waitpid(cmd, &status, WNOHANG) == cmd) return status;
+    bool leader_died = false;
+    for (const auto& ended : alloc.ReapEnded()) {
+      leader_died = leader_died || ended.node == 0;
+      std::fprintf(stderr, "psched-alloc: the daemon of node %d%s ended: %s\n", ended.node,
+                   ended.node == 0 ? " (the leader)" : "", ended.how.c_str());
+    }
+    if (leader_died) {
+      std::fprintf(stderr, "psched-alloc: ending the command and the allocation\n");
+      EndCommand(cmd);
+      return std::nullopt;
+    }
     int sig = 0;
     if (sigwait(&waited, &sig) != 0) continue;
     if (sig != SIGCHLD) kill(cmd, sig);  // a daemon's SIGCHLD wakes us too: look again
@@ -118,9 +146,10 @@ int RunCommand(int argc, char** argv) {
     alloc->Stop();
     return pid.error().sys_errno() == ENOENT ? 127 : 126;  // the shell's convention
   }
-  const int status = WaitForwardingEnds(*pid);
+  const std::optional<int> status = WaitForwardingEnds(*pid, *alloc);
   alloc->Stop();
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!status) return 1;
+  return WIFEXITED(*status) ? WEXITSTATUS(*status) : 128 + WTERMSIG(*status);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <utility>
@@ -31,6 +32,15 @@ std::string ReadLine(int fd) {
     if (n <= 0 || c == '\n') return line;
     line += c;
   }
+}
+
+// "killed by signal 9 (Killed)" or "exit 3", from a wait status.
+std::string HowItEnded(int status) {
+  if (WIFSIGNALED(status)) {
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exit " + std::to_string(WEXITSTATUS(status));
 }
 
 }  // namespace
@@ -90,11 +100,9 @@ Result<void> EmulatedAllocation::AwaitJoin() {
         int status = 0;
         if (pids_[node] < 0 || waitpid(pids_[node], &status, WNOHANG) != pids_[node]) continue;
         pids_[node] = -1;  // reaped: Stop() must not wait for it
-        std::string how = WIFSIGNALED(status)
-                              ? "killed by signal " + std::to_string(WTERMSIG(status))
-                              : "exit " + std::to_string(WEXITSTATUS(status));
         return Fail(ErrorCode::kSystem, "daemon for node " + std::to_string(node) +
-                                            " exited before every node joined (" + how +
+                                            " exited before every node joined (" +
+                                            HowItEnded(status) +
                                             "): " + LastLogLine(static_cast<int>(node)));
       }
     }
@@ -184,6 +192,18 @@ Result<int> EmulatedAllocation::StartDaemon(const EmulatedOptions& options, int 
     close(ready[0]);  // a child's own "ready" is implied by the leader's
   }
   return std::atoi(line.c_str() + 5);
+}
+
+std::vector<EmulatedAllocation::Ended> EmulatedAllocation::ReapEnded() {
+  std::vector<Ended> ended;
+  for (size_t node = 0; node < pids_.size(); ++node) {
+    int status = 0;
+    if (pids_[node] < 0 || waitpid(pids_[node], &status, WNOHANG) != pids_[node]) continue;
+    pids_[node] = -1;
+    ended.push_back({static_cast<int>(node), HowItEnded(status) + "; its log ends: " +
+                                                 LastLogLine(static_cast<int>(node))});
+  }
+  return ended;
 }
 
 void EmulatedAllocation::Stop() {

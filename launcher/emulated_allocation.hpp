@@ -38,6 +38,14 @@ class EmulatedAllocation {
   ~EmulatedAllocation();
 
   const std::string& dir() const { return dir_; }  // PSCHED_ALLOCATION
+  // A daemon that ended while the allocation ran, reaped: which node and how.
+  struct Ended {
+    int node = 0;
+    std::string how;  // "killed by signal 9 (Killed)", "exit 1", with its last log line
+  };
+  // The daemons that ended since the last call (none are left as zombies). The leader's
+  // (node 0) end is the allocation's: nobody can launch any more.
+  std::vector<Ended> ReapEnded();
   // Asks the leader to shut down, waits for every daemon, removes the directory.
   void Stop();
 

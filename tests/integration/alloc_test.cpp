@@ -284,6 +284,10 @@ TEST(Alloc, DaemonKilledFailsOnlyTheSessionsWithRanksThere) {
   pid_t node2 = alloc.DaemonPid(2);
   ASSERT_GT(node2, 0);
   kill(node2, SIGKILL);
+  // psched-alloc reaps it at once: no zombie is left while the allocation runs on.
+  EXPECT_TRUE(Eventually([&] {
+    return !std::filesystem::exists("/proc/" + std::to_string(node2));
+  })) << "node 2's daemon is left a zombie";
   EXPECT_EQ(c.Wait(), 1);
   EXPECT_NE(c.err().find("lost node 2"), std::string::npos) << c.err();
   for (pid_t pid : Pids(c.out())) EXPECT_TRUE(Eventually([pid] { return ProcessGone(pid); }));
@@ -294,6 +298,37 @@ TEST(Alloc, DaemonKilledFailsOnlyTheSessionsWithRanksThere) {
   go.Go();
   EXPECT_EQ(a.Wait(), 0) << a.err();
   EXPECT_EQ(b.Wait(), 0) << b.err();
+}
+
+// After kill -9 of the leader nobody can launch, yet psched-alloc and CMD ran on for as
+// long as anyone waited, with the daemons left as zombies. psched-alloc now notices at
+// once (SIGCHLD), says which daemon died and how, ends CMD and stops the other daemons.
+TEST(Alloc, LeaderKilledEndsTheCommandAndTheAllocationAndSaysHow) {
+  Proc p({Bin("psched-alloc"), "-N", "3", "--topology", "core:2", "--fanout", "1", "--", "sh", "-c",
+          "echo $$ $PSCHED_ALLOCATION; exec sleep 300"});
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s.find('\n') != s.npos; })) << p.err();
+  pid_t cmd = -1;
+  std::string dir;
+  std::istringstream(p.out()) >> cmd >> dir;
+  auto daemon = [&](const std::string& rundir) {
+    auto pids = FindProcesses({"pschedd", "--rundir " + rundir + " "});
+    return pids.empty() ? -1 : pids.front();
+  };
+  const pid_t leader = daemon(dir), node2 = daemon(dir + "/node-2");
+  ASSERT_GT(leader, 0);
+  ASSERT_GT(node2, 0);
+  const auto start = std::chrono::steady_clock::now();
+  kill(leader, SIGKILL);
+  EXPECT_EQ(p.Wait(20), 1) << p.err();
+  std::printf("psched-alloc ended %.3f s after the leader was killed\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  EXPECT_NE(p.err().find("the daemon of node 0 (the leader) ended: killed by signal 9"),
+            std::string::npos)
+      << p.err();
+  EXPECT_TRUE(ProcessGone(cmd)) << "CMD still runs";
+  EXPECT_TRUE(Eventually([&] { return ProcessGone(node2); })) << "node 2's daemon still runs";
+  EXPECT_FALSE(std::filesystem::exists(dir)) << dir << " left";
+  if (!ProcessGone(cmd)) kill(cmd, SIGKILL);
 }
 
 TEST(Alloc, PassesTheCommandsExitCodeAndRejectsBadInput) {
