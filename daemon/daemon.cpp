@@ -11,7 +11,7 @@
 namespace psched::daemon {
 
 Daemon::Daemon(event_base* base, DaemonOptions options, Secret secret)
-    : base_(base), options_(std::move(options)), secret_(std::move(secret)) {}
+    : base_(base), options_(std::move(options)), ids_{options_.nodes}, secret_(std::move(secret)) {}
 
 Daemon::~Daemon() {
   if (round_ev_) event_free(round_ev_);
@@ -220,17 +220,18 @@ void Daemon::Deliver(proto::Frame&& frame) {
     case MsgType::kCollForget:
       return collectives_->OnFrame(frame);
     case MsgType::kCollAbort:
-      if (auto abort = proto::Decode<proto::CollAbort>(frame))
+      if (auto abort = proto::DecodeChecked<proto::CollAbort>(frame, ids_))
         collectives_->NodesLost(abort->nodes, abort->cause);
       return;
     case MsgType::kMonitorPeers:
-      if (auto peers = proto::Decode<proto::MonitorPeers>(frame)) monitor_->SetPeers(*peers);
+      if (auto peers = proto::DecodeChecked<proto::MonitorPeers>(frame, ids_))
+        monitor_->SetPeers(*peers);
       return;
     case MsgType::kPeerSend: {
       // PeerLink::Send replaced PeerSend::to with its routing list; delivered here
       // means addressed here.
       frame.body["to"] = options_.node;
-      auto msg = proto::Decode<proto::PeerSend>(frame);
+      auto msg = proto::DecodeChecked<proto::PeerSend>(frame, ids_);
       if (!msg) return;
       if (auto it = services_.find(msg->service); it != services_.end())
         it->second(msg->from, msg->data);
@@ -247,7 +248,7 @@ void Daemon::Deliver(proto::Frame&& frame) {
       if (leader_) leader_->OnNodeFrame(std::move(frame));
       return;
     case MsgType::kNodeLost:  // every loss reaches the leader so (child_lost sends it up)
-      if (auto lost = proto::Decode<proto::NodeLost>(frame); lost && leader_ && hooks_)
+      if (auto lost = proto::DecodeChecked<proto::NodeLost>(frame, ids_); lost && leader_ && hooks_)
         hooks_->NodesLost(lost->nodes);
       [[fallthrough]];
     default:
@@ -258,19 +259,20 @@ void Daemon::Deliver(proto::Frame&& frame) {
 void Daemon::DeliverNodeOrder(const proto::Frame& frame) {
   using proto::MsgType;
   if (frame.type == MsgType::kSessionSpawn) {
-    if (auto order = proto::Decode<proto::SpawnOrder>(frame)) node_service_->Spawn(*order);
+    if (auto order = proto::DecodeChecked<proto::SpawnOrder>(frame, ids_))
+      node_service_->Spawn(*order);
     return;
   }
   if (frame.type == MsgType::kIoStdin) {
-    if (auto in = proto::Decode<proto::StdinData>(frame)) node_service_->Stdin(*in);
+    if (auto in = proto::DecodeChecked<proto::StdinData>(frame, ids_)) node_service_->Stdin(*in);
     return;
   }
   if (frame.type == MsgType::kIoFlow) {
-    if (auto flow = proto::Decode<proto::OutputFlow>(frame))
+    if (auto flow = proto::DecodeChecked<proto::OutputFlow>(frame, ids_))
       node_service_->HoldOutput(flow->session, flow->held);
     return;
   }
-  auto ref = proto::Decode<proto::SessionRef>(frame);
+  auto ref = proto::DecodeChecked<proto::SessionRef>(frame, ids_);
   if (!ref) return;
   // Suspend and resume come as plan orders (plan_executor.hpp), confirmed.
   node_service_->Signal(ref->session, ref->signal);

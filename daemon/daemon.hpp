@@ -23,6 +23,7 @@
 #include "daemon/node/cosched_node.hpp"
 #include "daemon/node/freezer.hpp"
 #include "daemon/node/node_service.hpp"
+#include "proto/wire_ids.hpp"
 
 namespace psched::daemon {
 
@@ -91,6 +92,7 @@ class Daemon final : public TreeServices {
 
   event_base* base_;
   DaemonOptions options_;
+  proto::IdBounds ids_;  // what a frame's ids may name: this allocation's nodes
   Secret secret_;
   sched::NodeTopology topology_;
   int port_ = 0;

@@ -54,6 +54,7 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config
                              Callbacks callbacks)
     : peers_(peers),
       expected_nodes_(expected_nodes),
+      ids_{expected_nodes},
       config_(std::move(config)),
       allocators_(config_.allocators),
       executor_(
@@ -495,7 +496,7 @@ void LeaderService::OnClientClosed(Connection& client) {
 void LeaderService::OnNodeFrame(proto::Frame&& frame) {
   switch (frame.type) {
     case proto::MsgType::kIoOutput: {
-      auto out = proto::Decode<proto::Output>(frame);
+      auto out = proto::DecodeChecked<proto::Output>(frame, ids_);
       if (!out) return;
       LiveSession* s = Find(out->session);
       if (s == nullptr) return;
@@ -508,26 +509,26 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
     }
     case proto::MsgType::kIoStdinWritten: {
       // Stdin flow control is between the launcher and rank 0's node: passed on as it is.
-      auto written = proto::Decode<proto::StdinWritten>(frame);
+      auto written = proto::DecodeChecked<proto::StdinWritten>(frame, ids_);
       LiveSession* s = written ? Find(written->session) : nullptr;
       if (s == nullptr) return;
       if (auto c = s->launcher.lock()) c->Send(proto::Encode(frame.type, *written));
       return;
     }
     case proto::MsgType::kSessionRankExited:
-      if (auto e = proto::Decode<proto::RankExit>(frame)) RankFailed(*e);
+      if (auto e = proto::DecodeChecked<proto::RankExit>(frame, ids_)) RankFailed(*e);
       return;
     case proto::MsgType::kSessionNodeDone:
-      if (auto d = proto::Decode<proto::NodeDone>(frame)) NodeDone(*d);
+      if (auto d = proto::DecodeChecked<proto::NodeDone>(frame, ids_)) NodeDone(*d);
       return;
     case proto::MsgType::kNodeJoin:
-      if (auto j = proto::Decode<proto::NodeJoin>(frame)) NodeJoined(*j);
+      if (auto j = proto::DecodeChecked<proto::NodeJoin>(frame, ids_)) NodeJoined(*j);
       return;
     case proto::MsgType::kNodeLost:
-      if (auto l = proto::Decode<proto::NodeLost>(frame)) NodesLost(*l);
+      if (auto l = proto::DecodeChecked<proto::NodeLost>(frame, ids_)) NodesLost(*l);
       return;
     case proto::MsgType::kMonitorReport:
-      if (auto r = proto::Decode<proto::MonitorReport>(frame)) {
+      if (auto r = proto::DecodeChecked<proto::MonitorReport>(frame, ids_)) {
         metrics_.Update(*r);
         if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
           peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));

@@ -25,6 +25,7 @@
 #include "daemon/net/peer_link.hpp"
 #include "policies/policy.hpp"
 #include "proto/messages.hpp"
+#include "proto/wire_ids.hpp"
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
 #include "scheduler/priorities/owner_histories.hpp"
@@ -196,6 +197,7 @@ class LeaderService {
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   PeerLink& peers_;
   int expected_nodes_;
+  proto::IdBounds ids_;  // what a node's frame may name: this allocation's nodes
   config::Config config_;
   AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
   PlanExecutor executor_;

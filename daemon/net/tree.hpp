@@ -12,7 +12,8 @@ struct Tree {
 
   int Parent(int node) const { return node == 0 ? -1 : (node - 1) / fanout; }
   std::vector<int> Children(int node) const;
-  // True when `node` lies in the subtree rooted at `root` (a node is in its own subtree).
+  // True when `node` lies in the subtree rooted at `root` (a node is in its own subtree);
+  // false for ids outside the tree. O(depth) steps for fanout > 1, O(1) for a chain.
   bool InSubtree(int root, int node) const;
   // Where `self` sends a message for `target`: self, one of its children, or its parent.
   int NextHop(int self, int target) const;

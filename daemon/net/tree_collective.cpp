@@ -1,9 +1,11 @@
 #include "daemon/net/tree_collective.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "proto/collective_wire.hpp"
 #include "proto/messages.hpp"
+#include "proto/wire_ids.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -107,6 +109,7 @@ void TreeCollectives::OnContribution(const proto::Frame& frame) {
   std::string_view blobs;
   auto part = proto::DecodeContribute(frame.raw, &blobs);
   if (!part) return;
+  if (auto ok = CheckContributors(*part); !ok) return Dropped(frame, ok.error());
   std::vector<int> participants = FromSpans(part->spans, tree_.size);
   // A lost participant: the nodes that wait learn it from NodesLost, not from us.
   if (participants.empty() || !CheckParticipants(participants)) return;
@@ -117,14 +120,30 @@ void TreeCollectives::OnContribution(const proto::Frame& frame) {
   for (size_t i = 0; i < part->nodes.size(); ++i) {
     size_t size = part->sizes[i];
     if (size > blobs.size() - offset) return;  // sizes do not match the bytes: drop the rest
-    int n = part->nodes[i];
-    // Only participants of this subtree count, each once.
-    if (n != node_ && tree_.InSubtree(node_, n) &&
-        std::binary_search(participants.begin(), participants.end(), n))
-      p.blobs.try_emplace(n, blobs.substr(offset, size));
+    // Participants of this subtree (CheckContributors), each counted once.
+    if (std::binary_search(participants.begin(), participants.end(), part->nodes[i]))
+      p.blobs.try_emplace(part->nodes[i], blobs.substr(offset, size));
     offset += size;
   }
   Progress(key);
+}
+
+// Every id in range (proto/wire_ids.hpp), and every contributor below this node: a
+// child sends up its own subtree's contributions only.
+Result<void> TreeCollectives::CheckContributors(const proto::CollContribute& c) const {
+  if (auto ok = proto::CheckIds(c, {tree_.size}); !ok) return ok;
+  for (int n : c.nodes) {
+    if (n == node_ || !tree_.InSubtree(node_, n)) {
+      return Fail(ErrorCode::kProtocol, "contributor node " + std::to_string(n) +
+                                            " is not below node " + std::to_string(node_));
+    }
+  }
+  return {};
+}
+
+void TreeCollectives::Dropped(const proto::Frame& frame, const Error& why) const {
+  std::fprintf(stderr, "pschedd[%d]: dropped a %s frame: %s\n", node_,
+               proto::MsgTypeName(frame.type), why.message().c_str());
 }
 
 void TreeCollectives::Progress(const Key& key) {
@@ -167,6 +186,7 @@ void TreeCollectives::OnResult(const proto::Frame& frame) {
   std::string_view blobs;
   auto result = proto::DecodeResult(frame.raw, &blobs);
   if (!result) return;
+  if (auto ok = proto::CheckIds(*result, {tree_.size}); !ok) return Dropped(frame, ok.error());
   std::vector<int> participants = FromSpans(result->spans, tree_.size);
   if (participants.empty()) return;
   // The same bytes go on down: framed once here for all children.
@@ -211,7 +231,7 @@ void TreeCollectives::SessionEnded(int64_t session) {
 }
 
 void TreeCollectives::OnForget(const proto::Frame& frame) {
-  auto forget = proto::Decode<proto::CollForget>(frame);
+  auto forget = proto::DecodeChecked<proto::CollForget>(frame, {tree_.size});
   if (!forget) return;
   if (node_ != 0) send_(tree_.Parent(node_), proto::EncodeFrame(frame.type, frame.body));
   auto it = pending_.find({forget->session, forget->id});

@@ -24,6 +24,7 @@
 
 #include "common/error.hpp"
 #include "daemon/net/tree.hpp"
+#include "proto/collective_wire.hpp"
 #include "proto/frame.hpp"
 
 namespace psched::daemon {
@@ -42,8 +43,9 @@ class TreeCollectives {
   void Contribute(int64_t session, const std::string& id, std::string blob,
                   std::vector<int> participants, Done done);
   // A coll.contribute frame from a child or a coll.result frame from the parent.
-  // Malformed frames are dropped (the sender is a bug; the participants time out
-  // the way a lost message would leave them).
+  // Malformed frames, and those naming a node outside the tree or a contributor not
+  // below this node, are dropped with a log line (the sender is a bug; the
+  // participants time out the way a lost message would leave them).
   void OnFrame(const proto::Frame& frame);
   // `nodes` are gone: fail every collective that waits for one of them.
   void NodesLost(const std::vector<int>& nodes, const std::string& cause);
@@ -67,6 +69,8 @@ class TreeCollectives {
 
   Result<void> CheckParticipants(const std::vector<int>& participants) const;
   Pending& Entry(const Key& key, const std::vector<int>& participants);
+  Result<void> CheckContributors(const proto::CollContribute& c) const;
+  void Dropped(const proto::Frame& frame, const Error& why) const;
   void OnContribution(const proto::Frame& frame);
   void OnResult(const proto::Frame& frame);
   void OnForget(const proto::Frame& frame);

@@ -257,6 +257,27 @@ TEST(TreeCollectives, MalformedParticipantSpansAreDropped) {
   EXPECT_EQ(got, "AB");
 }
 
+// A contributor id is checked before any tree arithmetic runs on it. With fanout 1 the
+// tree is a chain, and one authenticated frame naming node 0x7e000200 made the leader
+// walk ~2e9 parents (16 s of a frozen loop) and then take the frame's other blobs. A
+// frame with such an id, or with a contributor that is not below the receiver, is
+// dropped whole.
+TEST(TreeCollectives, ContributorsOutsideTheTreeOrNotBelowTheReceiverDropTheFrame) {
+  Network net(4, 1);
+  std::string got;
+  net.at(1).Contribute(1, "f", "A", {1, 2}, [&got](auto r) { got = r ? *r : "error"; });
+  net.at(1).OnFrame(Contribution({1, "f", {1, 2}, {2, 0x7e000200}, {1, 1}}, "BX"));
+  net.at(1).OnFrame(Contribution({1, "f", {1, 2}, {2, -7}, {1, 1}}, "BX"));
+  // Node 0 is above node 1, node 1 is the receiver itself: neither comes from below.
+  net.at(1).OnFrame(Contribution({1, "f", {0, 2}, {2, 0}, {1, 1}}, "BX"));
+  net.at(1).OnFrame(Contribution({1, "f", {1, 2}, {2, 1}, {1, 1}}, "BX"));
+  net.Run();
+  EXPECT_EQ(got, "") << "a frame with a bad contributor was taken";
+  net.at(2).Contribute(1, "f", "B", {1, 2}, [](auto) {});
+  net.Run();
+  EXPECT_EQ(got, "AB");
+}
+
 // A session dies inside a fence: some nodes contributed, the others never will. Every
 // participant is answered with an error and no node (relays included) keeps state.
 TEST(TreeCollectives, SessionEndingInsideACollectiveLeavesNothingBehind) {
