@@ -6,8 +6,10 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace psched {
@@ -32,6 +34,31 @@ inline CLI::Validator Positive() {
 }
 inline CLI::Validator NonNegative() {
   return NumberAtLeast(0, true);
+}
+
+// CLI11's usage line names only [OPTIONS] for an app that takes its command with
+// prefix_command(); this one adds the operands ("COMMAND [ARGS...]").
+class UsageWithOperands : public CLI::Formatter {
+ public:
+  explicit UsageWithOperands(std::string operands) : operands_(std::move(operands)) {}
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const size_t end = usage.find_last_not_of('\n') + 1;
+    return usage.substr(0, end) + " " + operands_ + usage.substr(end);
+  }
+
+ private:
+  std::string operands_;
+};
+
+inline void SetUsageOperands(CLI::App& app, std::string operands) {
+  app.formatter(std::make_shared<UsageWithOperands>(std::move(operands)));
+}
+
+// A footer callback's text for CLI11, which adds the help's final newline itself.
+inline std::string WithoutFinalNewline(std::string text) {
+  while (text.ends_with('\n')) text.pop_back();
+  return text;
 }
 
 // Says what is wrong with the command line, the usual way; returns kExitUsage.

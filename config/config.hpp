@@ -24,6 +24,7 @@ inline constexpr std::string_view kConfigEnv = "PSCHED_CONF";
 // leader's 10 s leave room for a loaded machine before a silent node is declared failed.
 inline constexpr double kDefaultPlanTimeoutS = 10;
 inline constexpr double kDefaultSuspendConfirmTimeoutS = 5;
+inline constexpr double kDefaultEmbeddedIdleExitS = 600;
 
 // How pschedd suspends a session's processes on each node (surpass, psched-ctl
 // suspend): SIGSTOP to each process, or the session's cgroup freezer (v2
@@ -57,6 +58,10 @@ struct Config {
   sched::PriorityConfig priority;
   // [launch] mpi: the wire-up of sessions whose launcher names none (pmi/wireup.hpp).
   std::string default_mpi = "auto";
+  // [daemon]
+  // The daemon psched-exec starts on first use outside an allocation exits after this
+  // long with no session and no client (0: never), as nobody is told it runs.
+  double embedded_idle_exit_s = kDefaultEmbeddedIdleExitS;
   // Files this config was read from, in order (for `show` and error messages).
   std::vector<std::string> sources;
 };

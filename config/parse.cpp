@@ -132,13 +132,21 @@ Apply NameList(const std::function<std::vector<std::string>&(Config&)>& member,
   };
 }
 
+static_assert(policies::kMaxOverbookLevel == 64, "max_overbook_factor's message says 64");
+
 std::vector<Section> Schema() {
   using policies::OverbookMode;
   std::vector<Section> s;
-  s.push_back({"", {}, {"policy", "allocator", "priority", "launch"}});
+  s.push_back({"", {}, {"policy", "allocator", "priority", "launch", "daemon"}});
   s.push_back({"launch",
                {{"mpi", OneOf([](Config& c) -> std::string& { return c.default_mpi; },
                               pmi::WireUpNames, "MPI wire-up")}},
+               {}});
+  s.push_back({"daemon",
+               {
+                   {"embedded_idle_exit_s",
+                    Seconds([](Config& c) -> double& { return c.embedded_idle_exit_s; }, true)},
+               },
                {}});
   s.push_back(
       {"policy",
@@ -164,6 +172,10 @@ std::vector<Section> Schema() {
            {"surpass_grace_s",
             Seconds([](Config& c) -> double& { return c.policy_options.surpass_grace_s; }, true)},
            {"backfill", Bool([](Config& c) -> bool& { return c.policy_options.backfill; })},
+           {"max_overbook_factor",
+            Number([](Config& c) -> double& { return c.policy_options.max_overbook_factor; }, 1,
+                   policies::kMaxOverbookLevel, false,
+                   "a factor between 1 (no session wider than the allocation) and 64")},
            {"plan_timeout_s",
             Seconds([](Config& c) -> double& { return c.plan_timeout_s; }, false)},
            {"suspend_confirm_timeout_s",

@@ -23,6 +23,8 @@ TEST(ParseConfig, EmptyTextGivesTheDefaults) {
   EXPECT_EQ(c->suspend, SuspendMethod::kSignal);
   EXPECT_DOUBLE_EQ(c->plan_timeout_s, 10);
   EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, 5);
+  EXPECT_DOUBLE_EQ(c->policy_options.max_overbook_factor, 64);
+  EXPECT_DOUBLE_EQ(c->embedded_idle_exit_s, 600);
   EXPECT_EQ(c->default_allocator, "compact");
   EXPECT_EQ(c->priority.name, "fcfs");
   EXPECT_EQ(c->sources, std::vector<std::string>{"t.toml"});
@@ -40,6 +42,9 @@ backfill = true
 suspend = "freezer"
 plan_timeout_s = 30
 suspend_confirm_timeout_s = 12.5
+max_overbook_factor = 2.5
+[daemon]
+embedded_idle_exit_s = 30
 [allocator]
 default = "spread"
 allowed = ["spread"]
@@ -73,6 +78,8 @@ multifactor_max_age_s = 86400
   EXPECT_EQ(c->suspend, SuspendMethod::kFreezer);
   EXPECT_DOUBLE_EQ(c->plan_timeout_s, 30);
   EXPECT_DOUBLE_EQ(c->suspend_confirm_timeout_s, 12.5);
+  EXPECT_DOUBLE_EQ(c->policy_options.max_overbook_factor, 2.5);
+  EXPECT_DOUBLE_EQ(c->embedded_idle_exit_s, 30);
   EXPECT_EQ(c->default_allocator, "spread");
   EXPECT_DOUBLE_EQ(c->allocators.netload.alpha, 0.4);
   EXPECT_DOUBLE_EQ(c->allocators.netload.w_latency, 1.0);
@@ -167,14 +174,15 @@ TEST(RejectedConfig, MalformedToml) {
 TEST(RejectedConfig, UnknownKey) {
   EXPECT_EQ(ErrorOf("[policy]\nbackfil = true\n"),
             "t.toml:2:1: unknown key 'policy.backfil' in [policy] (valid: default, allowed, "
-            "spread_allowed, overbook_mode, surpass_grace_s, backfill, plan_timeout_s, "
+            "spread_allowed, overbook_mode, surpass_grace_s, backfill, max_overbook_factor, "
+            "plan_timeout_s, "
             "suspend_confirm_timeout_s, suspend)");
 }
 
 TEST(RejectedConfig, UnknownTopLevelTable) {
   std::string e = ErrorOf("[policies]\ndefault = \"wait\"\n");
   EXPECT_EQ(e.rfind("t.toml:1:2: unknown key 'policies' at the top level (valid: [policy], "
-                    "[allocator], [priority], [launch])",
+                    "[allocator], [priority], [launch], [daemon])",
                     0),
             0u)
       << e;
@@ -194,6 +202,15 @@ TEST(RejectedConfig, BadSuspendMethod) {
             "t.toml:2:11: policy.suspend: expected \"signal\" or \"freezer\"");
   EXPECT_EQ(ErrorOf("[policy]\nsuspend = true\n"),
             "t.toml:2:11: policy.suspend: expected \"signal\" or \"freezer\"");
+}
+
+TEST(RejectedConfig, OverbookFactorOutOfRange) {
+  for (const char* v : {"0.5", "65", "nan", "\"big\""})
+    EXPECT_NE(ErrorOf(std::string("[policy]\nmax_overbook_factor = ") + v)
+                  .find("policy.max_overbook_factor"),
+              std::string::npos)
+        << v;
+  EXPECT_EQ(ErrorOf("[policy]\nmax_overbook_factor = 1"), "accepted");
 }
 
 TEST(RejectedConfig, NegativeGraceTime) {

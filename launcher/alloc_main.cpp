@@ -17,6 +17,7 @@
 #include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "launcher/emulated_allocation.hpp"
+#include "launcher/help_text.hpp"
 #include "scheduler/allocator_registry.hpp"
 
 namespace {
@@ -93,15 +94,23 @@ int RunCommand(int argc, char** argv) {
                  "default: this machine");
   app.add_option("--fanout", o.fanout, "children per daemon in the tree")
       ->check(CLI::Range(1, 1024));
-  app.add_option("--allocator", o.allocator, "default allocator (default: the config's)");
-  app.add_option("--policy", o.policy, "default co-scheduling policy");
+  app.add_option("--allocator", o.allocator,
+                 "the allocator of sessions that name none (below; default: the config's)")
+      ->type_name("NAME");
+  app.add_option("--policy", o.policy,
+                 "the policy of sessions that name none (below; default: the config's)")
+      ->type_name("NAME");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   // As salloc: the first word that is not an option starts CMD, whose own options
   // (sh -c ..., echo -v) are not ours.
   app.prefix_command();
-  app.footer(
-      "CMD [ARGS...]: the command to run inside the allocation, after the options (or after --).\n"
-      "SIGTERM and SIGHUP are passed on to CMD; the allocation ends once CMD has.");
+  psched::SetUsageOperands(app, "CMD [ARGS...]");
+  app.footer([] {
+    return "CMD [ARGS...]: the command to run inside the allocation, after the options (or after\n"
+           "--). It gets PSCHED_ALLOCATION, where psched-exec and psched-ctl find the daemons.\n"
+           "SIGTERM and SIGHUP are passed on to CMD; the allocation ends once CMD has.\n\n" +
+           psched::WithoutFinalNewline(PolicyAndAllocatorHelpFromConfig());
+  });
   if (auto code = psched::ParseCommandLine(app, "psched-alloc", argc, argv)) return *code;
   std::string problem;
   auto command = psched::CommandAfterOptions(app, &problem);

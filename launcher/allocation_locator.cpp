@@ -131,4 +131,22 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
   return fd;
 }
 
+std::string NoDaemonMessage(const AllocationSocket& where, const Error& error) {
+  // No socket, or one nobody listens on (a daemon that died): nothing runs. Anything
+  // else (permissions, a full table) is not "none runs": say what it was.
+  const bool absent = error.sys_errno() == ENOENT || error.sys_errno() == ECONNREFUSED;
+  if (where.path.empty() || !absent) return "cannot reach a psched daemon: " + error.ToString();
+  const std::string looked = " (looked for its socket at " + where.path + ")";
+  if (where.kind == "psched-alloc") {
+    return "no psched daemon answers for the psched-alloc allocation in $PSCHED_ALLOCATION" +
+           looked + "; has that psched-alloc ended?";
+  }
+  if (where.kind == "slurm") {
+    return "no psched daemons run in this Slurm job yet" + looked +
+           "; the first psched-exec in the job starts them";
+  }
+  return "no psched daemon runs for this user on this machine" + looked +
+         "; the first psched-exec starts one";
+}
+
 }  // namespace psched::launcher

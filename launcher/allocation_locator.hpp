@@ -29,6 +29,11 @@ std::string EmbeddedRunDir();
 Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
                                 const std::function<void(const std::string&)>& progress = {});
 
+// What psched-ctl says when ConnectToAllocation(false) failed: that no daemon runs for
+// this allocation (or this user, on this machine), that the first psched-exec starts
+// one, and the socket it looked at; `error` when it is not simply absent.
+std::string NoDaemonMessage(const AllocationSocket& where, const Error& error);
+
 // Directory of the running executable (pschedd is looked up beside psched-exec).
 std::string SelfDir();
 

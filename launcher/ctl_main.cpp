@@ -18,6 +18,11 @@ int RunCommand(int argc, char** argv) {
   using namespace psched;
   CLI::App app{"psched-ctl: show and steer the sessions of the current allocation", "psched-ctl"};
   app.require_subcommand(1);
+  app.footer(
+      "psched-ctl talks to the daemon of the allocation psched-exec would use: the\n"
+      "psched-alloc of $PSCHED_ALLOCATION, the Slurm job of $SLURM_JOB_ID, else the daemon\n"
+      "of this user on this machine. When none runs it says so and exits 1; the first\n"
+      "psched-exec starts one. SESSION ids are those status shows.");
   bool json = false;
   int64_t session = 0;
   auto* status = app.add_subcommand("status", "nodes, their slot map and the sessions");
@@ -52,8 +57,7 @@ int RunCommand(int argc, char** argv) {
   launcher::AllocationSocket where;
   auto fd = launcher::ConnectToAllocation(/*start_embedded=*/false, &where);
   if (!fd) {
-    std::fprintf(stderr, "psched-ctl: no psched daemon to talk to: %s\n",
-                 fd.error().ToString().c_str());
+    std::fprintf(stderr, "psched-ctl: %s\n", launcher::NoDaemonMessage(where, fd.error()).c_str());
     return 1;
   }
   proto::MsgType type = proto::MsgType::kCtlStatus;

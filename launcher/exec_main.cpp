@@ -33,7 +33,7 @@ int RunCommand(int argc, char** argv) {
   }
   if (auto exe = ResolveExecutable(o.command.front(), *cwd, *env); !exe) {
     std::fprintf(stderr, "psched-exec: %s\n", exe.error().message().c_str());
-    return 127;
+    return exe.error().code() == psched::ErrorCode::kNotFound ? 127 : 126;  // the shell's
   }
   psched::proto::LaunchRequest req;
   req.argv = o.command;

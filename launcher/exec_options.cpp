@@ -1,13 +1,16 @@
 #include "launcher/exec_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+#include <tuple>
 
 #include "common/command_line.hpp"
 #include "common/find_executable.hpp"
+#include "launcher/help_text.hpp"
 #include "pmi/wireup.hpp"
 
 namespace psched::launcher {
@@ -44,6 +47,17 @@ std::vector<std::string> WithMpiexecSpellings(const CLI::App& app, int argc,
 
 }  // namespace
 
+Result<int> ParseCount(const std::string& flag, const std::string& text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                flag + " needs a positive integer, got '" + text + "'");
+  }
+  return value;
+}
+
 Result<double> ParseDuration(const std::string& text) {
   std::vector<double> parts;
   std::stringstream in(text);
@@ -69,28 +83,42 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   CLI::App app{"psched-exec: run an MPI session (N ranks x T threads) in the current allocation",
                "psched-exec"};
   std::string time_text;
-  app.add_option("-n,--np", o.ranks, "number of ranks (default 1); mpiexec's -np N works too");
-  app.add_option("-N,--nodes", o.nodes, "spread the ranks over exactly this many nodes");
-  app.add_option("--ppn", o.ppn, "ranks per node");
-  app.add_option("-c,--cpus-per-rank", o.cpus_per_rank,
-                 "threads per rank: pins this many PUs per rank and sets OMP_NUM_THREADS");
+  // Counts are read as text and converted here: CLI11 says "Could not convert: --np = abc".
+  std::string ranks_text, nodes_text, ppn_text, cpus_text;
+  app.add_option("-n,--np", ranks_text, "number of ranks (default 1); mpiexec's -np N works too")
+      ->type_name("N");
+  app.add_option("-N,--nodes", nodes_text, "spread the ranks over exactly this many nodes")
+      ->type_name("N");
+  app.add_option("--ppn", ppn_text, "ranks per node")->type_name("N");
+  app.add_option("-c,--cpus-per-rank", cpus_text,
+                 "threads per rank: pins this many PUs per rank and sets OMP_NUM_THREADS")
+      ->type_name("N");
   app.add_flag("--spread", o.spread, "spread ranks over as many nodes as possible");
   app.add_option("-x", o.exports, "export VAR (from here) or VAR=value to the ranks")
-      ->allow_extra_args(false);
-  app.add_option("--chdir", o.chdir, "working directory of the ranks");
+      ->allow_extra_args(false)
+      ->type_name("VAR[=VALUE]");
+  app.add_option("--chdir", o.chdir, "working directory of the ranks")->type_name("DIR");
   app.add_flag("--label", o.label, "prefix output lines with [rank]");
-  app.add_option("--time", time_text, "runtime estimate: seconds, MM:SS or HH:MM:SS");
-  app.add_option("--policy", o.policy, "co-scheduling policy when slots run out");
-  app.add_option(
-      "--allocator", o.allocator,
-      "allocator for this session (the daemon checks the name and lists the valid ones)");
+  app.add_option("--time", time_text, "runtime estimate: seconds, MM:SS or HH:MM:SS")
+      ->type_name("DURATION");
+  app.add_option("--policy", o.policy,
+                 "what to do when the session does not fit on the free slots (below)")
+      ->type_name("NAME");
+  app.add_option("--allocator", o.allocator, "how the ranks are laid out on the slots (below)")
+      ->type_name("NAME");
   app.add_option("--mpi", o.mpi,
                  "MPI wire-up: auto (PMIx and PMI-1: Open MPI and MPICH), pmix, pmi1, none "
-                 "(default: the admin's [launch] mpi, else auto)");
+                 "(default: the admin's [launch] mpi, else auto)")
+      ->type_name("NAME");
   app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.prefix_command();
-  app.footer("COMMAND [ARGS...]: what every rank runs, after the options (or after --)");
+  SetUsageOperands(app, "COMMAND [ARGS...]");
+  // Built when --help prints it: the admin's config is read then, not on every launch.
+  app.footer([] {
+    return "COMMAND [ARGS...]: what every rank runs, after the options (or after --).\n\n" +
+           PolicyAndAllocatorHelpFromConfig() + "\n" + WithoutFinalNewline(AllocationHelp());
+  });
   const std::vector<std::string> args = WithMpiexecSpellings(app, argc, argv);
   std::vector<const char*> arg_ptrs;
   arg_ptrs.reserve(args.size());
@@ -109,11 +137,14 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   auto command = CommandAfterOptions(app, &problem);
   if (!command) return fail(problem);
   o.command = std::move(*command);
-  if (o.ranks < 1) return fail("-n must be at least 1 (got " + std::to_string(o.ranks) + ")");
-  if (o.cpus_per_rank < 1)
-    return fail("-c must be at least 1 (got " + std::to_string(o.cpus_per_rank) + ")");
-  if (o.nodes < 0) return fail("-N must not be negative");
-  if (o.ppn < 0) return fail("--ppn must not be negative");
+  for (auto [flag, text, value] :
+       {std::tuple{"-n", &ranks_text, &o.ranks}, std::tuple{"-N", &nodes_text, &o.nodes},
+        std::tuple{"--ppn", &ppn_text, &o.ppn}, std::tuple{"-c", &cpus_text, &o.cpus_per_rank}}) {
+    if (text->empty()) continue;  // not given: the default
+    auto count = ParseCount(flag, *text);
+    if (!count) return fail(count.error().message());
+    *value = *count;
+  }
   if (o.nodes > o.ranks) {
     return fail("-N " + std::to_string(o.nodes) + " needs at least as many ranks (-n " +
                 std::to_string(o.ranks) + ")");
@@ -167,8 +198,21 @@ Result<std::string> ResolveExecutable(const std::string& command, const std::str
                                       const std::vector<std::string>& env) {
   const std::string path = SearchPathOf(env);
   if (auto program = FindExecutable(command, path, chdir)) return *program;
-  if (command.find('/') != std::string::npos)
-    return Fail(ErrorCode::kNotFound, "executable '" + command + "' not found or not executable");
+  if (command.find('/') != std::string::npos) {
+    // Which of the three: a directory or a file without x read as "not found" alike.
+    const std::filesystem::path where = command.starts_with('/')
+                                            ? std::filesystem::path(command)
+                                            : std::filesystem::path(chdir) / command;
+    std::error_code ec;
+    const auto status = std::filesystem::status(where, ec);
+    if (std::filesystem::is_directory(status))
+      return Fail(ErrorCode::kInvalidArgument, "'" + command + "' is a directory, not a program");
+    if (std::filesystem::exists(status)) {
+      return Fail(ErrorCode::kPermissionDenied,
+                  "'" + command + "' is not an executable file (no execute permission?)");
+    }
+    return Fail(ErrorCode::kNotFound, "executable '" + command + "' not found");
+  }
   return Fail(ErrorCode::kNotFound,
               "executable '" + command + "' not found in PATH (the ranks' PATH: " + path + ")");
 }

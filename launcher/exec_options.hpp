@@ -35,6 +35,9 @@ struct ParsedExec {
 };
 ParsedExec ParseExecOptions(int argc, const char* const* argv);
 
+// -n, -N, --ppn and -c: a positive integer, else "-n needs a positive integer, got 'abc'".
+Result<int> ParseCount(const std::string& flag, const std::string& text);
+
 // "90", "1:30", "1:00:00" -> seconds.
 Result<double> ParseDuration(const std::string& text);
 

@@ -67,6 +67,27 @@ TEST(ExecOptions, MpiNamesTheWireUp) {
   EXPECT_EQ(Parse({"--mpi", "pmi2", "true"}).exit_code, 2);  // not served yet
 }
 
+// CLI11 said "Could not convert: --np = abc"; -N and --ppn took 0 and negatives.
+TEST(ExecOptions, CountsThatAreNotPositiveIntegersSaySo) {
+  EXPECT_EQ(*ParseCount("-n", "12"), 12);
+  for (const char* text : {"abc", "0", "-3", "1.5", "4x", "", "99999999999"}) {
+    auto count = ParseCount("-n", text);
+    ASSERT_FALSE(count) << text;
+    EXPECT_EQ(count.error().message(),
+              std::string("-n needs a positive integer, got '") + text + "'");
+  }
+  for (const char* flag : {"-n", "-c", "-N", "--ppn", "--np", "--nodes", "--cpus-per-rank"}) {
+    auto p = Parse({flag, "abc", "true"});
+    EXPECT_TRUE(p.exit) << flag;
+    EXPECT_EQ(p.exit_code, 2) << flag;
+  }
+  auto p = Parse({"-N", "2", "--ppn", "1", "-n", "2", "-c", "3", "true"});
+  ASSERT_FALSE(p.exit);
+  EXPECT_EQ(p.options.nodes, 2);
+  EXPECT_EQ(p.options.ppn, 1);
+  EXPECT_EQ(p.options.cpus_per_rank, 3);
+}
+
 TEST(ExecOptions, HelpExitsZero) {
   auto p = Parse({"--help"});
   EXPECT_TRUE(p.exit);
@@ -109,6 +130,15 @@ TEST(ExecOptions, ResolvesExecutablesOnTheRanksPath) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message().find("not found in PATH"), std::string::npos);
   // -x PATH=... gives the ranks another PATH: the check follows it, not ours.
+  auto dir = ResolveExecutable("/tmp", "", env);
+  ASSERT_FALSE(dir);
+  EXPECT_EQ(dir.error().message(), "'/tmp' is a directory, not a program");
+  auto relative_dir = ResolveExecutable("./tmp", "/", env);  // from the ranks' directory
+  ASSERT_FALSE(relative_dir);
+  EXPECT_NE(relative_dir.error().message().find("is a directory"), std::string::npos);
+  auto not_executable = ResolveExecutable("/etc/passwd", "", env);
+  ASSERT_FALSE(not_executable);
+  EXPECT_NE(not_executable.error().message().find("not an executable file"), std::string::npos);
   auto elsewhere = ResolveExecutable("true", "", {"PATH=/nonexistent"});
   ASSERT_FALSE(elsewhere);
   EXPECT_NE(elsewhere.error().message().find("/nonexistent"), std::string::npos);

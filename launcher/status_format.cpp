@@ -1,5 +1,6 @@
 #include "launcher/status_format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace psched::launcher {
@@ -58,15 +59,38 @@ std::string MetricsColumns(const proto::Json& node, const proto::Json& links) {
               bandwidth.c_str());
 }
 
+// "; overbooked: 2 of 2 slots shared by 5 ranks' threads (up to 3 on one)": slots used more
+// than once (overbook, also beyond the allocation's size), or "" when none is.
+std::string OverUse(const proto::Json& nodes) {
+  int shared = 0, uses = 0, most = 0, slots = 0;
+  for (const auto& n : nodes) {
+    for (const auto& u : n.value("uses", proto::Json::array())) {
+      const int count = u.is_number_integer() ? u.get<int>() : 0;
+      ++slots;
+      if (count < 2) continue;
+      ++shared;
+      uses += count;
+      most = std::max(most, count);
+    }
+  }
+  if (shared == 0) return "";
+  return Line("; overbooked: %d of %d slots shared by %d ranks' threads (up to %d on one)", shared,
+              slots, uses, most);
+}
+
 }  // namespace
 
-std::string FormatStatus(const proto::Json& s) {
-  std::string out = Line("nodes: %d, slots: %d free of %d\n", s.value("expected_nodes", 0),
-                         s.value("free", 0), s.value("total", 0));
+std::string StatusHeadline(const proto::Json& s) {
+  return Line("nodes: %d, slots: %d free of %d%s\n", s.value("expected_nodes", 0),
+              s.value("free", 0), s.value("total", 0),
+              OverUse(s.value("nodes", proto::Json::array())).c_str());
+}
+
+std::string NodeTable(const proto::Json& s) {
   // LOAD: 1-minute load average; MEM: used/total GiB; LAT, BW: mean latency and
   // bandwidth (bit/s) of the node's probed links.
-  out += Line("%-5s %-17s %-6s %-9s  %5s  %-11s  %6s  %6s  %s\n", "NODE", "HOST", "STATE",
-              "FREE/PUS", "LOAD", "MEM", "LAT", "BW", "SLOTS");
+  std::string out = Line("%-5s %-17s %-6s %-9s  %5s  %-11s  %6s  %6s  %s\n", "NODE", "HOST",
+                         "STATE", "FREE/PUS", "LOAD", "MEM", "LAT", "BW", "SLOTS");
   const proto::Json links = s.value("links", proto::Json::array());
   for (const auto& n : s.value("nodes", proto::Json::array())) {
     std::string host = n.value("hostname", "");
@@ -80,24 +104,35 @@ std::string FormatStatus(const proto::Json& s) {
                 n.value("free", 0), n.value("pus", 0), MetricsColumns(n, links).c_str(),
                 SlotMap(n.value("uses", proto::Json::array())).c_str());
   }
+  return out;
+}
+
+const char* SessionHeader() {
+  return "ID    OWNER     STATE                  POLICY    RANKS  THREADS  ELAPSED  NODES  "
+         "COMMAND\n";
+}
+
+std::string SessionLine(const proto::Json& x) {
+  std::string nodes;
+  for (const auto& n : x.value("nodes", proto::Json::array()))
+    nodes += (nodes.empty() ? "" : ",") + std::to_string(n.get<int>());
+  // "suspended by 3", "queued at position 2": the daemon says why, older ones only the state.
+  std::string state = x.value("state_detail", x.value("state", ""));
+  if (x.value("floating", false)) state += " (float)";
+  if (x.value("exclusive", false)) state += " (excl)";
+  return Line("%-5ld %-9s %-22s %-9s %5d  %7d  %6.1fs  %-6s %s\n", x.value("id", 0L),
+              x.value("owner", "").c_str(), state.c_str(), x.value("policy", "").c_str(),
+              x.value("ranks", 0), x.value("threads_per_rank", 1), x.value("elapsed_s", 0.0),
+              nodes.c_str(), x.value("command", "").c_str());
+}
+
+std::string FormatStatus(const proto::Json& s) {
+  std::string out = StatusHeadline(s) + NodeTable(s);
   auto sessions = s.value("sessions", proto::Json::array());
   out += Line("sessions: %zu\n", sessions.size());
   if (sessions.empty()) return out;
-  out +=
-      "ID    OWNER     STATE                  POLICY    RANKS  THREADS  ELAPSED  NODES  COMMAND\n";
-  for (const auto& x : sessions) {
-    std::string nodes;
-    for (const auto& n : x.value("nodes", proto::Json::array()))
-      nodes += (nodes.empty() ? "" : ",") + std::to_string(n.get<int>());
-    // "suspended by 3", "queued at position 2": the daemon says why, older ones only the state.
-    std::string state = x.value("state_detail", x.value("state", ""));
-    if (x.value("floating", false)) state += " (float)";
-    if (x.value("exclusive", false)) state += " (excl)";
-    out += Line("%-5ld %-9s %-22s %-9s %5d  %7d  %6.1fs  %-6s %s\n", x.value("id", 0L),
-                x.value("owner", "").c_str(), state.c_str(), x.value("policy", "").c_str(),
-                x.value("ranks", 0), x.value("threads_per_rank", 1), x.value("elapsed_s", 0.0),
-                nodes.c_str(), x.value("command", "").c_str());
-  }
+  out += SessionHeader();
+  for (const auto& x : sessions) out += SessionLine(x);
   return out;
 }
 

@@ -11,4 +11,12 @@ namespace psched::launcher {
 
 std::string FormatStatus(const proto::Json& status);
 
+// Its parts, which psched-ctl top shows too: the first line (nodes, free slots, and
+// over-use when slots are shared) and the table of nodes with their slot maps.
+std::string StatusHeadline(const proto::Json& status);
+std::string NodeTable(const proto::Json& status);
+// The sessions' table: its header, and one session's line.
+const char* SessionHeader();
+std::string SessionLine(const proto::Json& session);
+
 }  // namespace psched::launcher

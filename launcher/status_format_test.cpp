@@ -82,5 +82,23 @@ TEST(StatusFormat, MalformedMetricsDoNotBreakTheTable) {
   EXPECT_EQ(lines[2].find(".."), lines[1].find("SLOTS")) << lines[2];
 }
 
+// Overbooking (also beyond the allocation's size, as mpirun --oversubscribe) shows as
+// use counts in the slot map and as a sum in the first line.
+TEST(StatusFormat, OverUseIsShown) {
+  proto::Json s = {{"expected_nodes", 1}, {"free", 0}, {"total", 2}};
+  proto::Json node = Node(0, nullptr);
+  node["free"] = 0;
+  node["uses"] = {3, 2};
+  s["nodes"] = {node};
+  auto lines = LinesOf(FormatStatus(s));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "nodes: 1, slots: 0 free of 2; overbooked: 2 of 2 slots shared by 5 ranks' threads "
+            "(up to 3 on one)");
+  EXPECT_TRUE(lines[2].ends_with(" 32")) << lines[2];
+  s["nodes"][0]["uses"] = {1, 0};
+  EXPECT_EQ(LinesOf(FormatStatus(s))[0], "nodes: 1, slots: 0 free of 2");
+}
+
 }  // namespace
 }  // namespace psched::launcher

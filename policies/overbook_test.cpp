@@ -130,5 +130,124 @@ TEST_F(OverbookTest, PinnedRanksStayOffASidesteppersSlots) {
   EXPECT_NE(reject->reason.find("sidestepping"), std::string::npos) << reject->reason;
 }
 
+// Nodes of 2 PUs (1 package x 2 cores): the laptop or small allocation where users reach
+// for mpirun --oversubscribe.
+sched::Snapshot SmallNodes(int nodes) {
+  sched::Snapshot s;
+  for (int i = 0; i < nodes; ++i) {
+    s.nodes.push_back(
+        sched::Node::Make(i, "node" + std::to_string(i), sched::NodeTopology::Uniform(1, 2, 1)));
+  }
+  return s;
+}
+
+std::vector<int> PusOfRanks(const sched::Session& session, sched::NodeId node) {
+  std::vector<int> pus;
+  for (const sched::RankSlots& r : session.placement.ranks)
+    if (r.node == node) pus.insert(pus.end(), r.pus.begin(), r.pus.end());
+  return pus;
+}
+
+// `psched-exec -n 5 --policy overbook` on 2 slots was refused ("the allocation has 2
+// slots in all"); mpirun --oversubscribe runs it, its ranks round-robin over the slots.
+TEST_F(OverbookTest, ASessionWiderThanTheAllocationSharesEverySlotRoundRobin) {
+  s_ = SmallNodes(1);
+  sched::Plan plan = Arrive(s_, pinned_, Request(1, 5), *compact_);
+  ASSERT_EQ(plan.actions.size(), 1u);
+  const auto* spawn = std::get_if<sched::SpawnAction>(&plan.actions[0]);
+  ASSERT_NE(spawn, nullptr) << "refused";
+  EXPECT_TRUE(spawn->overbooked);
+  EXPECT_FALSE(spawn->floating);
+  EXPECT_EQ(s_.Find(1)->state, SessionState::kOverbooked);
+  EXPECT_EQ(PusOfRanks(*s_.Find(1), 0), (std::vector<int>{0, 1, 0, 1, 0}));
+  EXPECT_EQ(s_.nodes[0].uses, (std::vector<int>{3, 2}));
+  EXPECT_EQ(CheckUses(s_), "");
+  End(s_, pinned_, 1, *compact_);
+  EXPECT_EQ(s_.FreePus(), 2);
+}
+
+// 2 x slots + 1 ranks over two nodes: evenly over the nodes (5 and 4), as mpirun
+// --oversubscribe spreads what is beyond the slots, ranks in node order.
+TEST_F(OverbookTest, BeyondTheAllocationRanksSpreadEvenlyOverTheNodes) {
+  s_ = SmallNodes(2);
+  Arrive(s_, pinned_, Request(1, 9), *compact_);
+  const sched::Session& one = *s_.Find(1);
+  ASSERT_EQ(one.state, SessionState::kOverbooked);
+  EXPECT_EQ(s_.nodes[0].uses, (std::vector<int>{3, 2}));
+  EXPECT_EQ(s_.nodes[1].uses, (std::vector<int>{2, 2}));
+  for (int r = 0; r < 9; ++r) {
+    EXPECT_EQ(one.placement.ranks[r].rank, r);
+    EXPECT_EQ(one.placement.ranks[r].node, r < 5 ? 0 : 1) << r;
+  }
+  // Beside a running session, the least-used slots take more of the new ranks.
+  s_ = SmallNodes(2);
+  Arrive(s_, pinned_, Request(1, 2), *compact_);  // node 0's two slots
+  Arrive(s_, pinned_, Request(2, 9), *compact_);
+  EXPECT_EQ(s_.nodes[0].uses, (std::vector<int>{3, 3}));
+  EXPECT_EQ(s_.nodes[1].uses, (std::vector<int>{3, 2}));
+  EXPECT_EQ(CheckUses(s_), "");
+}
+
+TEST_F(OverbookTest, BeyondTheAllocationFloatModePinsNothing) {
+  s_ = SmallNodes(1);
+  sched::Plan plan = Arrive(s_, float_, Request(1, 3), *compact_);
+  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
+  EXPECT_TRUE(spawn.floating);
+  EXPECT_TRUE(spawn.overbooked);
+}
+
+TEST_F(OverbookTest, BeyondTheAllocationKeepsThreadsAndPerNodeLimits) {
+  s_ = SmallNodes(2);
+  Arrive(s_, pinned_, Request(1, 3, 2), *compact_);  // 6 slots of 4: 2 + 1 ranks
+  EXPECT_EQ(s_.nodes[0].uses, (std::vector<int>{2, 2}));
+  EXPECT_EQ(s_.nodes[1].uses, (std::vector<int>{1, 1}));
+  s_ = SmallNodes(2);
+  sched::SessionRequest one_node = Request(2, 3);
+  one_node.nodes = 1;
+  Arrive(s_, pinned_, one_node, *compact_);
+  EXPECT_EQ(s_.Find(2)->placement.Nodes(), (std::vector<sched::NodeId>{0}));
+  sched::SessionRequest capped = Request(3, 5);
+  capped.ppn = 2;  // 2 nodes x 2 ranks < 5
+  sched::Plan plan = Arrive(s_, pinned_, capped, *compact_);
+  const auto* reject = std::get_if<sched::RejectAction>(&plan.actions[0]);
+  ASSERT_NE(reject, nullptr);
+  EXPECT_NE(reject->reason.find("nor can its ranks share slots as asked"), std::string::npos)
+      << reject->reason;
+}
+
+// The admin's max_overbook_factor: how many times its slots a session may need; 1
+// forbids sessions wider than the allocation.
+TEST_F(OverbookTest, TheAdminCapsHowFarBeyondTheAllocation) {
+  s_ = SmallNodes(1);
+  PolicyOptions options{OverbookMode::kPinned, false, 0};
+  options.max_overbook_factor = 2;
+  OverbookPolicy capped(options);
+  EXPECT_TRUE(std::holds_alternative<sched::SpawnAction>(
+      Arrive(s_, capped, Request(1, 4), *compact_).actions[0]));
+  sched::Plan plan = Arrive(s_, capped, Request(2, 5), *compact_);
+  const auto* reject = std::get_if<sched::RejectAction>(&plan.actions[0]);
+  ASSERT_NE(reject, nullptr);
+  EXPECT_EQ(reject->reason,
+            "overbook: session needs 5 slots (5 ranks x 1 threads), the allocation has 2, and "
+            "the admin allows at most 2 times that (max_overbook_factor in the config)");
+  options.max_overbook_factor = 1;
+  plan = Arrive(s_, OverbookPolicy(options), Request(3, 3), *compact_);
+  EXPECT_TRUE(std::holds_alternative<sched::RejectAction>(plan.actions[0]));
+}
+
+// Wait, surpass and sidestep keep refusing what does not fit, and name the way out.
+TEST_F(OverbookTest, OtherPoliciesRefuseASessionWiderThanTheAllocationSuggestingOverbook) {
+  for (const char* name : {"wait", "surpass", "sidestep"}) {
+    s_ = SmallNodes(1);
+    sched::Plan plan = Arrive(s_, **MakePolicy(name), Request(1, 4), *compact_);
+    const auto* reject = std::get_if<sched::RejectAction>(&plan.actions[0]);
+    ASSERT_NE(reject, nullptr) << name;
+    EXPECT_NE(reject->reason.find("the allocation has 2 slots on 1 nodes; --policy overbook runs "
+                                  "it anyway on shared slots, as mpirun --oversubscribe"),
+              std::string::npos)
+        << name << ": " << reject->reason;
+  }
+}
+
 }  // namespace
 }  // namespace psched::policies

@@ -20,10 +20,18 @@ namespace psched::policies {
 
 enum class OverbookMode { kPinned, kFloat };
 
+// Overbooking goes up to this many uses per slot (64, as many as any overbooked
+// placement may stack): the default and the largest max_overbook_factor.
+inline constexpr int kMaxOverbookLevel = 64;
+inline constexpr double kDefaultMaxOverbookFactor = kMaxOverbookLevel;
+
 struct PolicyOptions {
   OverbookMode overbook_mode = OverbookMode::kPinned;
   bool backfill = false;       // wait: a later, smaller session may start if it fits now
   double surpass_grace_s = 0;  // surpass: SIGTSTP first, SIGSTOP after this grace
+  // overbook: a session wider than the allocation may need up to this many times its
+  // slots (its ranks then share every slot, as mpirun --oversubscribe); 1 forbids it.
+  double max_overbook_factor = kDefaultMaxOverbookFactor;
 };
 
 class Policy {

@@ -7,17 +7,6 @@
 
 namespace psched::policies {
 
-const std::vector<std::string>& PolicyNames() {
-  static const std::vector<std::string> names = {"wait", "surpass", "overbook", "sidestep"};
-  return names;
-}
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 Result<std::unique_ptr<Policy>> MakePolicy(std::string_view name, const PolicyOptions& options) {
   if (name == "wait") return std::make_unique<WaitPolicy>(options);
   if (name == "surpass") return std::make_unique<SurpassPolicy>(options);

@@ -77,7 +77,7 @@ Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
 }
 
 std::optional<std::string> NeverFits(const Snapshot& snapshot, const SessionRequest& request,
-                                     const Allocator& allocator) {
+                                     const Allocator& allocator, bool suggest_overbook) {
   Snapshot empty;
   empty.nodes = snapshot.nodes;
   for (Node& n : empty.nodes) {
@@ -95,6 +95,10 @@ std::optional<std::string> NeverFits(const Snapshot& snapshot, const SessionRequ
     why += ", " + std::to_string(request.gpus_per_node) + " GPUs per node";
   why += "; the allocation has " + std::to_string(snapshot.TotalPus()) + " slots on " +
          std::to_string(snapshot.nodes.size()) + " nodes";
+  // What users of mpirun --oversubscribe reach for (the overbook policy's own refusals
+  // say why it cannot either).
+  if (suggest_overbook && request.SlotsNeeded() > snapshot.TotalPus())
+    why += "; --policy overbook runs it anyway on shared slots, as mpirun --oversubscribe";
   return why;
 }
 

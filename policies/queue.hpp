@@ -34,9 +34,11 @@ sched::Snapshot ReservedView(const sched::Snapshot& snapshot,
                              sched::SessionId except_displacer = sched::kNoSession);
 
 // Why `request` can never run in this allocation, even if it were empty; nullopt if it can.
+// With `suggest_overbook`, a session wider than the allocation is told of --policy overbook.
 std::optional<std::string> NeverFits(const sched::Snapshot& snapshot,
                                      const sched::SessionRequest& request,
-                                     const sched::Allocator& allocator);
+                                     const sched::Allocator& allocator,
+                                     bool suggest_overbook = true);
 
 // "waits for 32 slots: 8 free, 2 sessions ahead, policy wait"
 std::string WaitReason(const sched::Snapshot& snapshot, const sched::SessionRequest& request,

@@ -7,12 +7,6 @@
 
 namespace psched::sched {
 
-const std::vector<std::string>& AllocatorNames() {
-  static const std::vector<std::string> names = {"compact", "spread", "netload", "auction",
-                                                 "ipwindow"};
-  return names;
-}
-
 Result<std::unique_ptr<Allocator>> MakeAllocator(std::string_view name,
                                                  const AllocatorConfig& config) {
   if (name == "compact") return std::make_unique<LayoutAllocator>(Layout::kCompact);

@@ -146,7 +146,8 @@ struct Applier {
 
   void operator()(const SpawnAction& a) {
     Session& s = FindOrAdd(snapshot, a.session, request);
-    bool shared = false;
+    // Overbooked beyond the allocation, its ranks share slots among themselves too.
+    bool shared = a.overbooked;
     for (const RankSlots& r : a.placement.ranks) {
       Node* node = FindNode(snapshot.nodes, r.node);
       if (node == nullptr) continue;

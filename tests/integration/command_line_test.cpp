@@ -3,10 +3,13 @@
 // CLI11's 105-109) with one line naming the command and what is wrong.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace psched::testing {
 namespace {
@@ -20,6 +23,69 @@ TEST(CommandLine, HelpExitsZeroWithTheUsage) {
     EXPECT_EQ(r.code, 0) << command << ": " << r.err;
     EXPECT_NE(r.out.find("Usage:"), std::string::npos) << command << ": " << r.out;
   }
+}
+
+// The last line of a --help ran into the next prompt.
+TEST(CommandLine, HelpEndsWithANewline) {
+  for (const char* command : kCommands) {
+    auto r = RunCmd({Bin(command), "--help"});
+    EXPECT_TRUE(r.out.ends_with("\n")) << command << ": " << r.out;
+  }
+}
+
+// What a user who knows mpiexec and srun needs from psched-exec --help alone: the
+// COMMAND it takes, the policies with their meanings and the admin's default, the
+// allocators, where the session runs and what the ranks get.
+TEST(CommandLine, ExecHelpSaysWhatAUserNeeds) {
+  TempDir conf;
+  const std::string toml = conf / "psched.toml";
+  std::ofstream(toml) << "[policy]\ndefault = \"overbook\"\n";
+  auto r = RunCmd({Bin("psched-exec"), "--help"}, {"PSCHED_CONF=" + toml});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: psched-exec [OPTIONS] COMMAND [ARGS...]\n"), std::string::npos)
+      << r.out;
+  for (const char* text : {"  wait      queue until enough slots are free", "  surpass   suspend",
+                           "  overbook  share the least-used slots", "  sidestep  move the ranks",
+                           "Default here: overbook",
+                           "compact, spread, netload, auction, ipwindow; default here: compact",
+                           "$PSCHED_ALLOCATION", "$SLURM_JOB_ID", "started on first use",
+                           "PSCHED_RANK", "PSCHED_LOCAL_RANK", "OMP_NUM_THREADS"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << " in\n" << r.out;
+  // Without a config of the user's, the built-in default (no /etc/psched on test machines).
+  auto plain = RunCmd({Bin("psched-exec"), "--help"}, {"PSCHED_CONF="});
+  EXPECT_NE(plain.out.find("Default here: wait"), std::string::npos) << plain.out;
+}
+
+TEST(CommandLine, AllocAndCtlHelpSayWhatAUserNeeds) {
+  auto alloc = RunCmd({Bin("psched-alloc"), "--help"});
+  EXPECT_NE(alloc.out.find("Usage: psched-alloc [OPTIONS] CMD [ARGS...]\n"), std::string::npos)
+      << alloc.out;
+  for (const char* text : {"PSCHED_ALLOCATION", "  overbook  share",
+                           "Default here:", "compact, spread, netload, auction, ipwindow"})
+    EXPECT_NE(alloc.out.find(text), std::string::npos) << text << " in\n" << alloc.out;
+  auto ctl = RunCmd({Bin("psched-ctl"), "--help"});
+  for (const char* text : {"status", "suspend", "resume", "the first\npsched-exec starts one"})
+    EXPECT_NE(ctl.out.find(text), std::string::npos) << text << " in\n" << ctl.out;
+}
+
+// Before the first psched-exec, psched-ctl printed a bare "connect: No such file or
+// directory" on the socket's path.
+TEST(CommandLine, CtlWithNoDaemonSaysNoneRunsAndWhere) {
+  TempDir xdg;
+  auto r = RunCmd({Bin("psched-ctl"), "status"},
+                  {"XDG_RUNTIME_DIR=" + xdg.path(), "PSCHED_ALLOCATION="});
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(r.err,
+            "psched-ctl: no psched daemon runs for this user on this machine (looked for "
+            "its socket at " +
+                (xdg / "psched/pschedd.sock") + "); the first psched-exec starts one\n");
+  EXPECT_FALSE(std::filesystem::exists(xdg / "psched")) << "psched-ctl started nothing";
+  TempDir gone;
+  auto alloc = RunCmd({Bin("psched-ctl"), "status"}, {"PSCHED_ALLOCATION=" + gone.path()});
+  EXPECT_EQ(alloc.code, 1);
+  EXPECT_NE(alloc.err.find("no psched daemon answers for the psched-alloc allocation"),
+            std::string::npos)
+      << alloc.err;
 }
 
 TEST(CommandLine, AnUnknownOptionExitsTwoNamingTheCommand) {
@@ -40,7 +106,10 @@ TEST(CommandLine, BadValuesExitTwoAndSayWhatIsWrong) {
     std::vector<std::string> argv;
     std::string says;
   } cases[] = {
-      {{"psched-exec", "--np", "abc", "true"}, "--np"},
+      {{"psched-exec", "--np", "abc", "true"}, "-n needs a positive integer, got 'abc'"},
+      {{"psched-exec", "-c", "two", "true"}, "-c needs a positive integer, got 'two'"},
+      {{"psched-exec", "-N", "x", "true"}, "-N needs a positive integer, got 'x'"},
+      {{"psched-exec", "--ppn", "-1", "true"}, "--ppn needs a positive integer, got '-1'"},
       {{"psched-ctl", "kill", "abc"}, "a session id is a positive integer"},
       {{"psched-ctl", "kill", "0"}, "got '0'"},
       {{"psched-ctl", "bogus"}, "unknown command 'bogus'"},

@@ -265,7 +265,9 @@ TEST_F(ExecTest, BadInputIsAClearErrorAndTheDaemonKeepsServing) {
     std::string message;
   } cases[] = {
       {{"--bogus", "true"}, "unknown option '--bogus'"},
-      {{"-n", "0", "true"}, "-n must be at least 1"},
+      {{"-n", "0", "true"}, "-n needs a positive integer, got '0'"},
+      {{"-n", "abc", "true"}, "-n needs a positive integer, got 'abc'"},
+      {{"/tmp"}, "'/tmp' is a directory, not a program"},
       {{"no-such-program-xyz"}, "'no-such-program-xyz' not found"},
       {{"./not/here"}, "not found"},
       {{"-n", "999", "true"}, "the allocation has"},
