@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/timeval.hpp"
@@ -15,6 +16,7 @@ Daemon::Daemon(event_base* base, DaemonOptions options, Secret secret)
 
 Daemon::~Daemon() {
   if (round_ev_) event_free(round_ev_);
+  if (idle_ev_) event_free(idle_ev_);
   monitor_.reset();
   cosched_.reset();
   node_service_.reset();  // kills what still runs
@@ -158,8 +160,37 @@ Result<void> Daemon::StartLeader() {
       },
       [this](Connection& c) { leader_->OnClientClosed(c); });
   if (auto ok = launchers_->Listen(options_.rundir); !ok) return ok;
+  if (options_.idle_exit_s > 0) {
+    idle_ev_ = event_new(
+        base_, -1, EV_PERSIST,
+        [](evutil_socket_t, short, void* arg) { static_cast<Daemon*>(arg)->CheckIdle(); }, this);
+    const timeval look = TimevalFromSeconds(std::min(1.0, options_.idle_exit_s / 4));
+    event_add(idle_ev_, &look);
+  }
   Join();
   return {};
+}
+
+void Daemon::CheckIdle() {
+  const auto now = std::chrono::steady_clock::now();
+  if (!leader_->NoSessions() || launchers_->clients() > 0) {
+    idle_ = false;
+    return;
+  }
+  if (!idle_) {
+    idle_ = true;
+    idle_since_ = now;
+    return;
+  }
+  const double idle_s = std::chrono::duration<double>(now - idle_since_).count();
+  if (idle_s >= options_.idle_exit_s) {
+    char why[160];
+    std::snprintf(why, sizeof why,
+                  "no session and no client for %.0f s (daemon.embedded_idle_exit_s); the next "
+                  "psched-exec starts another",
+                  options_.idle_exit_s);
+    Stop(why);
+  }
 }
 
 void Daemon::Join() {

@@ -5,6 +5,7 @@
 
 #include <event2/event.h>
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -43,6 +44,10 @@ struct DaemonOptions {
   // The allocation is Slurm's (the Slurm launcher starts pschedd with --slurm): hostnames
   // are Slurm node names, and ranks get srun's per-task variables (node/slurm_task_env.hpp).
   bool slurm = false;
+  // The leader exits after this many seconds with no session and no client connected
+  // (0: never): the daemon psched-exec starts on first use (pschedd --exit-when-idle),
+  // which nobody would otherwise stop.
+  double idle_exit_s = 0;
   // The admin's configuration (pschedd loads it at start: config/load.hpp).
   config::Config config = config::DefaultConfig();
   // Called once: with the TCP port as soon as it listens, then with "ready" when the
@@ -103,6 +108,12 @@ class Daemon final : public TreeServices {
   std::unique_ptr<monitor::Monitor> monitor_;
   bool monitor_started_ = false;
   event* round_ev_ = nullptr;  // the leader's periodic scheduling round
+  // --exit-when-idle: looks once a second (or more often for short idle times) whether
+  // the leader is idle; `idle_since_` is when it last became so (< 0: busy).
+  void CheckIdle();
+  event* idle_ev_ = nullptr;
+  std::chrono::steady_clock::time_point idle_since_{};
+  bool idle_ = false;
   std::unique_ptr<CoschedNode> cosched_;
   std::unique_ptr<LeaderService> leader_;
   std::unique_ptr<LauncherService> launchers_;

@@ -49,7 +49,7 @@ void Report(int fd, const std::string& line) {
 }
 
 void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& secret_file,
-                int& ready_fd) {
+                int& ready_fd, bool& exit_when_idle) {
   app.add_option("--node", opt.node, "this node's index in the allocation (0 = leader)");
   app.add_option("--nodes", opt.nodes, "number of nodes in the allocation")
       ->check(psched::Positive());
@@ -76,6 +76,9 @@ void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& 
   app.add_option("--probe-peers", opt.monitor.peers_per_round, "peers probed per round");
   app.add_option("--probe-bytes", opt.monitor.probe_bytes, "bytes of a bandwidth probe");
   app.add_option("--ready-fd", ready_fd, "fd to report 'port N' and 'ready' on");
+  app.add_flag("--exit-when-idle", exit_when_idle,
+               "exit after the config's daemon.embedded_idle_exit_s with no session and no "
+               "client (the daemon psched-exec starts on first use)");
 }
 
 // The PMIx server host comes first: the daemon runs on PMIx's own event base (see
@@ -170,7 +173,8 @@ int RunCommand(int argc, char** argv) {
   psched::daemon::DaemonOptions opt;
   std::string secret_file;
   int ready_fd = -1;
-  AddOptions(app, opt, secret_file, ready_fd);
+  bool exit_when_idle = false;
+  AddOptions(app, opt, secret_file, ready_fd, exit_when_idle);
   if (auto code = psched::ParseCommandLine(app, "pschedd", argc, argv)) return *code;
 
   if (auto ok = psched::daemon::monitor::Validate(opt.monitor); !ok) {
@@ -186,6 +190,7 @@ int RunCommand(int argc, char** argv) {
     return 1;
   }
   opt.config = std::move(*config);
+  if (exit_when_idle) opt.idle_exit_s = opt.config.embedded_idle_exit_s;
   auto secret = LoadSecret(secret_file, opt.nodes);
   if (!secret) {
     std::fprintf(stderr, "pschedd: %s\n", secret.error().ToString().c_str());

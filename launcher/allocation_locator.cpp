@@ -60,8 +60,9 @@ Result<void> StartEmbedded(const std::string& rundir) {
     // waits on for EOF, say), nor its own spares.
     close_range(4, ~0U, 0);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGTSTP, SIGPIPE}) signal(sig, SIG_DFL);
+    // Nobody is told it runs: it ends itself once idle (config daemon.embedded_idle_exit_s).
     execl(pschedd.c_str(), "pschedd", "--rundir", rundir.c_str(), "--ready-fd", "3",
-          static_cast<char*>(nullptr));
+          "--exit-when-idle", static_cast<char*>(nullptr));
     _exit(127);
   }
   close(ready[1]);
@@ -126,6 +127,7 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
   if (!fd) {
     auto started = StartEmbedded(rundir);
     fd = started ? ConnectUnix(where->path) : Result<int>(Fail(started.error()));
+    where->started = started.has_value();
   }
   close(lock);
   return fd;

@@ -17,7 +17,8 @@ using psched::ConnectUnix;  // callers and tests say launcher::ConnectUnix
 
 struct AllocationSocket {
   std::string path;
-  std::string kind;  // "psched-alloc", "embedded"
+  std::string kind;      // "psched-alloc", "slurm", "embedded"
+  bool started = false;  // the embedded daemon was started for this call
 };
 
 // The run directory of the embedded daemon for this user.

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/guarded_main.hpp"
+#include "config/load.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/exec_options.hpp"
 #include "launcher/exec_session.hpp"
@@ -57,6 +58,19 @@ int RunCommand(int argc, char** argv) {
   if (!fd) {
     std::fprintf(stderr, "psched-exec: %s\n", fd.error().ToString().c_str());
     return 1;
+  }
+  if (o.verbose && where.started) {
+    // Nobody else says that a daemon now runs for this user, nor that it ends itself.
+    auto config = psched::config::LoadConfig(psched::config::ConfigPathsFromEnvironment());
+    const double idle_s = config ? config->embedded_idle_exit_s : 0;
+    std::fprintf(stderr,
+                 "psched-exec: started a psched daemon for this user on this machine at %s; "
+                 "%s (psched-ctl shutdown stops it)\n",
+                 where.path.c_str(),
+                 idle_s > 0 ? ("it exits after " + std::to_string(static_cast<long>(idle_s)) +
+                               " s without sessions (daemon.embedded_idle_exit_s)")
+                                  .c_str()
+                            : "it runs until stopped");
   }
   if (o.verbose) {
     std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),

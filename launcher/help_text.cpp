@@ -71,7 +71,9 @@ std::string AllocationHelp() {
          "  2. the Slurm job of $SLURM_JOB_ID (salloc, sbatch): psched daemons start on its\n"
          "     nodes with srun on first use and serve every psched-exec of the job;\n"
          "  3. else this machine alone: a daemon started on first use (psched-exec -v says\n"
-         "     so), its socket in $XDG_RUNTIME_DIR/psched or /tmp/psched-UID.\n"
+         "     so) that exits when idle (after 10 minutes unless the config's\n"
+         "     daemon.embedded_idle_exit_s says otherwise), its socket in\n"
+         "     $XDG_RUNTIME_DIR/psched or /tmp/psched-UID.\n"
          "Every rank gets PSCHED_RANK, PSCHED_SIZE, PSCHED_LOCAL_RANK, PSCHED_LOCAL_SIZE,\n"
          "PSCHED_NODE, PSCHED_SESSION and OMP_NUM_THREADS (-c), with the PMIx variables MPI\n"
          "libraries need; see and steer sessions with psched-ctl.\n";

@@ -22,7 +22,9 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
   // (-n 65536 -c 65536) into a small or negative need.
   const int64_t need = int64_t{request.ranks} * request.threads_per_rank;
   int total = snapshot.TotalPus();
-  if (need > total) {
+  // A policy says itself why a session wider than the allocation cannot run (overbook
+  // runs it on shared slots, as mpirun --oversubscribe, where the admin allows).
+  if (need > total && (policy == nullptr || need > int64_t{INT32_MAX})) {
     return reject("session needs " + std::to_string(need) + " slots (" +
                   std::to_string(request.ranks) + " ranks x " +
                   std::to_string(request.threads_per_rank) + " threads) but the allocation has " +

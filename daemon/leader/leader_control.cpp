@@ -229,8 +229,11 @@ proto::Json LeaderService::Status() const {
                         {"start", epoch_now - (now - s.start)},
                         {"elapsed_s", now - s.start}});
     // The priority module's value orders the queue (squeue's PRIORITY): queued only.
-    if (model != nullptr && !s.failed && model->state == sched::SessionState::kQueued)
+    if (model != nullptr && !s.failed && model->state == sched::SessionState::kQueued) {
       sessions.back()["priority"] = model->request.priority;
+      // As the policy said when it queued the session (psched-ctl top's queue).
+      sessions.back()["wait_reason"] = s.wait_reason;
+    }
   }
   proto::Json status = {{"nodes", nodes},
                         {"sessions", sessions},

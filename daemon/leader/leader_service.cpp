@@ -309,6 +309,7 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
     } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
       LiveSession* s = Find(wait->session);
       if (s == nullptr) continue;
+      s->wait_reason = wait->reason;
       if (s->parent != 0) NoteToParent(*s, "queued: " + wait->reason);
       if (auto c = s->launcher.lock()) {
         c->Send(proto::MsgType::kSessionAck,

@@ -53,6 +53,9 @@ class LeaderService {
   // The periodic scheduling round (config round_interval_s, on the daemon's timer):
   // waiting sessions that now fit start, the window allocators decide over them.
   void ScheduleRound();
+  // No session at all (running, suspended, queued or ending): the embedded daemon's
+  // idle exit counts from here.
+  bool NoSessions() const { return sessions_.empty(); }
   proto::Json Status() const;
   // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
   void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
@@ -100,6 +103,7 @@ class LeaderService {
     // Ctrl-Z, psched-ctl suspend or PMIx pause: its ranks stay stopped until the user
     // resumes it. It keeps its slots meanwhile (its uses stay counted in the snapshot).
     bool stopped_by_user = false;
+    std::string wait_reason;  // while queued: the policy's why, shown by psched-ctl status
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);

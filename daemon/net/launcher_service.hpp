@@ -30,6 +30,8 @@ class LauncherService {
   // Creates (or checks) the 0700 run directory and listens on its socket.
   Result<void> Listen(const std::string& rundir);
   static std::string SocketPath(const std::string& rundir) { return LauncherSocketPath(rundir); }
+  // Launchers and psched-ctl connected now.
+  size_t clients() const { return clients_.size(); }
 
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);

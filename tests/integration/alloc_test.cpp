@@ -118,6 +118,47 @@ TEST(Alloc, OneMegabytePerRankAcrossNodesNothingLost) {
   for (int rank = 0; rank < 8; ++rank) EXPECT_EQ(next[rank], kLines) << "rank " << rank;
 }
 
+// 2 x slots + 1 ranks with --policy overbook over emulated nodes of 2 slots, as mpirun
+// --oversubscribe runs them: 5 ranks on node 0 and 4 on node 1, each pinned to one slot,
+// every slot taken twice or three times. Refused before ("the allocation has 4 slots").
+// With max_overbook_factor = 2 the admin forbids it, and wait still refuses, naming overbook.
+TEST(Alloc, OverbookRunsASessionWiderThanTheAllocationSpreadOverTheNodes) {
+  EmulatedAlloc alloc(2, "core:2");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  auto r = RunCmd({Bin("psched-exec"), "-n", "9", "--policy", "overbook", "sh", "-c",
+                   "echo $PSCHED_NODE $(grep Cpus_allowed_list /proc/self/status | cut -f2)"},
+                  alloc.Env());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::map<std::string, int> per_slot;  // "node pu" -> ranks
+  std::map<std::string, int> per_node;
+  for (const std::string& line : Lines(r.out)) {
+    ++per_slot[line];
+    ++per_node[line.substr(0, line.find(' '))];
+  }
+  EXPECT_EQ(per_node, (std::map<std::string, int>{{"0", 5}, {"1", 4}})) << r.out;
+  ASSERT_EQ(per_slot.size(), 4u) << "one PU each, four slots:\n" << r.out;
+  for (const auto& [slot, ranks] : per_slot) {
+    EXPECT_GE(ranks, 2) << slot;
+    EXPECT_LE(ranks, 3) << slot;
+  }
+  auto wait = RunCmd({Bin("psched-exec"), "-n", "9", "true"}, alloc.Env());
+  EXPECT_NE(wait.code, 0);
+  EXPECT_NE(wait.err.find("--policy overbook runs it anyway"), std::string::npos) << wait.err;
+  EXPECT_EQ(alloc.Stop(), 0);
+
+  EmulatedAlloc capped(2, "core:2", 8, "[policy]\nmax_overbook_factor = 2\n");
+  ASSERT_TRUE(capped.ok()) << capped.Diagnosis();
+  auto refused =
+      RunCmd({Bin("psched-exec"), "-n", "9", "--policy", "overbook", "true"}, capped.Env());
+  EXPECT_NE(refused.code, 0);
+  EXPECT_NE(refused.err.find("the admin allows at most 2 times that (max_overbook_factor"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(
+      RunCmd({Bin("psched-exec"), "-n", "8", "--policy", "overbook", "true"}, capped.Env()).code,
+      0);
+}
+
 // A launcher whose stdout nobody reads (piped into a pager, a stopped reader) must not
 // make the leader keep its ranks' output: the nodes stop reading the session's pipes and
 // the ranks block in write, as on a full terminal. Two `yes` ranks on two nodes, the

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -281,6 +282,67 @@ TEST_F(ExecTest, BadInputIsAClearErrorAndTheDaemonKeepsServing) {
     EXPECT_NE(r.err.find(c.message), std::string::npos) << "stderr: " << r.err;
   }
   EXPECT_EQ(Exec({"true"}).code, 0);
+}
+
+// On the embedded daemon (this machine's slots): 2 x slots + 1 ranks with --policy
+// overbook run, every rank pinned to one slot, the slots shared as evenly as they can be,
+// and psched-ctl status shows the over-use while they run. Refused before.
+TEST_F(ExecTest, OverbookRunsTwiceTheSlotsPlusOneRanks) {
+  auto status = RunCmd({Bin("psched-ctl"), "status", "--json"}, daemon_.Env());
+  if (status.code != 0) ASSERT_EQ(Exec({"true"}).code, 0);  // starts the daemon
+  status = RunCmd({Bin("psched-ctl"), "status", "--json"}, daemon_.Env());
+  ASSERT_EQ(status.code, 0) << status.err;
+  const int slots = nlohmann::json::parse(status.out).value("total", 0);
+  ASSERT_GT(slots, 0);
+  const int ranks = 2 * slots + 1;
+  Proc session({Bin("psched-exec"), "-n", std::to_string(ranks), "--policy", "overbook", "sh", "-c",
+                "grep Cpus_allowed_list /proc/self/status | cut -f2; exec sleep 3"},
+               daemon_.Env());
+  EXPECT_TRUE(Eventually([&] {
+    auto s = RunCmd({Bin("psched-ctl"), "status"}, daemon_.Env());
+    return s.out.find("; overbooked: " + std::to_string(slots) + " of " + std::to_string(slots) +
+                      " slots shared by " + std::to_string(ranks)) != std::string::npos;
+  })) << RunCmd({Bin("psched-ctl"), "status"}, daemon_.Env()).out;
+  ASSERT_EQ(session.Wait(), 0) << session.err();
+  std::map<std::string, int> per_pu;
+  for (const std::string& pu : Lines(session.out())) ++per_pu[pu];
+  ASSERT_EQ(static_cast<int>(per_pu.size()), slots) << session.out();
+  for (const auto& [pu, n] : per_pu) {
+    EXPECT_EQ(pu.find_first_of(",-"), std::string::npos) << "pinned to one PU: " << pu;
+    EXPECT_GE(n, 2) << pu;
+    EXPECT_LE(n, 3) << pu;
+  }
+}
+
+// The embedded daemon psched-exec starts ends itself once idle (here after 1 s, from
+// the config), never while a session runs; -v says that one was started, and the next
+// psched-exec starts another. Before, it stayed until psched-ctl shutdown.
+TEST(EmbeddedDaemonIdle, ExitsAfterTheConfiguredIdleTimeAndTheNextLaunchStartsAnother) {
+  TempDir xdg("psched-idle");
+  const std::string conf = xdg / "psched.toml";
+  std::ofstream(conf) << "[daemon]\nembedded_idle_exit_s = 1\n";
+  const std::vector<std::string> env = {"XDG_RUNTIME_DIR=" + xdg.path(), "PSCHED_CONF=" + conf};
+  auto first = RunCmd({Bin("psched-exec"), "-v", "sh", "-c", "sleep 2.5; echo done"}, env);
+  ASSERT_EQ(first.code, 0) << "the daemon must not leave a running session: " << first.err;
+  EXPECT_EQ(first.out, "done\n");
+  EXPECT_NE(
+      first.err.find("psched-exec: started a psched daemon for this user on this machine at " +
+                     (xdg / "psched/pschedd.sock") + "; it exits after 1 s without sessions"),
+      std::string::npos)
+      << first.err;
+  auto daemons = FindProcesses({"pschedd", "--rundir " + (xdg / "psched")});
+  ASSERT_EQ(daemons.size(), 1u);
+  EXPECT_TRUE(Eventually([&] { return ProcessGone(daemons.front()); }, 15))
+      << "still running after its idle time";
+  auto ctl = RunCmd({Bin("psched-ctl"), "status"}, env);
+  EXPECT_EQ(ctl.code, 1);
+  EXPECT_NE(ctl.err.find("no psched daemon runs"), std::string::npos) << ctl.err;
+  auto second = RunCmd({Bin("psched-exec"), "-v", "true"}, env);
+  EXPECT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("started a psched daemon"), std::string::npos) << second.err;
+  auto reused = RunCmd({Bin("psched-exec"), "-v", "true"}, env);
+  EXPECT_EQ(reused.err.find("started a psched daemon"), std::string::npos) << reused.err;
+  RunCmd({Bin("psched-ctl"), "shutdown"}, env);
 }
 
 // The program is found on the ranks' PATH, not on the daemon's: the daemon was started
