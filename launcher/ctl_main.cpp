@@ -1,5 +1,5 @@
 // psched-ctl: inspect and steer the allocation's sessions.
-//   status [--json] | kill SESSION | suspend SESSION | resume SESSION | shutdown
+//   status [--json] | top | kill SESSION | suspend SESSION | resume SESSION | shutdown
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +10,7 @@
 #include "common/guarded_main.hpp"
 #include "launcher/allocation_locator.hpp"
 #include "launcher/ctl_client.hpp"
+#include "launcher/ctl_top.hpp"
 #include "launcher/status_format.hpp"
 
 namespace {
@@ -44,15 +45,21 @@ int RunCommand(int argc, char** argv) {
   for (auto* sub : {kill, suspend, resume})
     sub->add_option("SESSION", session, "session id (see status)")->required()->check(session_id);
   auto* shutdown = app.add_subcommand("shutdown", "kill every session and stop the daemons");
+  double refresh_s = 1;
+  auto* top = app.add_subcommand(
+      "top", "a live view of nodes, sessions and the queue; keys suspend, resume and kill");
+  top->add_option("-d,--delay", refresh_s, "seconds between refreshes (default 1)")
+      ->check(psched::NumberAtLeast(0.1, true));
   // CLI11 says only "A subcommand is required" for a misspelt one.
   const bool known =
       argc > 1 &&
       !app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == argv[1]; }).empty();
   if (argc > 1 && argv[1][0] != '-' && !known) {
     return UsageError("psched-ctl", std::string("unknown command '") + argv[1] +
-                                        "' (valid: status, kill, suspend, resume, shutdown)");
+                                        "' (valid: status, top, kill, suspend, resume, shutdown)");
   }
   if (auto code = psched::ParseCommandLine(app, "psched-ctl", argc, argv)) return *code;
+  if (top->parsed()) return launcher::RunTop(refresh_s);
 
   launcher::AllocationSocket where;
   auto fd = launcher::ConnectToAllocation(/*start_embedded=*/false, &where);
