@@ -13,7 +13,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libboost-math-dev
   slurm-wlm slurm-client munge
   iproute2 iputils-ping stress-ng procps psmisc
-  libncurses-dev tmux
+  libncurses-dev tmux help2man man-db
   clang-format clang-tidy-16
   librsvg2-bin
 )
