@@ -126,9 +126,10 @@ TEST(CommandLine, BadValuesExitTwoAndSayWhatIsWrong) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
     EXPECT_LT(r.err.size(), 300u) << "one short message: " << r.err;
   }
-  // A run that could not be done (not a usage error) is 1.
+  // A trace that cannot be read is bad input like every other (issue #22: every input
+  // error exits 2).
   auto missing = RunCmd({Bin("psched-sim"), "--swf", "/nonexistent/x.swf.gz", "--quiet"});
-  EXPECT_EQ(missing.code, 1) << missing.err;
+  EXPECT_EQ(missing.code, 2) << missing.err;
 }
 
 }  // namespace
