@@ -448,13 +448,17 @@ TEST(PmixDaemon, SpawnAcrossFourNodes) {
   EXPECT_EQ(Count(o.out, "of 3: got"), 3) << o.out;
 }
 
-// More children than the allocation has slots: every policy refuses, the parent's
-// spawn fails with an MPI error and its launcher says why.
+// More children than the allocation has slots: every policy but overbook refuses, the
+// parent's spawn fails with an MPI error and its launcher says why and what runs it.
 TEST(PmixDaemon, SpawnLargerThanAllocationFailsBackToParent) {
   auto o = InAllocation(kOneNode, "psched-exec -n 1 mpi_spawn_exchange 8");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
-  EXPECT_NE(o.err.find("refused: session needs 8 slots"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("refused: cannot run in this allocation even when it is empty: needs 8 "
+                       "ranks x 1 threads = 8 slots"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("--policy overbook runs it anyway"), std::string::npos) << o.err;
 }
 
 // Children that could only fit once their own parent has ended would wait forever
