@@ -105,7 +105,10 @@ TEST(DjsbPolicies, SurpassStopsTheSimulationWhileTheAnalysisRuns) {
 TEST(DjsbPolicies, WaitMakesTheAnalysisWaitForTheSimulation) {
   if (!RequireTools()) return;
   TempDir dir("djsb-wait");
-  auto j = RunPolicy("wait", dir.path());
+  // As for surpass: submitted once the simulation reported a tenth of 48 iterations, so it
+  // arrives while the simulation computes even on an idle machine where an iteration takes
+  // a few milliseconds (16 iterations at 0.3 let the simulation end first there).
+  auto j = RunPolicy("wait", dir.path(), 48, 0.1);
   const nlohmann::json* sim = FindSession(j, "sim");
   const nlohmann::json* ana = FindSession(j, "ana0");
   ASSERT_NE(sim, nullptr) << j.dump(2);
