@@ -4,10 +4,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <variant>
 
+#include "common/json_object_reader.hpp"
 #include "policies/policy_registry.hpp"
 #include "policies/queue.hpp"
 #include "scheduler/allocator_registry.hpp"
@@ -93,152 +93,114 @@ void PrintPlan(std::ostringstream& out, const sched::Plan& plan, const sched::Sn
   out << FormatUses(after) << "\n" << FormatSessions(after) << "\n";
 }
 
-// A field of an event or the script: its type checked, its path in the error.
-class Reader {
- public:
-  Reader(std::string_view source) : source_(source) {}
-
-  Result<int> Int(const Json& object, const std::string& path, const std::string& key, int min,
-                  int max, std::optional<int> fallback = std::nullopt) const {
-    auto it = object.find(key);
-    if (it == object.end()) {
-      if (fallback) return *fallback;
-      return Bad(path + "." + key, "missing (required)");
-    }
-    if (!it->is_number_integer() || *it < min || *it > max) {
-      return Bad(path + "." + key, "expected an integer in [" + std::to_string(min) + ", " +
-                                       std::to_string(max) + "], got " + it->dump());
-    }
-    return it->get<int>();
-  }
-
-  Result<std::string> String(const Json& object, const std::string& path, const std::string& key,
-                             const std::string& fallback) const {
-    auto it = object.find(key);
-    if (it == object.end()) return fallback;
-    if (!it->is_string()) return Bad(path + "." + key, "expected a string, got " + it->dump());
-    return it->get<std::string>();
-  }
-
-  Result<bool> Bool(const Json& object, const std::string& path, const std::string& key) const {
-    auto it = object.find(key);
-    if (it == object.end()) return false;
-    if (!it->is_boolean())
-      return Bad(path + "." + key, "expected true or false, got " + it->dump());
-    return it->get<bool>();
-  }
-
-  std::unexpected<psched::Error> Bad(const std::string& path, const std::string& what) const {
-    return Fail(ErrorCode::kInvalidArgument, std::string(source_) + ": " + path + ": " + what);
-  }
-
- private:
-  std::string_view source_;
-};
-
-Result<void> CheckKeys(const Json& object, const std::string& path,
-                       const std::set<std::string>& known, const Reader& reader) {
-  if (!object.is_object()) return reader.Bad(path, "expected an object, got " + object.dump());
-  for (const auto& [key, value] : object.items()) {
-    if (!known.contains(key)) return reader.Bad(path + "." + key, "unknown key");
-  }
-  return {};
-}
-
 }  // namespace
 
-Result<std::string> ReplayScript(std::string_view text, std::string_view source) {
-  Reader reader(source);
-  Json script = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (script.is_discarded()) return reader.Bad("(top)", "not valid JSON");
-  if (auto ok = CheckKeys(script, "(top)",
-                          {"nodes", "cores", "allocator", "overbook_mode", "events"}, reader);
-      !ok)
-    return Fail(ok.error());
-  auto nodes = reader.Int(script, "(top)", "nodes", 1, 4096);
-  if (!nodes) return Fail(nodes.error());
-  auto cores = reader.Int(script, "(top)", "cores", 1, 4096);
-  if (!cores) return Fail(cores.error());
-  auto allocator_name = reader.String(script, "(top)", "allocator", "compact");
-  if (!allocator_name) return Fail(allocator_name.error());
-  auto mode = reader.String(script, "(top)", "overbook_mode", "pinned");
-  if (!mode) return Fail(mode.error());
-  if (*mode != "pinned" && *mode != "float")
-    return reader.Bad("(top).overbook_mode", "expected pinned or float, got '" + *mode + "'");
-  auto allocator = sched::MakeAllocator(*allocator_name);
-  if (!allocator) return reader.Bad("(top).allocator", allocator.error().message());
-  PolicyOptions options;
-  options.overbook_mode = *mode == "float" ? OverbookMode::kFloat : OverbookMode::kPinned;
+namespace {
 
-  auto events = script.find("events");
-  if (events == script.end() || !events->is_array() || events->empty())
-    return reader.Bad("(top).events", "expected a non-empty list of events");
+// `var` names a declaration, it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define PSCHED_TRY(var, expr)                 \
+  auto var##_r = (expr);                      \
+  if (!var##_r) return Fail(var##_r.error()); \
+  auto var = *var##_r
+// NOLINTEND(bugprone-macro-parentheses)
+
+Result<std::string> Replay(std::string_view text) {
+  Json script = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (script.is_discarded())
+    return Fail(ErrorCode::kInvalidArgument, "(top level): not valid JSON");
+  ObjectReader top(script, "");
+  if (auto ok = top.CheckObject(); !ok) return Fail(ok.error());
+  if (auto ok = top.OnlyKeys({"nodes", "cores", "allocator", "overbook_mode", "events"}); !ok)
+    return Fail(ok.error());
+  PSCHED_TRY(nodes, top.Int("nodes", 1, 4096, std::nullopt));
+  PSCHED_TRY(cores, top.Int("cores", 1, 4096, std::nullopt));
+  PSCHED_TRY(allocator_name, top.String("allocator", "compact"));
+  PSCHED_TRY(mode, top.String("overbook_mode", "pinned"));
+  if (mode != "pinned" && mode != "float") {
+    return Fail(ErrorCode::kInvalidArgument,
+                "overbook_mode: expected pinned or float, got '" + mode + "'");
+  }
+  auto allocator = sched::MakeAllocator(allocator_name);
+  if (!allocator) return Fail(allocator.error().Wrap("allocator"));
+  PolicyOptions options;
+  options.overbook_mode = mode == "float" ? OverbookMode::kFloat : OverbookMode::kPinned;
+  PSCHED_TRY(events, top.Array("events", /*required=*/true));
+  if (events->empty())
+    return Fail(ErrorCode::kInvalidArgument, "events: expected a non-empty list of events");
 
   sched::Snapshot snapshot;
-  for (int i = 0; i < *nodes; ++i) {
+  for (long i = 0; i < nodes; ++i) {
     snapshot.nodes.push_back(
-        sched::Node::Make(i, "n" + std::to_string(i), sched::NodeTopology::Uniform(1, *cores, 1)));
+        sched::Node::Make(static_cast<int>(i), "n" + std::to_string(i),
+                          sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)));
   }
   std::map<sched::SessionId, std::unique_ptr<Policy>> policy_of;  // each session's own policy
   std::ostringstream out;
-  out << "allocation " << *nodes << " nodes x " << *cores << " slots, allocator " << *allocator_name
-      << ", overbook " << *mode << "\n";
+  out << "allocation " << nodes << " nodes x " << cores << " slots, allocator " << allocator_name
+      << ", overbook " << mode << "\n";
   for (size_t i = 0; i < events->size(); ++i) {
-    const Json& event = (*events)[i];
-    const std::string path = "events[" + std::to_string(i) + "]";
+    ObjectReader event((*events)[i], "events[" + std::to_string(i) + "]");
+    if (auto ok = event.CheckObject(); !ok) return Fail(ok.error());
     snapshot.now = static_cast<double>(i);
-    if (event.is_object() && event.contains("end")) {
-      if (auto ok = CheckKeys(event, path, {"end"}, reader); !ok) return Fail(ok.error());
-      auto id = reader.Int(event, path, "end", 1, 1 << 30);
-      if (!id) return Fail(id.error());
-      const sched::Session* found = snapshot.Find(*id);
-      if (!found)
-        return reader.Bad(path + ".end", "no session " + std::to_string(*id) + " is known");
+    if (event.Has("end")) {
+      if (auto ok = event.OnlyKeys({"end"}); !ok) return Fail(ok.error());
+      PSCHED_TRY(id, event.Int("end", 1, 1 << 30, std::nullopt));
+      const sched::Session* found = snapshot.Find(id);
+      if (!found) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    event.Path("end") + ": no session " + std::to_string(id) + " is known");
+      }
       sched::Session ended = *found;
-      sched::RemoveSession(snapshot, *id);
-      out << "end " << *id << "\n";
+      sched::RemoveSession(snapshot, id);
+      out << "end " << id << "\n";
       sched::Plan plan;
       if (ended.state != sched::SessionState::kQueued)
-        plan = policy_of.at(*id)->OnEnd(snapshot, ended, **allocator);
+        plan = policy_of.at(id)->OnEnd(snapshot, ended, **allocator);
       sched::ApplyPlan(snapshot, plan);
       PrintPlan(out, plan, snapshot);
       continue;
     }
-    if (auto ok =
-            CheckKeys(event, path, {"arrive", "ranks", "threads", "policy", "spread"}, reader);
-        !ok)
+    if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread"}); !ok)
       return Fail(ok.error());
-    auto id = reader.Int(event, path, "arrive", 1, 1 << 30);
-    if (!id) return Fail(id.error());
-    if (policy_of.contains(*id))
-      return reader.Bad(path + ".arrive", "session " + std::to_string(*id) + " arrived before");
-    auto ranks = reader.Int(event, path, "ranks", 1, 1 << 20);
-    if (!ranks) return Fail(ranks.error());
-    auto threads = reader.Int(event, path, "threads", 1, 4096, 1);
-    if (!threads) return Fail(threads.error());
-    auto spread = reader.Bool(event, path, "spread");
-    if (!spread) return Fail(spread.error());
-    auto name = reader.String(event, path, "policy", "wait");
-    if (!name) return Fail(name.error());
-    auto policy = MakePolicy(*name, options);
-    if (!policy) return reader.Bad(path + ".policy", policy.error().message());
+    PSCHED_TRY(id, event.Int("arrive", 1, 1 << 30, std::nullopt));
+    if (policy_of.contains(id)) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  event.Path("arrive") + ": session " + std::to_string(id) + " arrived before");
+    }
+    PSCHED_TRY(ranks, event.Int("ranks", 1, 1 << 20, std::nullopt));
+    PSCHED_TRY(threads, event.Int("threads", 1, 4096, 1));
+    PSCHED_TRY(spread, event.Bool("spread", false));
+    PSCHED_TRY(name, event.String("policy", "wait"));
+    auto policy = MakePolicy(name, options);
+    if (!policy) return Fail(policy.error().Wrap(event.Path("policy")));
 
     sched::SessionRequest request;
-    request.id = *id;
-    request.ranks = *ranks;
-    request.threads_per_rank = *threads;
-    request.spread = *spread;
-    request.policy = *name;
+    request.id = id;
+    request.ranks = static_cast<int>(ranks);
+    request.threads_per_rank = static_cast<int>(threads);
+    request.spread = spread;
+    request.policy = name;
     request.submit_time = snapshot.now;
-    out << "arrive " << *id << " (" << *ranks << " ranks"
-        << (*threads > 1 ? " x " + std::to_string(*threads) : "") << (*spread ? ", spread" : "")
-        << ", policy " << *name << ")\n";
+    out << "arrive " << id << " (" << ranks << " ranks"
+        << (threads > 1 ? " x " + std::to_string(threads) : "") << (spread ? ", spread" : "")
+        << ", policy " << name << ")\n";
     sched::Plan plan = (*policy)->OnArrival(snapshot, request, **allocator);
     sched::ApplyPlan(snapshot, plan, &request);
-    policy_of[*id] = std::move(*policy);
+    policy_of[id] = std::move(*policy);
     PrintPlan(out, plan, snapshot);
   }
   return out.str();
+}
+
+#undef PSCHED_TRY
+
+}  // namespace
+
+Result<std::string> ReplayScript(std::string_view text, std::string_view source) {
+  auto replayed = Replay(text);
+  if (!replayed) return Fail(replayed.error().Wrap(std::string(source)));
+  return replayed;
 }
 
 }  // namespace psched::policies
