@@ -60,13 +60,12 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   request.estimate_s = parent->request.estimate_s;
   request.policy = policy.name;
   request.allocator = deciders->allocator_name;
-  if (auto never = NeverFitsBesideParent(*parent, request.SlotsNeeded())) return refuse(*never);
   snapshot_.now = Now();
   request.submit_time = snapshot_.now;
   metrics_.ApplyTo(snapshot_, /*links=*/true);
   sched::Plan plan =
       DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
-  if (auto refused = PlanRefusesChildren(plan, *parent)) return refuse(*refused);
+  if (auto refused = PlanRefusesChildren(plan, request, *parent)) return refuse(*refused);
   RegisterChild(request, ask, *parent, from);
   Execute(plan, &request, policy.options.surpass_grace_s);
 }
@@ -84,8 +83,8 @@ std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::Child
   return std::nullopt;
 }
 
-// The parent waits inside MPI_Comm_spawn holding its slots: children that fit only once
-// the parent has ended would wait forever, so they are refused at once.
+// The parent waits inside MPI_Comm_spawn holding its slots: queued children that fit
+// only once the parent has ended would wait forever, so they are refused at once.
 std::optional<std::string> LeaderService::NeverFitsBesideParent(const LiveSession& parent,
                                                                 int64_t slots) const {
   int held = 0;
@@ -101,11 +100,17 @@ std::optional<std::string> LeaderService::NeverFitsBesideParent(const LiveSessio
 
 // The arrival's plan refuses the children, or would suspend their parent or an ancestor:
 // a suspended parent could never connect to its children, and would be resumed only
-// when they end, so both would wait forever.
+// when they end, so both would wait forever. So would children queued for slots that
+// their parent holds. Children the plan starts at once (overbook shares the parent's
+// slots, as mpirun --oversubscribe) are never refused for their width.
 std::optional<std::string> LeaderService::PlanRefusesChildren(const sched::Plan& plan,
+                                                              const sched::SessionRequest& children,
                                                               const LiveSession& parent) {
   for (const sched::Action& action : plan.actions) {
     if (const auto* reject = std::get_if<sched::RejectAction>(&action)) return reject->reason;
+    if (std::holds_alternative<sched::EnqueueAction>(action)) {
+      if (auto never = NeverFitsBesideParent(parent, children.SlotsNeeded())) return never;
+    }
     const auto* suspend = std::get_if<sched::SuspendAction>(&action);
     if (suspend == nullptr) continue;
     for (const LiveSession* up = &parent; up != nullptr;

@@ -183,6 +183,7 @@ class LeaderService {
   static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
   std::optional<std::string> NeverFitsBesideParent(const LiveSession& parent, int64_t slots) const;
   std::optional<std::string> PlanRefusesChildren(const sched::Plan& plan,
+                                                 const sched::SessionRequest& children,
                                                  const LiveSession& parent);
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
                      const LiveSession& parent, int from);

@@ -473,6 +473,27 @@ TEST(PmixDaemon, SpawnThatCanNeverFitBesideItsParentIsRefused) {
       << o.err;
 }
 
+// Under overbook, children wider than the allocation run as mpirun --oversubscribe runs
+// them: 2x4+1 children on kOneNode's 4 slots, beside their parent.
+TEST(PmixDaemon, OverbookSpawnsChildrenBeyondTheAllocation) {
+  auto o = InAllocation(kOneNode, "psched-exec -n 1 --policy overbook mpi_spawn_exchange 9");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "from parent"), 9) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 8 answered 100"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.err.find("refused"), std::string::npos) << o.err;
+}
+
+// Children that fit only beside their parent's slots are not refused under overbook:
+// they share the parent's slot instead of waiting for it.
+TEST(PmixDaemon, OverbookSpawnsChildrenOntoTheParentsSlots) {
+  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+                        "psched-exec -n 1 --policy overbook mpi_spawn_exchange 2");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 0 answered 84"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.err.find("refused"), std::string::npos) << o.err;
+}
+
 // Shell: a filler session (1) takes both slots of kOneNode until $d/go exists; then a
 // parent (session 2, pid $p, output in $d/parent) spawns 2 children (session 3), which
 // queue; the script goes on once the parent says so.
