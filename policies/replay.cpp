@@ -10,6 +10,7 @@
 #include "common/json_object_reader.hpp"
 #include "policies/policy_registry.hpp"
 #include "policies/queue.hpp"
+#include "policies/yield.hpp"
 #include "scheduler/allocator_registry.hpp"
 
 namespace psched::policies {
@@ -159,6 +160,25 @@ Result<std::string> Replay(std::string_view text) {
         plan = policy_of.at(id)->OnEnd(snapshot, ended, **allocator);
       sched::ApplyPlan(snapshot, plan);
       PrintPlan(out, plan, snapshot);
+      continue;
+    }
+    if (event.Has("connect")) {
+      // A running session connects to another (PMIx connect, name-service lookup): the
+      // leader asks YieldToConnect.
+      if (auto ok = event.OnlyKeys({"connect", "to"}); !ok) return Fail(ok.error());
+      PSCHED_TRY(from, event.Int("connect", 1, 1 << 30, std::nullopt));
+      PSCHED_TRY(to, event.Int("to", 1, 1 << 30, std::nullopt));
+      for (auto [key, id] : {std::pair{"connect", from}, std::pair{"to", to}}) {
+        if (snapshot.Find(id) == nullptr) {
+          return Fail(ErrorCode::kInvalidArgument,
+                      event.Path(key) + ": no session " + std::to_string(id) + " is known");
+        }
+      }
+      out << "connect " << from << " to " << to << "\n";
+      Yield yield = YieldToConnect(snapshot, from, to);
+      sched::ApplyPlan(snapshot, yield.plan);
+      if (!yield.note.empty()) out << "  note: " << yield.note << "\n";
+      PrintPlan(out, yield.plan, snapshot);
       continue;
     }
     if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread"}); !ok)

@@ -10,6 +10,7 @@
 //    "events": [
 //      {"arrive": 1, "ranks": 8, "policy": "wait"},
 //      {"arrive": 2, "ranks": 2, "policy": "sidestep", "threads": 1, "spread": false},
+//      {"connect": 2, "to": 1},               // 2 connects to 1 (yield.hpp)
 //      {"end": 2}]}
 #pragma once
 

@@ -175,8 +175,13 @@ struct Applier {
     Session* s = snapshot.Find(a.session);
     if (s == nullptr || s->state != SessionState::kSuspended) return;
     CountUses(snapshot, s->placement, +1);
-    s->state = s->placement == s->original ? SessionState::kRunning : SessionState::kSidestepped;
-    s->displaced_by = kNoSession;
+    const bool moved = s->placement != s->original;
+    s->state = moved ? SessionState::kSidestepped : SessionState::kRunning;
+    // Re-pinned, while suspended, off the slots of the session that suspended it (a
+    // surpass that yields to a connect, policies/yield.hpp): it runs sidestepped by that
+    // session, which holds its slots alone now. Otherwise its displacer is done with it.
+    const Session* by = snapshot.Find(s->displaced_by);
+    if (!moved || by == nullptr || !by->exclusive) s->displaced_by = kNoSession;
   }
   void operator()(const RepinAction& a) {
     Session* s = snapshot.Find(a.session);
@@ -188,6 +193,11 @@ struct Applier {
     s->displaced_by = a.by;
     if (counted)
       s->state = a.by == kNoSession ? SessionState::kRunning : SessionState::kSidestepped;
+    // Whom others move away for holds its slots alone: a sidestepper (its spawn, later in
+    // the plan, says so too) or a surpasser that yields to a connect (policies/yield.hpp).
+    if (a.by != kNoSession) {
+      if (Session* by = snapshot.Find(a.by)) by->exclusive = true;
+    }
   }
   void operator()(const EnqueueAction& a) {
     Session& s = FindOrAdd(snapshot, a.session, request);
