@@ -15,8 +15,12 @@ set(psched_man_psched-exec "run an MPI session (N ranks x T threads) in the curr
 set(psched_man_psched-ctl "show, watch (top) and steer the sessions of the current allocation")
 set(psched_man_psched-alloc "run a command inside an emulated N-node allocation on this host")
 set(psched_man_psched-config "check, show and resolve psched's admin configuration")
+set(psched_man_psched-djsb "measure how well each co-scheduling policy serves interactive analyses")
+set(psched_man_psched-sim "replay cluster workloads through psched's scheduler on a virtual clock")
+set(psched_man_psched-place "show where an allocator would place sessions in a JSON snapshot")
 set(psched_man_pages "")
-foreach(program psched-exec psched-ctl psched-alloc psched-config)
+foreach(program psched-exec psched-ctl psched-alloc psched-config psched-djsb psched-sim
+                psched-place)
   set(page ${CMAKE_BINARY_DIR}/man/${program}.1)
   # An empty config: the page shows the built-in defaults, not the build machine's.
   add_custom_command(OUTPUT ${page}

@@ -52,6 +52,14 @@ int RunCommand(int argc, char** argv) {
   resolve->add_flag("--spread", spread, "Requested spread option");
   resolve->add_option("--allocator", allocator, "Requested allocator");
 
+  app.footer(
+      "Examples:\n"
+      "  psched-config check /etc/psched/psched.toml    # before installing an edited file\n"
+      "  psched-config show                             # what the daemons will use\n"
+      "  psched-config resolve --policy overbook --spread\n"
+      "With no config file, show prints every setting's built-in default.\n\n"
+      "Exit status: 0 valid (check) or printed; 1 a file is invalid or unreadable (each error\n"
+      "names file:line); 2 a bad option, or a policy or allocator that resolve cannot name.");
   if (auto code = psched::ParseCommandLine(app, "psched-config", argc, argv)) return *code;
 
   if (check->parsed()) {

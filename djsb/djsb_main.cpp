@@ -181,6 +181,15 @@ int RunCommand(int argc, char** argv) {
   app.add_flag("--require-psched", o.require_psched,
                "missing psched-exec is an error (default: skip the policy columns)");
   app.add_flag("--check", o.check_only, "validate the configuration, print the plan, exit");
+  app.name("psched-djsb");
+  app.footer(
+      "Run it inside an allocation: it starts its sessions with psched-exec. scripts/demo.sh\n"
+      "reads NODES and TOPOLOGY from `psched-djsb --demo-allocation`, then runs\n"
+      "  psched-alloc -N NODES --topology TOPOLOGY psched-djsb -c djsb/demo.toml --machine-sized\n"
+      "--check prints the plan (scenarios, submit points, sizes) without running it.\n\n"
+      "Exit status: 0 every scenario ran and the verdict was printed; 1 a bad configuration;\n"
+      "2 it could not run (a folded allocation without --allow-folded, a bad option, a\n"
+      "failed calibration); 3 some scenario failed (the table says which and why).");
   if (auto code = psched::ParseCommandLine(app, "psched-djsb", argc, argv)) return *code;
 
   if (o.demo_allocation) {

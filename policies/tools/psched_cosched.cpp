@@ -23,6 +23,7 @@ int RunCommand(int argc, char** argv) {
       "(pinned or float), per arrival \"threads\" and \"spread\"."};
   std::string script_path;
   app.add_option("script", script_path, "the JSON script of arrivals and ends")->required();
+  app.name("psched-cosched");
   if (auto code = psched::ParseCommandLine(app, "psched-cosched", argc, argv)) return *code;
   auto text = psched::ReadWholeFile(script_path, "cannot read script " + script_path);
   if (!text) {

@@ -36,6 +36,13 @@ int RunCommand(int argc, char** argv) {
   app.add_flag("--json", json, "print the decision as JSON instead of a node map");
   app.add_option("--time-limit", time_limit, "solver time limit in seconds (auction, ipwindow)")
       ->check(psched::Positive());
+  app.name("psched-place");
+  app.footer(
+      "SNAPSHOT is JSON: the allocation's nodes (PUs, load, memory), its links, and\n"
+      "the sessions waiting to be placed; tests/golden/<allocator>/*.json are examples:\n"
+      "  psched-place -a netload tests/golden/netload/two_groups.json\n\n"
+      "Exit status: 0 the decision was printed; 1 the snapshot or config could not be\n"
+      "read or is invalid (the message names the file and the JSON path); 2 a bad option.");
   if (auto code = psched::ParseCommandLine(app, "psched-place", argc, argv)) return *code;
 
   config::Config config = config::DefaultConfig();

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/support/process.hpp"
@@ -66,6 +67,26 @@ TEST(CommandLine, AllocAndCtlHelpSayWhatAUserNeeds) {
   auto ctl = RunCmd({Bin("psched-ctl"), "--help"});
   for (const char* text : {"status", "suspend", "resume", "the first\npsched-exec starts one"})
     EXPECT_NE(ctl.out.find(text), std::string::npos) << text << " in\n" << ctl.out;
+}
+
+// The benchmark, simulator and admin tools: the usage line named "./psched-sim" (argv[0]),
+// and nothing said how to start or what the exit status means.
+TEST(CommandLine, ToolsHelpNamesTheProgramAnExampleAndTheExitStatus) {
+  const std::pair<const char*, const char*> kExamples[] = {
+      {"psched-djsb", "psched-alloc -N NODES --topology TOPOLOGY psched-djsb -c djsb/demo.toml"},
+      {"psched-sim", "psched-sim --swf data/traces/KTH-SP2-1996-2.1-cln.swf.gz --scheduler"},
+      {"psched-place", "psched-place -a netload tests/golden/netload/two_groups.json"},
+      {"psched-config", "psched-config check /etc/psched/psched.toml"}};
+  for (auto [command, example] : kExamples) {
+    auto r = RunCmd({Bin(command), "--help"});
+    EXPECT_NE(r.out.find(std::string("Usage: ") + command + " [OPTIONS]"), std::string::npos)
+        << command << ": " << r.out;
+    EXPECT_NE(r.out.find(example), std::string::npos) << command << ": " << r.out;
+    EXPECT_NE(r.out.find("Exit status: 0 "), std::string::npos) << command << ": " << r.out;
+  }
+  // The exit codes the help promises for a bad option.
+  for (auto [command, example] : kExamples)
+    EXPECT_EQ(RunCmd({Bin(command), "--no-such-option"}).code, 2) << command;
 }
 
 // Before the first psched-exec, psched-ctl printed a bare "connect: No such file or
