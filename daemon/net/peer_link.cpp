@@ -17,13 +17,32 @@
 namespace psched::daemon {
 namespace {
 
-// "127.0.0.1:45678": who connected, for the log.
-std::string AddressText(const sockaddr* address) {
+// "127.0.0.1": where a connection came from (its host, without the port).
+std::string HostText(const sockaddr* address) {
   if (address == nullptr || address->sa_family != AF_INET) return "an unknown address";
   const auto* in = reinterpret_cast<const sockaddr_in*>(address);
   char host[INET_ADDRSTRLEN] = "?";
   inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-  return std::string(host) + ":" + std::to_string(ntohs(in->sin_port));
+  return host;
+}
+
+// "127.0.0.1:45678": who connected, for the log.
+std::string AddressText(const sockaddr* address) {
+  if (address == nullptr || address->sa_family != AF_INET) return "an unknown address";
+  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
+  return HostText(address) + ":" + std::to_string(ntohs(in->sin_port));
+}
+
+// Before it proves the secret a peer may hold a frame buffer of up to
+// kMaxUnauthenticatedPayload, and anyone on the network can connect: so few may wait at
+// once, and not for long. A node's legitimate unauthenticated peers are its children
+// connecting (all from one host in an emulated allocation), so the limits grow with them.
+constexpr auto kAuthTimeout = std::chrono::seconds(5);
+size_t PerHostLimit(const Tree& tree, int node) {
+  return tree.Children(node).size() + 8;
+}
+size_t TotalLimit(const Tree& tree, int node) {
+  return 2 * PerHostLimit(tree, node);
 }
 
 // What the other end of a link refused, in this daemon's log: the error frame a daemon
@@ -119,12 +138,18 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
 
 void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, int, void* arg) {
   auto* self = static_cast<PeerLink*>(arg);
+  std::string host = HostText(address);
+  if (std::string full = self->UnauthenticatedFull(host); !full.empty()) {
+    self->Refused(AddressText(address), full);
+    close(fd);
+    return;
+  }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   auto conn = Connection::Make(self->base_, fd, "peer " + AddressText(address));
   conn->challenge = self->secret_.Nonce();
   conn->set_max_payload(proto::kMaxUnauthenticatedPayload);
-  self->unauthenticated_[conn.get()] = {conn, std::chrono::steady_clock::now()};
+  self->unauthenticated_[conn.get()] = {conn, std::chrono::steady_clock::now(), std::move(host)};
   conn->Start([self](Connection& c, proto::Frame&& f) { self->OnChildFrame(c, std::move(f)); },
               [self](Connection& c, const std::string& why) {
                 self->unauthenticated_.erase(&c);
@@ -136,9 +161,35 @@ void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, 
   conn->Send(proto::Encode(proto::MsgType::kAuthChallenge, proto::AuthChallenge{conn->challenge}));
 }
 
+std::string PeerLink::UnauthenticatedFull(const std::string& host) const {
+  const size_t total = TotalLimit(tree_, node_), per_host = PerHostLimit(tree_, node_);
+  if (unauthenticated_.size() >= total) {
+    return std::to_string(total) + " connections wait for authentication already";
+  }
+  size_t same = 0;
+  for (const auto& [p, u] : unauthenticated_) same += u.host == host ? 1 : 0;
+  if (same >= per_host) {
+    return std::to_string(per_host) + " connections from " + host +
+           " wait for authentication already";
+  }
+  return "";
+}
+
+void PeerLink::Refused(const std::string& who, const std::string& why) {
+  // One line a second at most: a flood of connections must not become a flood of log.
+  const auto now = std::chrono::steady_clock::now();
+  ++refused_unlogged_;
+  if (now - refused_logged_at_ < std::chrono::seconds(1)) return;
+  std::fprintf(stderr,
+               "pschedd[%d]: refused the connection of %s: %s (%d refused since the last "
+               "such line)\n",
+               node_, who.c_str(), why.c_str(), refused_unlogged_);
+  refused_logged_at_ = now;
+  refused_unlogged_ = 0;
+}
+
 void PeerLink::OnAuthSweep(evutil_socket_t, short, void* arg) {
   auto* self = static_cast<PeerLink*>(arg);
-  constexpr auto kAuthTimeout = std::chrono::seconds(10);
   const auto now = std::chrono::steady_clock::now();
   std::vector<std::shared_ptr<Connection>> late;
   for (auto& [p, u] : self->unauthenticated_)

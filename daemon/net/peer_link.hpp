@@ -53,6 +53,10 @@ class PeerLink {
 
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
+  // Why a connection from `host` must not wait for authentication beside those that
+  // do, or "" when it may (peer_link.cpp: the limits).
+  std::string UnauthenticatedFull(const std::string& host) const;
+  void Refused(const std::string& who, const std::string& why);
   // Closes connections that have not authenticated within kAuthTimeout.
   static void OnAuthSweep(evutil_socket_t, short, void* arg);
   static void OnLocal(evutil_socket_t, short, void* arg);
@@ -79,9 +83,12 @@ class PeerLink {
   struct Unauthenticated {
     std::shared_ptr<Connection> conn;
     std::chrono::steady_clock::time_point since;
+    std::string host;  // where it came from
   };
   std::map<Connection*, Unauthenticated> unauthenticated_;
   event* auth_sweep_ = nullptr;
+  std::chrono::steady_clock::time_point refused_logged_at_{};
+  int refused_unlogged_ = 0;
   std::deque<proto::Frame> local_;
   event* local_ev_ = nullptr;
 };
