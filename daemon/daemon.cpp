@@ -109,7 +109,8 @@ Result<void> Daemon::Start() {
   }
   cosched_ = std::make_unique<CoschedNode>(
       base_, options_.node, *node_service_, *real,
-      [this](std::string reply) { SendToNode(0, "cosched.reply", std::move(reply)); });
+      [this](std::string reply) { SendToNode(0, "cosched.reply", std::move(reply)); },
+      *options_.clock);
   RegisterService("cosched", [this](int, const std::string& data) { cosched_->OnOrder(data); });
   monitor_ = std::make_unique<monitor::Monitor>(
       base_, options_.node, *real, options_.monitor, [this](const proto::MonitorReport& r) {
@@ -138,8 +139,8 @@ Result<void> Daemon::StartLeader() {
     if (options_.report) options_.report("ready");
   };
   cb.shutdown = [this] { Stop("shutdown requested"); };
-  leader_ =
-      std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(config), std::move(cb));
+  leader_ = std::make_unique<LeaderService>(*peers_, options_.nodes, std::move(config),
+                                            std::move(cb), *options_.clock);
   RegisterService("cosched.reply",
                   [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
   RegisterService("session.spawn_children", [this](int from, const std::string& data) {
@@ -172,7 +173,7 @@ Result<void> Daemon::StartLeader() {
 }
 
 void Daemon::CheckIdle() {
-  const auto now = std::chrono::steady_clock::now();
+  const Clock::TimePoint now = options_.clock->Now();
   if (!leader_->NoSessions() || launchers_->clients() > 0) {
     idle_ = false;
     return;
@@ -182,7 +183,7 @@ void Daemon::CheckIdle() {
     idle_since_ = now;
     return;
   }
-  const double idle_s = std::chrono::duration<double>(now - idle_since_).count();
+  const double idle_s = options_.clock->SecondsSince(idle_since_);
   if (idle_s >= options_.idle_exit_s) {
     char why[160];
     std::snprintf(why, sizeof why,

@@ -5,13 +5,13 @@
 
 #include <event2/event.h>
 
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "config/config.hpp"
 #include "daemon/launch_hooks.hpp"
@@ -48,6 +48,9 @@ struct DaemonOptions {
   // (0: never): the daemon psched-exec starts on first use (pschedd --exit-when-idle),
   // which nobody would otherwise stop.
   double idle_exit_s = 0;
+  // The time the daemon's logic reads (the leader's scheduler clock, suspend
+  // confirmations, the idle exit); tests drive a FakeClock. Must outlive the daemon.
+  const Clock* clock = &RealClock();
   // The admin's configuration (pschedd loads it at start: config/load.hpp).
   config::Config config = config::DefaultConfig();
   // Called once: with the TCP port as soon as it listens, then with "ready" when the
@@ -112,7 +115,7 @@ class Daemon final : public TreeServices {
   // the leader is idle; `idle_since_` is when it last became so (< 0: busy).
   void CheckIdle();
   event* idle_ev_ = nullptr;
-  std::chrono::steady_clock::time_point idle_since_{};
+  Clock::TimePoint idle_since_{};
   bool idle_ = false;
   std::unique_ptr<CoschedNode> cosched_;
   std::unique_ptr<LeaderService> leader_;

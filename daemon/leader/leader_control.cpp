@@ -3,7 +3,6 @@
 // and the user suspend/resume they (and PMIx job control) share.
 #include <signal.h>
 
-#include <chrono>
 #include <map>
 
 #include "daemon/leader/leader_service.hpp"
@@ -182,8 +181,7 @@ proto::Json LeaderService::Status() const {
   proto::Json sessions = proto::Json::array();
   const double now = Now();
   // Start times for people are wall-clock seconds since the epoch, not the scheduler's clock.
-  const double epoch_now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double epoch_now = clock_.WallSeconds();
   std::map<int64_t, int> queue_position;  // 1 = next to start: priority, then arrival order
   for (sched::SessionId id : policies::QueueOrder(snapshot_))
     queue_position[id] = static_cast<int>(queue_position.size()) + 1;

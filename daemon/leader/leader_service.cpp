@@ -51,8 +51,10 @@ void LeaderService::SendError(Connection& c, const std::string& message) {
 }
 
 LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config config,
-                             Callbacks callbacks)
-    : peers_(peers),
+                             Callbacks callbacks, const Clock& clock)
+    : clock_(clock),
+      started_(clock.Now()),
+      peers_(peers),
       expected_nodes_(expected_nodes),
       ids_{expected_nodes},
       config_(std::move(config)),
@@ -108,7 +110,7 @@ void LeaderService::OnPlanTimeout(evutil_socket_t, short, void* arg) {
 // runtimes do not jump with the wall clock; small, as the priority modules expect
 // (fcfs is 1e9 minus the submit time: epoch seconds would give every session 1.0).
 double LeaderService::Now() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  return clock_.SecondsSince(started_);
 }
 
 LeaderService::LiveSession* LeaderService::Find(int64_t id) {
@@ -244,10 +246,10 @@ void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest
 
 void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
                                double grace_s, PlanOutcome then) {
-  auto t0 = std::chrono::steady_clock::now();
+  const Clock::TimePoint t0 = clock_.Now();
   executor_.Run(before, plan, grace_s,
                 [this, plan, before, t0, then = std::move(then)](Result<void> ok) {
-                  RecordPlan(plan, before, std::chrono::steady_clock::now() - t0, ok.has_value());
+                  RecordPlan(plan, before, clock_.Now() - t0, ok.has_value());
                   then(std::move(ok), before);
                 });
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "config/config.hpp"
 #include "config/resolve.hpp"
 #include "daemon/leader/allocators.hpp"
@@ -40,7 +41,9 @@ class LeaderService {
     std::function<void()> shutdown;    // psched-ctl shutdown
   };
 
-  LeaderService(PeerLink& peers, int expected_nodes, config::Config config, Callbacks callbacks);
+  // `clock` (outliving the service) is the scheduler's time: priorities, runtimes, plans.
+  LeaderService(PeerLink& peers, int expected_nodes, config::Config config, Callbacks callbacks,
+                const Clock& clock = RealClock());
   ~LeaderService();
   LeaderService(const LeaderService&) = delete;
 
@@ -199,7 +202,8 @@ class LeaderService {
   // at snapshot_.now: the queue order the policies and window allocators follow.
   void RefreshPriorities();
 
-  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  const Clock& clock_;
+  const Clock::TimePoint started_;
   PeerLink& peers_;
   int expected_nodes_;
   proto::IdBounds ids_;  // what a node's frame may name: this allocation's nodes

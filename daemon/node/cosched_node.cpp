@@ -25,7 +25,7 @@ struct CoschedNode::Txn {
   bool graced = false;         // the order's surpass grace began (SIGTSTP sent, timer set)
   std::vector<size_t> warned;  // suspend ops whose session got the grace's SIGTSTP
   bool suspending = false;     // the current suspend was asked; confirmation pending
-  std::chrono::steady_clock::time_point confirm_by;
+  Clock::TimePoint confirm_by;
   event* poll = nullptr;  // the next look at the confirmation
   ~Txn() {
     if (timer) event_free(timer);
@@ -34,12 +34,13 @@ struct CoschedNode::Txn {
 };
 
 CoschedNode::CoschedNode(event_base* base, int node, NodeService& ranks, std::vector<int> real_pus,
-                         Reply reply)
+                         Reply reply, const Clock& clock)
     : base_(base),
       node_(node),
       ranks_(ranks),
       real_pus_(std::move(real_pus)),
-      reply_(std::move(reply)) {}
+      reply_(std::move(reply)),
+      clock_(clock) {}
 
 CoschedNode::~CoschedNode() {
   waiting_.clear();
@@ -61,7 +62,7 @@ void CoschedNode::OnOrder(const std::string& data) {
 }
 
 Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session, double confirm_s) {
-  auto now = std::chrono::steady_clock::now();
+  const Clock::TimePoint now = clock_.Now();
   if (!txn.suspending) {
     if (auto ok = ranks_.Suspend(session); !ok) return Fail(ok.error());
     txn.suspending = true;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "daemon/node/node_service.hpp"
 #include "proto/messages.hpp"
 
@@ -23,8 +24,9 @@ class CoschedNode {
  public:
   using Reply = std::function<void(std::string)>;
 
+  // `clock` (outliving this) times the suspend confirmations.
   CoschedNode(event_base* base, int node, NodeService& ranks, std::vector<int> real_pus,
-              Reply reply);
+              Reply reply, const Clock& clock = RealClock());
   ~CoschedNode();
   CoschedNode(const CoschedNode&) = delete;
 
@@ -47,6 +49,7 @@ class CoschedNode {
   NodeService& ranks_;
   std::vector<int> real_pus_;
   Reply reply_;
+  const Clock& clock_;
   hwloc_topology_t topology_ = nullptr;        // loaded at the first re-pin
   std::vector<std::unique_ptr<Txn>> waiting_;  // orders in arrival order; the first runs
 };

@@ -1,0 +1,45 @@
+// Where daemon logic reads the time: the leader's scheduler clock (aging priorities,
+// runtimes, plan durations), a node's suspend-confirmation deadline and the embedded
+// daemon's idle exit take it from a Clock they are given, so a test can drive them
+// with a FakeClock instead of waiting. Loops that wait on the kernel (a process to
+// stop, a cgroup to empty) and measurements of real things (link round trips, CPU
+// load over a sampling interval) keep the real clock: their time is not a decision's.
+#pragma once
+
+#include <chrono>
+
+namespace psched {
+
+class Clock {
+ public:
+  using TimePoint = std::chrono::steady_clock::time_point;
+  virtual ~Clock() = default;
+  // Monotonic: what durations and deadlines are measured with.
+  virtual TimePoint Now() const = 0;
+  // Seconds since the epoch: times shown to people, never used for durations.
+  virtual double WallSeconds() const = 0;
+  double SecondsSince(TimePoint then) const {
+    return std::chrono::duration<double>(Now() - then).count();
+  }
+};
+
+// The machine's clocks (steady_clock, system_clock); lives for the whole process.
+const Clock& RealClock();
+
+// A clock that moves only when told to (tests). Starts at an arbitrary fixed point.
+class FakeClock final : public Clock {
+ public:
+  TimePoint Now() const override { return now_; }
+  double WallSeconds() const override { return wall_s_; }
+  void Advance(double seconds) {
+    now_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(seconds));
+    wall_s_ += seconds;
+  }
+
+ private:
+  TimePoint now_ = TimePoint(std::chrono::hours(1));
+  double wall_s_ = 1.8e9;
+};
+
+}  // namespace psched
