@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "common/timeval.hpp"
+#include "daemon/net/contact_file.hpp"
 #include "daemon/node/topology.hpp"
 #include "scheduler/allocator_registry.hpp"
 
@@ -21,6 +22,7 @@ Daemon::~Daemon() {
   cosched_.reset();
   node_service_.reset();  // kills what still runs
   launchers_.reset();
+  if (!contact_address_.empty()) RemoveContact(options_.contact_file, contact_address_);
   leader_.reset();
   peers_.reset();
   // The PMIx host last: its server may give the loop's base back to PMIx's thread.
@@ -161,6 +163,7 @@ Result<void> Daemon::StartLeader() {
       },
       [this](Connection& c) { leader_->OnClientClosed(c); });
   if (auto ok = launchers_->Listen(options_.rundir); !ok) return ok;
+  if (auto ok = PublishContact(); !ok) return ok;
   if (options_.idle_exit_s > 0) {
     idle_ev_ = event_new(
         base_, -1, EV_PERSIST,
@@ -169,6 +172,20 @@ Result<void> Daemon::StartLeader() {
     event_add(idle_ev_, &look);
   }
   Join();
+  return {};
+}
+
+Result<void> Daemon::PublishContact() {
+  if (options_.contact_file.empty()) return {};
+  // Without the file, a launcher on another host would start a second set of daemons: the
+  // leader does not start (its srun log says why).
+  auto port = launchers_->ListenTcp(options_.listen_host, secret_);
+  if (!port) return Fail(port.error());
+  const std::string host =
+      options_.contact_host.empty() ? options_.hostname : options_.contact_host;
+  const std::string address = host + ":" + std::to_string(*port);
+  if (auto ok = WriteContact(options_.contact_file, address, secret_); !ok) return ok;
+  contact_address_ = address;
   return {};
 }
 

@@ -35,7 +35,11 @@ struct DaemonOptions {
   std::string parent;  // "host:port"; required unless node == 0
   std::string listen_host = "127.0.0.1";
   int port = 0;
-  std::string rundir;               // the leader's launcher socket lives here
+  std::string rundir;  // the leader's launcher socket lives here
+  // The leader also listens for launchers over TCP and writes its address and the secret
+  // to this file (net/contact_file.hpp) for launchers on other hosts; removed at the end.
+  std::string contact_file;
+  std::string contact_host;         // the address written there; "" = hostname
   std::string topology;             // "" real, synthetic string or .xml file
   std::string hostname;             // "" = gethostname()
   monitor::MonitorOptions monitor;  // load sampling and link probes
@@ -97,6 +101,8 @@ class Daemon final : public TreeServices {
   // means two daemons on one node (and none on another): the start fails, naming both.
   bool SecondDaemonOnAHost(const proto::Frame& join);
   void Stop(const std::string& why);
+  // The leader with options_.contact_file: the TCP listener for launchers and the file.
+  Result<void> PublishContact();
 
   event_base* base_;
   DaemonOptions options_;
@@ -123,6 +129,7 @@ class Daemon final : public TreeServices {
   std::unique_ptr<LaunchHooks> hooks_;
   std::unique_ptr<TreeCollectives> collectives_;
   std::map<std::string, ServiceHandler> services_;
+  std::string contact_address_;              // what PublishContact wrote: removed by the destructor
   std::map<int, std::string> joined_hosts_;  // the leader in Slurm: node -> its Slurm name
 };
 

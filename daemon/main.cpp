@@ -59,6 +59,11 @@ void AddOptions(CLI::App& app, psched::daemon::DaemonOptions& opt, std::string& 
   app.add_option("--listen", opt.listen_host, "IPv4 address to listen on for child daemons");
   app.add_option("--port", opt.port, "TCP port for child daemons (0 = any)");
   app.add_option("--rundir", opt.rundir, "0700 directory for the launcher socket (leader)");
+  app.add_option("--contact-file", opt.contact_file,
+                 "leader: also listen for launchers over TCP and write the address and the "
+                 "secret to this file (mode 0600; removed at the end)");
+  app.add_option("--contact-host", opt.contact_host,
+                 "the leader's address written to --contact-file (default: --hostname)");
   app.add_option(
       "--topology", opt.topology,
       "hwloc synthetic topology (\"pack:2 core:20 pu:1\") or XML file; default: this machine");

@@ -30,6 +30,11 @@ std::string EmbeddedRunDir() {
 
 namespace {
 
+// A connect that found no daemon (no socket, or nobody listening on it), not a refusal.
+bool NoDaemonThere(const Error& error) {
+  return error.sys_errno() == ENOENT || error.sys_errno() == ECONNREFUSED;
+}
+
 // Starts pschedd detached (its own session, outliving us) and waits for "ready".
 Result<void> StartEmbedded(const std::string& rundir) {
   int ready[2];
@@ -96,16 +101,15 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
   if (!slurm) return Fail(slurm.error());
   if (*slurm) {
     where->path = (*slurm)->socket;
+    where->contact = (*slurm)->contact;
     where->kind = "slurm";
-    if (auto fd = ConnectUnix(where->path)) return fd;
-    if (start_embedded) {
-      // Whether there is a job depends on `env` alone, so this finds it again (and starts
-      // its daemons); were it not found, the connect below fails and says so.
-      auto started = slurm::FindSlurmLeader(env, /*start=*/true, daemons);
-      if (!started) return Fail(started.error());
-      if (*started) where->path = (*started)->socket;
-    }
-    auto fd = ConnectUnix(where->path);
+    auto fd = slurm::ConnectSlurmLeader(**slurm, &where->via);
+    if (fd || !start_embedded || !NoDaemonThere(fd.error())) return fd;
+    // Whether there is a job depends on `env` alone, so this finds it again (and starts
+    // its daemons); were it not found, the connect below fails and says so.
+    auto started = slurm::FindSlurmLeader(env, /*start=*/true, daemons);
+    if (!started) return Fail(started.error());
+    fd = slurm::ConnectSlurmLeader(*started ? **started : **slurm, &where->via);
     if (!fd) return Fail(fd.error().Wrap("Slurm job " + (**slurm).job_id));
     return fd;
   }
@@ -136,16 +140,17 @@ Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
 std::string NoDaemonMessage(const AllocationSocket& where, const Error& error) {
   // No socket, or one nobody listens on (a daemon that died): nothing runs. Anything
   // else (permissions, a full table) is not "none runs": say what it was.
-  const bool absent = error.sys_errno() == ENOENT || error.sys_errno() == ECONNREFUSED;
-  if (where.path.empty() || !absent) return "cannot reach a psched daemon: " + error.ToString();
+  if (where.path.empty() || !NoDaemonThere(error))
+    return "cannot reach a psched daemon: " + error.ToString();
   const std::string looked = " (looked for its socket at " + where.path + ")";
   if (where.kind == "psched-alloc") {
     return "no psched daemon answers for the psched-alloc allocation in $PSCHED_ALLOCATION" +
            looked + "; has that psched-alloc ended?";
   }
   if (where.kind == "slurm") {
-    return "no psched daemons run in this Slurm job yet" + looked +
-           "; the first psched-exec in the job starts them";
+    return "no psched daemons run in this Slurm job yet (looked for its socket at " + where.path +
+           " and its contact file at " + where.contact +
+           "); the first psched-exec in the job starts them";
   }
   return "no psched daemon runs for this user on this machine" + looked +
          "; the first psched-exec starts one";

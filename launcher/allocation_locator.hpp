@@ -1,6 +1,8 @@
 // Where psched-exec and psched-ctl find their allocation's leader daemon:
 //   1. PSCHED_ALLOCATION=<run dir> (set by psched-alloc): <run dir>/pschedd.sock;
-//   2. inside a Slurm allocation: the daemons launcher/slurm starts with srun (FindSlurmLeader);
+//   2. inside a Slurm allocation: the daemons launcher/slurm starts with srun (FindSlurmLeader),
+//      through the leader's Unix socket on its node, else over TCP through the job's
+//      contact file (ConnectSlurmLeader);
 //   3. the embedded default: a daemon for this machine alone in
 //      $XDG_RUNTIME_DIR/psched or /tmp/psched-<uid>, started on first use and reused.
 #pragma once
@@ -18,6 +20,8 @@ using psched::ConnectUnix;  // callers and tests say launcher::ConnectUnix
 struct AllocationSocket {
   std::string path;
   std::string kind;      // "psched-alloc", "slurm", "embedded"
+  std::string contact;   // slurm: the leader's contact file (for launchers on other hosts)
+  std::string via;       // slurm: how it was reached (the socket, or TCP from the contact file)
   bool started = false;  // the embedded daemon was started for this call
 };
 

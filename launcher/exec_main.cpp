@@ -74,7 +74,7 @@ int RunCommand(int argc, char** argv) {
   }
   if (o.verbose) {
     std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),
-                 where.path.c_str());
+                 (where.via.empty() ? where.path : where.via).c_str());
   }
   return RunSession(*fd, o, req);
 }

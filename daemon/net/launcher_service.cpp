@@ -1,13 +1,18 @@
 #include "daemon/net/launcher_service.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <vector>
 
 #include "common/unix_socket.hpp"
+#include "daemon/net/launcher_tcp.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -17,6 +22,8 @@ LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseH
 
 LauncherService::~LauncherService() {
   listener_.reset();
+  tcp_listener_.reset();
+  if (auth_sweep_) event_free(auth_sweep_);
   on_close_ = nullptr;
   for (auto& [raw, conn] : std::map(clients_)) conn->Close("daemon stopping");
   if (!path_.empty()) unlink(path_.c_str());
@@ -55,16 +62,106 @@ void LauncherService::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, i
     return;
   }
   uid_t uid = cred.uid;
+  conn->authenticated = true;  // by its uid
   self->clients_[conn.get()] = conn;
-  conn->Start(
-      [self, uid](Connection& c, proto::Frame&& f) {
-        auto it = self->clients_.find(&c);
-        if (it != self->clients_.end()) self->on_frame_(it->second, std::move(f), uid);
-      },
-      [self](Connection& c, const std::string&) {
-        if (self->on_close_) self->on_close_(c);
-        self->clients_.erase(&c);
-      });
+  conn->Start([self, uid](Connection& c, proto::Frame&& f) { self->OnFrame(c, std::move(f), uid); },
+              [self](Connection& c, const std::string&) {
+                if (self->on_close_) self->on_close_(c);
+                self->clients_.erase(&c);
+              });
+}
+
+Result<int> LauncherService::ListenTcp(const std::string& host, const Secret& secret) {
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  if (inet_pton(AF_INET, host.c_str(), &addr.sin_addr) != 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "launcher listen address '" + host + "' is not an IPv4 address");
+  }
+  auto listener = Listener::Bind(base_, reinterpret_cast<sockaddr*>(&addr), sizeof addr, 128,
+                                 /*reuse_address=*/true, &LauncherService::OnAcceptTcp, this,
+                                 "pschedd: launcher listener on " + host);
+  if (!listener) return Fail(listener.error());
+  tcp_listener_ = std::move(*listener);
+  secret_ = &secret;
+  auth_sweep_ = event_new(base_, -1, EV_PERSIST, &LauncherService::OnAuthSweep, this);
+  const timeval every = {1, 0};
+  event_add(auth_sweep_, &every);
+  sockaddr_in bound{};
+  socklen_t len = sizeof bound;
+  getsockname(tcp_listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
+  return ntohs(bound.sin_port);
+}
+
+void LauncherService::OnAcceptTcp(evconnlistener*, evutil_socket_t fd, sockaddr* address, int,
+                                  void* arg) {
+  auto* self = static_cast<LauncherService*>(arg);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  char host[INET_ADDRSTRLEN] = "?";
+  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
+  if (address != nullptr && address->sa_family == AF_INET)
+    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+  auto conn = Connection::Make(
+      self->base_, fd,
+      "launcher " + std::string(host) + ":" + std::to_string(address ? ntohs(in->sin_port) : 0));
+  conn->challenge = self->secret_->Nonce();
+  conn->set_max_payload(proto::kMaxUnauthenticatedPayload);
+  self->clients_[conn.get()] = conn;
+  self->unauthenticated_[conn.get()] = std::chrono::steady_clock::now();
+  const uid_t uid = geteuid();  // whoever has the secret is the allocation's user
+  conn->Start([self, uid](Connection& c, proto::Frame&& f) { self->OnFrame(c, std::move(f), uid); },
+              [self](Connection& c, const std::string&) {
+                self->unauthenticated_.erase(&c);
+                if (c.authenticated && self->on_close_) self->on_close_(c);
+                self->clients_.erase(&c);
+              });
+  conn->Send(proto::Encode(proto::MsgType::kAuthChallenge, proto::AuthChallenge{conn->challenge}));
+}
+
+void LauncherService::OnFrame(Connection& c, proto::Frame&& f, uid_t uid) {
+  if (!c.authenticated) return Authenticate(c, f);
+  auto it = clients_.find(&c);
+  if (it != clients_.end()) on_frame_(it->second, std::move(f), uid);
+}
+
+void LauncherService::Authenticate(Connection& c, const proto::Frame& f) {
+  auto resp = f.type == proto::MsgType::kAuthResponse ? proto::Decode<proto::AuthResponse>(f)
+                                                      : Fail(ErrorCode::kProtocol, "");
+  // The log says which check failed; the client learns only that it failed.
+  std::string refused;
+  if (!resp) {
+    refused = std::string("no authentication response but ") + proto::MsgTypeName(f.type);
+  } else if (resp->node != kLauncherNode) {
+    refused = "it authenticates as node " + std::to_string(resp->node) + ", not as a launcher";
+  } else if (!secret_->Verify(resp->mac, c.challenge, kLauncherNode)) {
+    refused = "its proof does not match the allocation secret";
+  }
+  unauthenticated_.erase(&c);
+  if (!refused.empty()) {
+    std::fprintf(stderr, "pschedd: refused %s: %s\n", c.peer_name().c_str(), refused.c_str());
+    return c.FailAndClose(
+        "authentication failed: wrong allocation secret, or not a launcher (check the contact "
+        "file)");
+  }
+  c.authenticated = true;
+  c.set_max_payload(proto::kMaxPayload);
+  c.Send(proto::Encode(proto::MsgType::kAuthOk, proto::AuthOk{secret_->Mac(resp->nonce, 0)}));
+}
+
+void LauncherService::OnAuthSweep(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<LauncherService*>(arg);
+  constexpr auto kAuthTimeout = std::chrono::seconds(10);
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::shared_ptr<Connection>> late;
+  for (const auto& [conn, since] : self->unauthenticated_)
+    if (now - since > kAuthTimeout) late.push_back(self->clients_[conn]);
+  for (auto& conn : late) {
+    self->unauthenticated_.erase(conn.get());
+    std::fprintf(stderr, "pschedd: closed %s: no authentication within %lld s\n",
+                 conn->peer_name().c_str(), static_cast<long long>(kAuthTimeout.count()));
+    conn->FailAndClose("authentication timed out");
+  }
 }
 
 }  // namespace psched::daemon

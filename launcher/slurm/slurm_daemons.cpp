@@ -20,7 +20,9 @@
 #include "common/read_file.hpp"
 #include "common/unix_socket.hpp"
 #include "daemon/net/auth.hpp"
+#include "daemon/net/contact_file.hpp"
 #include "daemon/net/launcher_service.hpp"
+#include "daemon/net/launcher_tcp.hpp"
 #include "daemon/net/run_dir.hpp"
 #include "daemon/net/tree.hpp"
 #include "launcher/slurm/daemon_plan.hpp"
@@ -87,6 +89,21 @@ Result<std::string> Capture(const std::vector<std::string>& argv) {
                                : " was killed by signal " + std::to_string(WTERMSIG(status))));
   }
   return text;
+}
+
+// Whether Slurm still lists the job: squeue names a job only while it is pending, running
+// or completing.
+bool SlurmJobActive(const std::string& job) {
+  auto listed = Capture({"squeue", "-h", "-j", job, "-o", "%T"});
+  return listed && listed->find_first_not_of(" \n") != std::string::npos;
+}
+
+// The job's daemons answer, here on the Unix socket or through the contact file.
+bool LeaderAnswers(const SlurmAllocation& allocation, const std::string& rundir) {
+  auto fd = ConnectSlurmLeader({allocation.job_id, daemon::LauncherSocketPath(rundir),
+                                daemon::ContactPath(allocation.job_id)});
+  if (fd) close(*fd);
+  return fd.has_value();
 }
 
 // One srun step of daemons, started detached: its own session, stdin from /dev/null,
@@ -245,7 +262,12 @@ Result<void> StartDaemons(const SlurmAllocation& allocation, const SlurmDaemonOp
                         .first_node = level.first,
                         .num_nodes = level.size()};
     launch.pschedd_args.insert(launch.pschedd_args.end(), common.begin(), common.end());
-    if (k == 0) launch.pschedd_args.insert(launch.pschedd_args.end(), {"--rundir", rundir});
+    if (k == 0) {
+      // The contact file: launchers on hosts without the leader's socket reach it by TCP.
+      launch.pschedd_args.insert(launch.pschedd_args.end(), {"--rundir", rundir, "--contact-file",
+                                                             daemon::ContactPath(allocation.job_id),
+                                                             "--contact-host", addresses[0]});
+    }
     auto argv = DaemonLaunchArgv(allocation, launch);
     if (!argv) return Fail(argv.error());
     auto step = StartStep(*argv, rundir, static_cast<int>(k),
@@ -361,11 +383,10 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
     return Fail(ErrorCode::kInvalidArgument, "starting the Slurm daemons: fanout must be >= 1");
   }
   const std::string rundir = SlurmRunDir(allocation);
-  const std::string socket = daemon::LauncherService::SocketPath(rundir);
-  if (SocketAnswers(socket)) {
+  if (LeaderAnswers(allocation, rundir)) {
     auto waited = WaitForStarter(allocation, options, rundir);
     if (!waited) return Fail(waited.error());
-    if (SocketAnswers(socket)) return rundir;  // else the starter failed: start them here
+    if (LeaderAnswers(allocation, rundir)) return rundir;  // else the starter failed: start here
   }
   if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());
   // One starter at a time; whoever waited finds the daemons the first one started.
@@ -380,16 +401,13 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
     close(lock);
     return Fail(e);
   }
-  if (!SocketAnswers(socket)) {
-    // A job's first daemons: the time to clear what ended jobs left behind. squeue names
-    // a job only while it is pending, running or completing.
-    SweepEndedJobRunDirs("/tmp", allocation.job_id, [](const std::string& job) {
-      auto listed = Capture({"squeue", "-h", "-j", job, "-o", "%T"});
-      return listed && listed->find_first_not_of(" \n") != std::string::npos;
-    });
+  const bool answers = LeaderAnswers(allocation, rundir);
+  if (!answers) {
+    // A job's first daemons: the time to clear what ended jobs left behind.
+    SweepEndedJobRunDirs("/tmp", allocation.job_id, SlurmJobActive);
+    SweepEndedJobContacts(daemon::ContactRoot(), allocation.job_id, SlurmJobActive);
   }
-  Result<void> started =
-      SocketAnswers(socket) ? Result<void>() : StartDaemons(allocation, options, rundir);
+  Result<void> started = answers ? Result<void>() : StartDaemons(allocation, options, rundir);
   close(lock);
   if (!started) {
     return Fail(
@@ -425,8 +443,63 @@ Result<std::optional<SlurmLeader>> FindSlurmLeader(const Environment& env, bool 
   } else if (auto waited = WaitForStarter(**allocation, chosen, rundir); !waited) {
     return Fail(waited.error());  // only the lock is looked at: no connection to the leader
   }
-  return std::optional<SlurmLeader>(
-      SlurmLeader{(*allocation)->job_id, daemon::LauncherService::SocketPath(rundir)});
+  return std::optional<SlurmLeader>(SlurmLeader{(*allocation)->job_id,
+                                                daemon::LauncherService::SocketPath(rundir),
+                                                daemon::ContactPath((*allocation)->job_id)});
+}
+
+Result<int> ConnectSlurmLeader(const SlurmLeader& leader, std::string* via) {
+  auto local = ConnectUnix(leader.socket);
+  if (local) {
+    if (via) *via = leader.socket;
+    return local;
+  }
+  auto contact = daemon::ReadContact(leader.contact, leader.job_id);
+  if (!contact) {
+    // Neither a socket here nor a contact file: no daemons (yet).
+    if (contact.error().sys_errno() == ENOENT) return local;
+    return Fail(contact.error());
+  }
+  auto fd = daemon::ConnectAsLauncher(contact->address, contact->secret);
+  const std::string file =
+      "the contact file '" + leader.contact + "' of Slurm job " + leader.job_id;
+  if (fd) {
+    if (via) *via = contact->address + " (TCP, from " + leader.contact + ")";
+    return fd;
+  }
+  if (fd.error().sys_errno() != ECONNREFUSED) return Fail(fd.error().Wrap(file));
+  // Nothing listens there: a leader killed before it could remove its file (the job ended,
+  // Slurm's SIGKILL) or one that died in a job that still runs (a starter starts anew).
+  if (!SlurmJobActive(leader.job_id)) {
+    daemon::RemoveContact(leader.contact);
+    return Fail(ErrorCode::kNotFound,
+                "Slurm job " + leader.job_id + " has ended: its contact file '" + leader.contact +
+                    "' was stale (nothing answers at " + contact->address + "); removed it");
+  }
+  return Fail(fd.error().Wrap(file));
+}
+
+int SweepEndedJobContacts(const std::string& root, const std::string& current_job,
+                          const std::function<bool(const std::string& job)>& job_active) {
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    const std::string job = entry.path().filename();
+    if (job == current_job || job.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string path = entry.path() / "contact";
+    auto contact = daemon::ReadContact(path, job);
+    if (contact) {
+      if (auto fd = daemon::ConnectAsLauncher(contact->address, contact->secret,
+                                              std::chrono::seconds(2))) {
+        close(*fd);
+        continue;
+      }
+    }
+    if (job_active(job)) continue;
+    daemon::RemoveContact(path);
+    removed += !std::filesystem::exists(entry.path());
+  }
+  return removed;
 }
 
 }  // namespace psched::slurm

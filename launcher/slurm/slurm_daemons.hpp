@@ -5,10 +5,10 @@
 // daemon_plan.hpp); later calls find the leader's launcher socket and reuse the daemons.
 // The daemons end with the allocation: Slurm kills its steps when salloc's command exits.
 //
-// The leader's socket is in SlurmRunDir(allocation) on the host psched-exec runs on, so
-// this serves allocations whose first node is that host (the test cluster's n1..n4 are all
-// this host; on a cluster, salloc with LaunchParameters=use_interactive_step puts the
-// shell there). A launcher on a login node would need TCP to the leader instead.
+// The leader runs on the allocation's first node. Its Unix socket is in SlurmRunDir on that
+// host: the fast path for launchers there. Launchers on any other host (the salloc shell on
+// a login host) connect over TCP to the address in the job's contact file,
+// ~/.psched/JOBID/contact (daemon/net/contact_file.hpp), which the leader writes and removes.
 //
 // Use in the launcher (allocation_locator.cpp), after PSCHED_ALLOCATION and before the
 // embedded default:
@@ -64,8 +64,23 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
 
 struct SlurmLeader {
   std::string job_id;
-  std::string socket;  // the leader's launcher socket
+  std::string socket;   // the leader's launcher socket (on the first node)
+  std::string contact;  // its contact file, for launchers elsewhere
 };
+
+// Connects to the leader: through its Unix socket when this host has it, else over TCP to
+// the address in the contact file, authenticated with the secret there. `via` (when set)
+// gets the socket's path or "HOST:PORT (TCP, from FILE)".
+// Errors name the job and the file. When no daemons run (no socket, and no contact file or
+// nothing answers at its address while the job runs) the error's errno is ENOENT or
+// ECONNREFUSED: the caller may start them. A contact file with unsafe permissions, one the
+// leader refuses (wrong secret) and one of an ended job (then removed) are refusals.
+Result<int> ConnectSlurmLeader(const SlurmLeader& leader, std::string* via = nullptr);
+
+// Removes the contact directories ~/.psched/JOB (in `root`) of this user's other jobs whose
+// leader does not answer and `job_active(job)` is false. Returns how many went.
+int SweepEndedJobContacts(const std::string& root, const std::string& current_job,
+                          const std::function<bool(const std::string& job)>& job_active);
 
 // The leader socket of the Slurm allocation described by `env`, std::nullopt outside
 // Slurm. With `start`, starts the daemons when they do not answer (EnsureSlurmDaemons);
