@@ -76,30 +76,9 @@ wait_until() {
   done
 }
 
-# on_login_host CMD...: run CMD as a launcher on a host other than the allocation's nodes,
-# as the salloc shell on a login host is: in a mount namespace of its own whose /tmp is an
-# empty tmpfs, so the leader's Unix socket (/tmp/psched-UID-slurm-JOB on the first node) is
-# out of its sight. Only the directories the test needs are bound back into that /tmp: the
-# build and source trees and the test Slurm's configuration, when they live under /tmp.
+# on_login_host CMD...: run CMD as a launcher on a login host, away from the allocation's
+# nodes (on_login_host.sh: its own mount namespace with a private /tmp).
 on_login_host() {
-  local hold rc=0
-  hold=$(mktemp -d /run/psched-login-host.XXXXXX)
-  # shellcheck disable=SC2016 # expanded by the inner shell
-  unshare -m --propagation private bash -c '
-    set -e
-    hold=$1 build=$2 source=$3 conf_dir=$4
-    shift 4
-    mount --bind /tmp "$hold"
-    mount -t tmpfs -o mode=1777 psched-login-tmp /tmp
-    for dir in "$source" "$build" "$conf_dir"; do
-      case "$dir" in /tmp/*)
-        mkdir -p "$dir"
-        mount --bind "$hold/${dir#/tmp/}" "$dir" ;;
-      esac
-    done
-    umount -l "$hold"
-    exec "$@"
-  ' on_login_host "$hold" "$build_dir" "$source_dir" "$(dirname "$SLURM_CONF")" "$@" || rc=$?
-  rmdir "$hold" 2>/dev/null || true
-  return "$rc"
+  "$source_dir/tests/slurm/on_login_host.sh" --keep "$source_dir" --keep "$build_dir" \
+    --keep "$(dirname "$SLURM_CONF")" -- "$@"
 }
