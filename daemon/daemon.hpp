@@ -76,6 +76,10 @@ class Daemon final : public TreeServices {
   void SignalLocalRanks(int64_t session, int sig) { node_service_->Signal(session, sig); }
   // The leader only: a user's suspend or resume (LeaderService::UserSuspendOrResume).
   void SuspendSession(int64_t session, bool suspend, const std::function<void(Result<void>)>& done);
+  // The leader only: ranks of these sessions connect (LeaderService::SessionsInteract).
+  void SessionsInteract(const std::vector<std::string>& nspaces) {
+    if (leader_) leader_->SessionsInteract(nspaces);
+  }
   TreeServices& tree() { return *this; }
   event_base* base() const { return base_; }
   int port() const { return port_; }

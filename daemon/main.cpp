@@ -126,6 +126,9 @@ void HostWireUps(psched::daemon::Daemon& daemon, std::unique_ptr<psched::pmix::P
       d->SuspendSession(s, suspend, std::move(done));
     };
     actions.signal_local = [d = &daemon](int64_t s, int sig) { d->SignalLocalRanks(s, sig); };
+    actions.sessions_interact = [d = &daemon](const std::vector<std::string>& nspaces) {
+      d->SessionsInteract(nspaces);
+    };
     auto pmix = psched::pmix::DaemonPmixHost::Create(std::move(server), daemon.tree(), actions);
     if (pmix) {
       pmix_hooks = std::move(*pmix);

@@ -113,6 +113,7 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(std::unique_ptr<P
   tree.RegisterService("pmix.layout",
                        [self](int from, const std::string& d) { self->OnLayout(from, d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
+  tree.RegisterService("pmix.interact", [self](int, const std::string& d) { self->OnInteract(d); });
   tree.RegisterService("pmix.spawned", [self](int, const std::string& d) { self->OnSpawned(d); });
   return host;
 }
@@ -325,6 +326,14 @@ void DaemonPmixHost::FenceAcrossNodes(FenceRequest req, BlobDone done) {
 }
 
 void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
+  std::vector<std::string> nspaces;
+  nspaces.reserve(procs.size());
+  for (const ProcName& p : procs) nspaces.push_back(p.nspace);
+  NoteInteraction(std::move(nspaces));
+  ConnectProcs(std::move(procs), std::move(done));
+}
+
+void DaemonPmixHost::ConnectProcs(std::vector<ProcName> procs, OpDone done) {
   ProcsLocation where = server_->Locate(procs);
   if (!where.unknown_nspaces.empty()) {
     // A session without ranks here: every participating node must know every
@@ -344,7 +353,7 @@ void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
                                                                      " ended while connecting")
                                          .WithNode(tree_.node())));
                   }
-                  Connect(std::move(procs), std::move(done));
+                  ConnectProcs(std::move(procs), std::move(done));
                 });
     return;
   }
@@ -356,7 +365,7 @@ void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
 }
 
 void DaemonPmixHost::Disconnect(std::vector<ProcName> procs, OpDone done) {
-  Connect(std::move(procs), std::move(done));
+  ConnectProcs(std::move(procs), std::move(done));
 }
 
 // --- point-to-point requests ------------------------------------------------------------
@@ -491,8 +500,10 @@ void DaemonPmixHost::Publish(Publisher who, std::vector<std::pair<std::string, s
 void DaemonPmixHost::Lookup(Publisher who, std::vector<std::string> keys, bool wait,
                             std::optional<std::chrono::milliseconds> timeout,
                             NameService::LookupDone done) {
-  if (leader())
-    return names_->Lookup(std::move(who), std::move(keys), wait, timeout, std::move(done));
+  if (leader()) {
+    NameService::LookupDone noting = NotingInteraction(who, std::move(done));
+    return names_->Lookup(std::move(who), std::move(keys), wait, timeout, std::move(noting));
+  }
   Json j{{"ns", who.nspace}, {"rank", who.rank}, {"keys", keys}, {"wait", wait}};
   if (timeout) j["timeout_ms"] = timeout->count();
   // A waiting lookup without a timeout waits as long as PMIx asks: no limit here either.
@@ -553,12 +564,13 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
       std::optional<std::chrono::milliseconds> timeout;
       if (j->contains("timeout_ms"))
         timeout = std::chrono::milliseconds(j->at("timeout_ms").get<int64_t>());
+      NameService::LookupDone reply = [this, from, id](Result<std::vector<PublishedValue>> r) {
+        if (!r) return SendReply(from, id, Fail(r.error()));
+        SendReply(from, id, Pack({{"values", ValuesJson(*r)}}));
+      };
+      NameService::LookupDone noting = NotingInteraction(who, std::move(reply));
       names_->Lookup(std::move(who), j->at("keys").get<std::vector<std::string>>(),
-                     j->value("wait", false), timeout,
-                     [this, from, id](Result<std::vector<PublishedValue>> r) {
-                       if (!r) return SendReply(from, id, Fail(r.error()));
-                       SendReply(from, id, Pack({{"values", ValuesJson(*r)}}));
-                     });
+                     j->value("wait", false), timeout, std::move(noting));
     } else {
       SendReply(from, id, Fail(ErrorCode::kProtocol, "name service: unknown op '" + op + "'"));
     }

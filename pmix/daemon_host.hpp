@@ -7,6 +7,8 @@
 //   publish/lookup/unpublish -> the leader (node 0) keeps the name service;
 //                    other nodes forward over "pmix.names"
 //   abort, terminate -> DaemonActions::fail_session (the leader fails the session)
+//   connect, lookup of another session's name -> the leader's
+//                    DaemonActions::sessions_interact ("pmix.interact" from other nodes)
 //   pause/resume  -> the leader's DaemonActions::suspend_session ("pmix.jobctl" from
 //                    other nodes), as psched-ctl suspend/resume: confirmed by the nodes
 //   signal        -> "pmix.jobctl" to every node of the session, DaemonActions::signal_local
@@ -51,6 +53,9 @@ struct DaemonActions {
       suspend_session;
   // Signal this node's ranks of a session (job control sends it to each of its nodes).
   std::function<void(int64_t session, int sig)> signal_local;
+  // Called on the leader only: ranks of these sessions (namespaces, two or more) connect
+  // to each other (daemon_interact.cpp). Unset: nobody listens.
+  std::function<void(const std::vector<std::string>& nspaces)> sessions_interact;
 };
 
 class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices {
@@ -132,6 +137,13 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void DirectoryAdd(int64_t session, const std::string& nspace, std::string layout, int owner);
   void DirectoryEnd(int64_t session);
   void OnNamesRequest(int from, const std::string& data);
+  // Interactions between sessions, for the leader (daemon_interact.cpp): told from any
+  // node, or the lookup's answer that names another session's publisher.
+  void NoteInteraction(std::vector<std::string> nspaces);
+  void OnInteract(const std::string& data);
+  NameService::LookupDone NotingInteraction(const Publisher& looker, NameService::LookupDone done);
+  // Connect's work; Connect itself first tells the leader who connects.
+  void ConnectProcs(std::vector<ProcName> procs, OpDone done);
   void OnReply(const std::string& data);
   // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
   // namespace must be known here before the parent may connect to it.

@@ -97,9 +97,10 @@ TEST_F(YieldTest, NothingToYieldUnlessTheConnectorSuspendedTheOtherItself) {
 // waiting forever.
 TEST(YieldOneSlotNodes, VictimResumesSharingTheConnectorsSlot) {
   sched::Snapshot s;
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < 2; ++i) {
     s.nodes.push_back(
         sched::Node::Make(i, "n" + std::to_string(i), sched::NodeTopology::Uniform(1, 1, 1)));
+  }
   auto compact = *sched::MakeAllocator("compact");
   SurpassPolicy surpass{PolicyOptions{}};
   Arrive(s, surpass, Request(1, 2), *compact);

@@ -201,6 +201,7 @@ proto::Json LeaderService::Status() const {
       } else if (model->state == sched::SessionState::kQueued) {
         detail = "queued at position " + std::to_string(queue_position[id]);
       }
+      detail += YieldedDetail(s, *model);
       // The user stopped it: stopped it stays, whatever the model holds for its slots.
       if (s.stopped_by_user) {
         state = "suspended";

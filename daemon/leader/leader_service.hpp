@@ -75,6 +75,10 @@ class LeaderService {
   // name.
   void UserSuspendOrResume(int64_t id, bool suspend,
                            const std::function<void(Result<void>)>& answered);
+  // Ranks of these sessions (PMIx namespaces) connect: a PMIx connect naming them, or a
+  // lookup of a name one of them published (connect_yield.cpp). A session that one of
+  // the others suspended by surpass is resumed beside it (policies/yield.hpp).
+  void SessionsInteract(const std::vector<std::string>& nspaces);
 
  private:
   static void SendError(Connection& c, const std::string& message);
@@ -107,6 +111,9 @@ class LeaderService {
     // resumes it. It keeps its slots meanwhile (its uses stay counted in the snapshot).
     bool stopped_by_user = false;
     std::string wait_reason;  // while queued: the policy's why, shown by psched-ctl status
+    // The session whose surpass yielded because it connected to this one (YieldTo):
+    // status says "sidestepped by N, was surpassed: N connected to it". 0: none.
+    int64_t yielded_to = 0;
   };
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
@@ -179,6 +186,11 @@ class LeaderService {
                   std::chrono::steady_clock::duration took, bool ok);
   // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
   void RunDeferred();
+  // connect_yield.cpp: `connector` connected to `victim`, which it surpassed: the plan of
+  // policies::YieldToConnect, carried out as any other.
+  void YieldTo(int64_t connector, int64_t victim);
+  // " (sidestepped by 2), was surpassed: 2 connected to it" for status, or "".
+  std::string YieldedDetail(const LiveSession& s, const sched::Session& model) const;
   // comm_spawn.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);

@@ -308,6 +308,53 @@ TEST(PmixDaemon, ConnectAcceptBetweenSessionsOnDisjointNodes) {
   EXPECT_EQ(Count(o.out, "remote size 2, told 2"), 4) << o.out << o.err;
 }
 
+// A surpass that yields to interaction (issue #20): the analysis surpasses the
+// simulation (both of its slots: it is suspended whole), then looks up the port the
+// simulation published and connects. The leader resumes the simulation re-pinned onto
+// the slot the analysis does not use, so the connect completes; without that it waits on
+// stopped ranks (the analysis' timeout ends it with 124). After the analysis the
+// simulation is back on both slots and takes a second connection.
+TEST(PmixDaemon, SurpassYieldsWhenTheAnalysisConnectsToItsVictim) {
+  // pins D: how many of the simulation's ranks (YIELD_TEST=D) are bound to each CPU set.
+  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"}, R"(
+d=$(mktemp -d)
+cat > $d/pins <<'EOF'
+for p in $(pgrep -x mpi_connect_acc); do
+  tr '\0' '\n' < /proc/$p/environ | grep -qx "YIELD_TEST=$1" && grep Cpus_allowed_list: /proc/$p/status
+done | sort | uniq -c | sed 's/^ */pinned /'
+EOF
+psched-exec -n 2 -x PSCHED_TEST_SESSION=1 -x YIELD_TEST=$d mpi_connect_accept 0 2 > $d/sim 2>&1 &
+s=$!
+i=0; until grep -q published $d/sim || [ $i -ge 600 ]; do sleep 0.05; i=$((i+1)); done
+psched-exec --policy surpass -n 1 -x PSCHED_TEST_SESSION=2 \
+  sh -c "timeout 30 mpi_connect_accept; echo analysis=\$?; psched-ctl status; sh $d/pins $d"
+echo first=$?
+psched-ctl status > $d/after
+psched-exec --policy overbook -n 1 -x PSCHED_TEST_SESSION=2 timeout 30 mpi_connect_accept
+echo second=$?
+wait $s; echo sim=$?; cat $d/sim; echo after:; cat $d/after; rm -r $d
+)");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("analysis=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("first=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("second=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("sim=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("sidestepped by 2, was surpassed: 2 connected to it"), std::string::npos)
+      << o.out << o.err;
+  // Both of the simulation's ranks on one CPU (the other is the analysis').
+  EXPECT_NE(o.out.find("pinned 2 Cpus_allowed_list:"), std::string::npos) << o.out << o.err;
+  // The simulation's launcher says why it runs again.
+  EXPECT_NE(o.out.find("psched: session 1 resumed, sidestepped by 2, was surpassed: 2 connected "
+                       "to it"),
+            std::string::npos)
+      << o.out;
+  // The analysis gone, the simulation runs on its own slots again.
+  const size_t after = o.out.find("after:");
+  ASSERT_NE(after, std::string::npos) << o.out;
+  EXPECT_EQ(o.out.find("was surpassed", after), std::string::npos) << o.out;
+  EXPECT_EQ(Count(o.out, "connect rank 0: connected, remote size 2, told 2"), 2) << o.out << o.err;
+}
+
 // Layouts are lazy: a node where a session has no rank, and whose ranks never
 // connected to it, has not registered its namespace (the broadcast of every
 // layout to every node made this "known"); the prober's own namespace is.

@@ -5,7 +5,8 @@
  * argv[2]: how many connections the accepting side takes, one after another, on the same
  * port (default 1): a simulation that analyses attach to in turn.
  * PSCHED_TEST_ACCEPT_AFTER=FILE: the accepting side publishes at once but accepts only once
- * FILE exists. The connecting side prints "connecting" before it connects. */
+ * FILE exists. The accepting side prints "published" once it has published, the
+ * connecting side "connecting" before it connects. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
     if (rank == root) {
       MPI_Open_port(MPI_INFO_NULL, port);
       MPI_Publish_name("psched-test-service", MPI_INFO_NULL, port);
+      printf("published\n");
+      fflush(stdout);
     }
     const char* gate = getenv("PSCHED_TEST_ACCEPT_AFTER");
     while (gate != NULL && access(gate, F_OK) != 0) usleep(20000);

@@ -1,0 +1,80 @@
+// A surpass that yields to interaction (issue #20, item 7), the leader's side: the PMIx
+// host tells which sessions connect (pmix/daemon_interact.cpp); when one of them was
+// suspended by another's surpass, that one asked it for something and would wait on a
+// stopped process. The decision is policies::YieldToConnect's; the leader carries its
+// plan out like any other (one transaction, rolled back on failure) and remembers it
+// for psched-ctl status.
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <optional>
+
+#include "daemon/leader/leader_service.hpp"
+#include "policies/yield.hpp"
+
+namespace psched::daemon {
+namespace {
+
+// The session of one of this leader's namespaces, "psched.<leader pid>.<session>" (as
+// Spawn and the MPI_Comm_spawn answer name them); nullopt for anything else.
+std::optional<int64_t> SessionOfNspace(const std::string& nspace) {
+  const std::string prefix = "psched." + std::to_string(getpid()) + ".";
+  if (!nspace.starts_with(prefix)) return std::nullopt;
+  int64_t id = 0;
+  const char* first = nspace.data() + prefix.size();
+  const char* last = nspace.data() + nspace.size();
+  auto [end, ec] = std::from_chars(first, last, id);
+  if (ec != std::errc() || end != last || first == last) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
+void LeaderService::SessionsInteract(const std::vector<std::string>& nspaces) {
+  std::vector<int64_t> ids;
+  for (const std::string& ns : nspaces)
+    if (auto id = SessionOfNspace(ns)) ids.push_back(*id);
+  for (int64_t victim : ids) {
+    const sched::Session* model = snapshot_.Find(victim);
+    if (model == nullptr || model->state != sched::SessionState::kSuspended) continue;
+    for (int64_t connector : ids)
+      if (connector != victim && model->displaced_by == connector) YieldTo(connector, victim);
+  }
+}
+
+void LeaderService::YieldTo(int64_t connector, int64_t victim) {
+  // One plan at a time; the decision is made when it runs, on the snapshot of then.
+  if (executor_.busy())
+    return deferred_.push_back([this, connector, victim] { YieldTo(connector, victim); });
+  policies::Yield yield = policies::YieldToConnect(snapshot_, connector, victim);
+  if (!yield.note.empty()) std::fprintf(stderr, "pschedd[0]: %s\n", yield.note.c_str());
+  if (yield.plan.empty()) return;
+  RunPlan(yield.plan, nullptr, 0,
+          [this, plan = yield.plan, connector, victim, note = std::move(yield.note)](
+              Result<void> ok, const sched::Snapshot& before) {
+            if (ok) {
+              if (LiveSession* s = Find(victim)) {
+                s->yielded_to = connector;
+                const std::string own = "session " + std::to_string(victim) + " ";
+                NoteToLauncher(*s, note.starts_with(own) ? note.substr(own.size()) : note);
+              }
+            }
+            PlanDone(plan, before, sched::kNoSession, std::move(ok));
+          });
+}
+
+std::string LeaderService::YieldedDetail(const LiveSession& s, const sched::Session& model) const {
+  if (s.yielded_to == 0 || snapshot_.Find(s.yielded_to) == nullptr) return "";
+  const std::string n = std::to_string(s.yielded_to);
+  std::string why = ", was surpassed: " + n + " connected to it";
+  if (model.state == sched::SessionState::kSidestepped && model.displaced_by == s.yielded_to)
+    return why;
+  // Resumed where it was (no other slot on a node): it shares the connector's slots.
+  if (model.state == sched::SessionState::kRunning ||
+      model.state == sched::SessionState::kOverbooked)
+    return ", sharing " + n + "'s slots" + why;
+  return "";
+}
+
+}  // namespace psched::daemon

@@ -1,0 +1,50 @@
+// Sessions that interact, told to the leader: a PMIx connect naming ranks of several
+// sessions, or a name-service lookup answered with names another session published
+// (MPI_Lookup_name of a simulation's port, Open MPI's connect/accept exchange). The
+// leader hears of each through DaemonActions::sessions_interact: a surpass yields to it
+// (policies/yield.hpp). One fire-and-forget message per connecting node; lookups are
+// answered on the leader already.
+#include <algorithm>
+#include <cstdio>
+
+#include "pmix/daemon_host.hpp"
+#include "pmix/daemon_wire.hpp"
+
+namespace psched::pmix {
+
+using wire::Json;
+using wire::Pack;
+using wire::Unpack;
+
+void DaemonPmixHost::NoteInteraction(std::vector<std::string> nspaces) {
+  std::sort(nspaces.begin(), nspaces.end());
+  nspaces.erase(std::unique(nspaces.begin(), nspaces.end()), nspaces.end());
+  if (nspaces.size() < 2) return;  // a session talking to itself
+  if (!leader()) return tree_.SendToNode(0, "pmix.interact", Pack({{"ns", nspaces}}));
+  if (actions_.sessions_interact) actions_.sessions_interact(nspaces);
+}
+
+void DaemonPmixHost::OnInteract(const std::string& data) {
+  auto j = Unpack(data, "pmix.interact");
+  if (!j || !leader()) return;
+  try {
+    NoteInteraction(j->at("ns").get<std::vector<std::string>>());
+  } catch (const Json::exception& e) {
+    std::fprintf(stderr, "psched pmix: malformed pmix.interact dropped: %s\n", e.what());
+  }
+}
+
+NameService::LookupDone DaemonPmixHost::NotingInteraction(const Publisher& looker,
+                                                          NameService::LookupDone done) {
+  return [this, looker = looker.nspace,
+          done = std::move(done)](Result<std::vector<PublishedValue>> r) {
+    if (r) {
+      std::vector<std::string> nspaces{looker};
+      for (const PublishedValue& v : *r) nspaces.push_back(v.publisher.nspace);
+      NoteInteraction(std::move(nspaces));
+    }
+    done(std::move(r));
+  };
+}
+
+}  // namespace psched::pmix
