@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -43,6 +44,24 @@ size_t PerHostLimit(const Tree& tree, int node) {
 }
 size_t TotalLimit(const Tree& tree, int node) {
   return 2 * PerHostLimit(tree, node);
+}
+
+// A daemon whose peer's host dies (or whose network to it fails) gets no FIN: without
+// keepalive the link looks open for ever, and the node would wait for a dead leader
+// with its ranks running. The kernel probes a link idle for 1 s every second and gives
+// up after 2 unanswered probes (data unacknowledged for 3 s ends it too): a dead peer's
+// link closes within 3 s. The kernel answers probes for a busy or stopped process, so
+// a leader deciding for a long time is not taken for dead.
+constexpr int kKeepIdleS = 1, kKeepIntervalS = 1, kKeepProbes = 2;
+constexpr unsigned kUnackedLimitMs = 3000;
+void KeepLinkAlive(int fd) {
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &kKeepIdleS, sizeof kKeepIdleS);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &kKeepIntervalS, sizeof kKeepIntervalS);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &kKeepProbes, sizeof kKeepProbes);
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kUnackedLimitMs, sizeof kUnackedLimitMs);
 }
 
 // What the other end of a link refused, in this daemon's log: the error frame a daemon
@@ -123,15 +142,20 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
     close(fd);
     return Fail(e);
   }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  KeepLinkAlive(fd);
   parent_ = Connection::Make(base_, fd, "parent " + address);
   parent_->peer_node = tree_.Parent(node_);
   parent_->set_max_payload(proto::kMaxUnauthenticatedPayload);
   parent_->Start([this](Connection& c, proto::Frame&& f) { OnParentFrame(c, std::move(f)); },
-                 [this](Connection&, const std::string& why) {
+                 [this, address](Connection&, const std::string& why) {
                    parent_.reset();
-                   if (handlers_.parent_lost) handlers_.parent_lost(why);
+                   // Who, where, and for a silent host what the kernel waited for.
+                   std::string said = "node " + std::to_string(tree_.Parent(node_)) + " at " +
+                                      address + ": " + why;
+                   if (why.find(std::strerror(ETIMEDOUT)) != std::string::npos)
+                     said += " (its host answered nothing for " +
+                             std::to_string(kUnackedLimitMs / 1000) + " s)";
+                   if (handlers_.parent_lost) handlers_.parent_lost(said);
                  });
   return {};
 }
@@ -144,8 +168,7 @@ void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, 
     close(fd);
     return;
   }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  KeepLinkAlive(fd);
   auto conn = Connection::Make(self->base_, fd, "peer " + AddressText(address));
   conn->challenge = self->secret_.Nonce();
   conn->set_max_payload(proto::kMaxUnauthenticatedPayload);

@@ -1,0 +1,81 @@
+// A dead leader: every node daemon ends on its own within seconds, also when no FIN
+// reaches it (the leader's host gone, its network cut).
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "daemon/net/auth.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace psched::testing {
+namespace {
+
+bool HasLine(const std::string& s) {
+  return s.find('\n') != std::string::npos;
+}
+
+// The leader's host falls silent: in a network namespace of the test's own, three
+// daemons in a chain (fanout 1) join; then the namespace's loopback goes down (no
+// packet moves any more, as when a host dies or its network is cut) and the leader is
+// killed, its FIN lost. Without keepalive on the links, nodes 1 and 2 waited for ever
+// on links that looked open; now each ends within about 3 s and says why.
+TEST(LeaderDeath, EveryNodeDaemonEndsWhenTheLeadersHostFallsSilent) {
+  Proc ns({"unshare", "-n", "sh", "-c", "ip link set lo up && echo up && exec sleep 300"});
+  if (!ns.WaitStdout(HasLine, 10))
+    GTEST_SKIP() << "cannot create a network namespace (needs root): " << ns.err();
+  const std::vector<std::string> inside = {"nsenter", "-t", std::to_string(ns.pid()), "-n"};
+  auto in_ns = [&](std::vector<std::string> argv) {
+    argv.insert(argv.begin(), inside.begin(), inside.end());
+    return argv;
+  };
+  TempDir dir("psched-silent");
+  auto secret = daemon::Secret::Generate();
+  ASSERT_TRUE(secret->WriteFile(dir / "secret"));
+  auto node = [&](int n, const std::string& parent_port) {
+    std::vector<std::string> argv = {
+        Bin("pschedd"), "--node", std::to_string(n), "--nodes",      "3",          "--fanout", "1",
+        "--topology",   "core:1", "--secret-file",   dir / "secret", "--ready-fd", "1"};
+    if (n == 0) {
+      argv.insert(argv.end(), {"--rundir", dir / "run"});
+    } else {
+      argv.insert(argv.end(), {"--parent", "127.0.0.1:" + parent_port, "--listen", "127.0.0.1"});
+    }
+    return in_ns(argv);
+  };
+  auto port_of = [](Proc& p) {
+    EXPECT_TRUE(p.WaitStdout(HasLine)) << p.err();
+    return p.out().substr(5, p.out().find('\n') - 5);  // "port N\n"
+  };
+  Proc leader(node(0, ""));
+  const std::string leader_port = port_of(leader);
+  Proc node1(node(1, leader_port));
+  const std::string node1_port = port_of(node1);
+  Proc node2(node(2, node1_port));
+  ASSERT_TRUE(leader.WaitStdout([](const std::string& s) { return s.find("ready") != s.npos; }))
+      << leader.err();
+
+  ASSERT_EQ(RunCmd(in_ns({"ip", "link", "set", "lo", "down"})).code, 0);
+  const auto start = std::chrono::steady_clock::now();
+  leader.Signal(SIGKILL);
+  // Generous for a loaded machine; without keepalive they never end.
+  EXPECT_NE(node1.Wait(15), -1) << "node 1's daemon still runs: " << node1.err();
+  EXPECT_NE(node2.Wait(15), -1) << "node 2's daemon still runs: " << node2.err();
+  std::printf("nodes 1 and 2 ended %.2f s after the leader's host fell silent\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  EXPECT_NE(node1.err().find("stopping: parent daemon gone: node 0 at 127.0.0.1:" + leader_port +
+                             ": connection error: Connection timed out (its host answered "
+                             "nothing for 3 s)"),
+            std::string::npos)
+      << node1.err();
+  EXPECT_NE(node2.err().find("stopping: parent daemon gone: node 1 at 127.0.0.1:" + node1_port),
+            std::string::npos)
+      << node2.err();
+}
+
+}  // namespace
+}  // namespace psched::testing
