@@ -226,7 +226,42 @@ void PeerLink::OnAuthSweep(evutil_socket_t, short, void* arg) {
 
 void PeerLink::FromNeighbour(const Connection& conn, proto::Frame&& frame) {
   if (frame.type == proto::MsgType::kError) return LogPeerError(node_, conn, frame);
+  if (std::string wrong = ImpossibleSender(conn.peer_node, frame); !wrong.empty()) {
+    std::fprintf(stderr, "pschedd[%d]: dropped a %s frame from %s (node %d): %s\n", node_,
+                 proto::MsgTypeName(frame.type), conn.peer_name().c_str(), conn.peer_node,
+                 wrong.c_str());
+    return;
+  }
   Route(std::move(frame), conn.peer_node);
+}
+
+std::string PeerLink::ImpossibleSender(int neighbour, const proto::Frame& frame) const {
+  // Collective frames name no sender: their contributors are checked where they are
+  // combined (tree_collective).
+  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult ||
+      frame.type == proto::MsgType::kCollForget) {
+    return "";
+  }
+  // Receivers take `from` as who sent a frame (a cosched reply counts for that node): a
+  // link carries only frames of the nodes behind it, a child's from its subtree, the
+  // parent's from outside this node's subtree.
+  auto it = frame.body.find("from");
+  if (it == frame.body.end() || !it->is_number_integer()) return "no sending node (from)";
+  const int64_t from = it->get<int64_t>();
+  if (from < 0 || from >= tree_.size) {
+    return "sending node " + std::to_string(from) + " is outside the allocation's " +
+           std::to_string(tree_.size) + " nodes";
+  }
+  const bool from_parent = neighbour == tree_.Parent(node_);
+  const bool behind = from_parent ? !tree_.InSubtree(node_, static_cast<int>(from))
+                                  : tree_.InSubtree(neighbour, static_cast<int>(from));
+  if (!behind) {
+    return "sending node " + std::to_string(from) + " is not behind that link (" +
+           (from_parent ? "it is in node " + std::to_string(node_) + "'s subtree"
+                        : "not in node " + std::to_string(neighbour) + "'s subtree") +
+           ")";
+  }
+  return "";
 }
 
 void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {

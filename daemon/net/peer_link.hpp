@@ -57,6 +57,9 @@ class PeerLink {
   // do, or "" when it may (peer_link.cpp: the limits).
   std::string UnauthenticatedFull(const std::string& host) const;
   void Refused(const std::string& who, const std::string& why);
+  // Why `frame`, received from the neighbour `neighbour`, cannot have come through that
+  // link (its `from` out of range or not behind it), or "" when it can.
+  std::string ImpossibleSender(int neighbour, const proto::Frame& frame) const;
   // Closes connections that have not authenticated within kAuthTimeout.
   static void OnAuthSweep(evutil_socket_t, short, void* arg);
   static void OnLocal(evutil_socket_t, short, void* arg);
