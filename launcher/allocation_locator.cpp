@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "common/read_file.hpp"
@@ -143,6 +144,21 @@ std::string NoDaemonMessage(const AllocationSocket& where, const Error& error) {
   if (where.path.empty() || !NoDaemonThere(error))
     return "cannot reach a psched daemon: " + error.ToString();
   const std::string looked = " (looked for its socket at " + where.path + ")";
+  // The socket is there but nobody listens: its daemon died without removing it (killed,
+  // crashed). Say that, not just "Connection refused".
+  const std::string dead = "the psched leader daemon that made " + where.path +
+                           " is gone: nothing listens on that socket any more (connect: " +
+                           std::strerror(error.sys_errno()) + ")";
+  const bool died = error.sys_errno() == ECONNREFUSED;
+  if (where.kind == "psched-alloc" && died) {
+    return dead +
+           "; the psched-alloc allocation in $PSCHED_ALLOCATION has lost its leader and "
+           "ends (its psched-alloc says how the leader ended): start a new allocation, or "
+           "unset PSCHED_ALLOCATION to use this machine's own daemon";
+  }
+  if (where.kind == "embedded" && died) {
+    return dead + "; the first psched-exec starts a new one";
+  }
   if (where.kind == "psched-alloc") {
     return "no psched daemon answers for the psched-alloc allocation in $PSCHED_ALLOCATION" +
            looked + "; has that psched-alloc ended?";

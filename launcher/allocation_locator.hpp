@@ -34,9 +34,10 @@ std::string EmbeddedRunDir();
 Result<int> ConnectToAllocation(bool start_embedded, AllocationSocket* where,
                                 const std::function<void(const std::string&)>& progress = {});
 
-// What psched-ctl says when ConnectToAllocation(false) failed: that no daemon runs for
-// this allocation (or this user, on this machine), that the first psched-exec starts
-// one, and the socket it looked at; `error` when it is not simply absent.
+// What psched-ctl and psched-exec say when ConnectToAllocation failed: that no daemon
+// runs for this allocation (or this user, on this machine), or that the one that made the
+// socket is gone (connection refused), what to do, and the socket it looked at; `error`
+// when it is not simply absent.
 std::string NoDaemonMessage(const AllocationSocket& where, const Error& error);
 
 // Directory of the running executable (pschedd is looked up beside psched-exec).

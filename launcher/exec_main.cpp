@@ -56,7 +56,7 @@ int RunCommand(int argc, char** argv) {
   };
   auto fd = ConnectToAllocation(/*start_embedded=*/true, &where, say);
   if (!fd) {
-    std::fprintf(stderr, "psched-exec: %s\n", fd.error().ToString().c_str());
+    std::fprintf(stderr, "psched-exec: %s\n", NoDaemonMessage(where, fd.error()).c_str());
     return 1;
   }
   if (o.verbose && where.started) {
@@ -76,7 +76,7 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),
                  (where.via.empty() ? where.path : where.via).c_str());
   }
-  return RunSession(*fd, o, req);
+  return RunSession(*fd, o, req, where.path);
 }
 
 }  // namespace

@@ -39,7 +39,8 @@ const char* StreamName(int fd) {
 
 class ExecClient {
  public:
-  ExecClient(event_base* base, const ExecOptions& options) : base_(base), options_(options) {}
+  ExecClient(event_base* base, const ExecOptions& options, std::string daemon_socket)
+      : base_(base), options_(options), daemon_socket_(std::move(daemon_socket)) {}
   ~ExecClient() {
     for (event* ev : events_) event_free(ev);
   }
@@ -253,8 +254,17 @@ class ExecClient {
 
   void OnClosed(const std::string& why) {
     if (code_ >= 0) return;
-    std::fprintf(stderr, "psched-exec: lost the connection to the psched daemon (%s)\n",
-                 why.c_str());
+    // The leader closes a launcher's connection only after its session ended: without
+    // that answer it died or was stopped, and the session's ranks end with it.
+    const std::string which =
+        session_ < 0 ? std::string("before it started the session")
+                     : "while session " + std::to_string(session_) + " ran (its ranks end with it)";
+    std::fprintf(stderr,
+                 "psched-exec: lost the connection to the psched leader daemon at %s (%s) %s: "
+                 "the daemon died or was stopped; its log says why (psched-alloc's stderr, "
+                 "or pschedd.log beside the socket for this machine's own daemon). Run the "
+                 "command again once a daemon runs\n",
+                 daemon_socket_.c_str(), why.c_str(), which.c_str());
     Finish(1);
   }
 
@@ -300,6 +310,7 @@ class ExecClient {
 
   event_base* base_;
   const ExecOptions& options_;
+  const std::string daemon_socket_;  // where the leader listens, for messages
   std::shared_ptr<daemon::Connection> conn_;
   std::vector<event*> events_;
   event* stdin_ev_ = nullptr;
@@ -320,11 +331,12 @@ class ExecClient {
 
 }  // namespace
 
-int RunSession(int fd, const ExecOptions& options, const proto::LaunchRequest& request) {
+int RunSession(int fd, const ExecOptions& options, const proto::LaunchRequest& request,
+               const std::string& daemon_socket) {
   event_base* base = event_base_new();
   int code = 1;
   {
-    ExecClient client(base, options);
+    ExecClient client(base, options, daemon_socket);
     client.Start(fd, request);
     event_base_dispatch(base);
     code = client.code() < 0 ? 1 : client.code();

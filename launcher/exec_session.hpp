@@ -11,7 +11,9 @@
 
 namespace psched::launcher {
 
-// Runs the session over the connected daemon socket `fd` (taken over).
-int RunSession(int fd, const ExecOptions& options, const proto::LaunchRequest& request);
+// Runs the session over the connected daemon socket `fd` (taken over), connected to
+// `daemon_socket` (named when the leader goes away).
+int RunSession(int fd, const ExecOptions& options, const proto::LaunchRequest& request,
+               const std::string& daemon_socket);
 
 }  // namespace psched::launcher

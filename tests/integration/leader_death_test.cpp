@@ -1,5 +1,6 @@
 // A dead leader: every node daemon ends on its own within seconds, also when no FIN
-// reaches it (the leader's host gone, its network cut).
+// reaches it (the leader's host gone, its network cut), and psched-exec says what
+// happened instead of a bare "Connection refused".
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -75,6 +76,52 @@ TEST(LeaderDeath, EveryNodeDaemonEndsWhenTheLeadersHostFallsSilent) {
   EXPECT_NE(node2.err().find("stopping: parent daemon gone: node 1 at 127.0.0.1:" + node1_port),
             std::string::npos)
       << node2.err();
+}
+
+// psched-exec with a dead leader: mid-session it said only "lost the connection to the
+// psched daemon (connection closed by peer)", and the next one a bare "connect: Connection
+// refused" on the socket the dead leader left. Now both name the socket, say that the
+// leader is gone, and what to do.
+TEST(LeaderDeath, PschedExecNamesTheDeadLeadersSocketAndWhatToDo) {
+  TempDir dir("psched-dead");
+  auto secret = daemon::Secret::Generate();
+  ASSERT_TRUE(secret->WriteFile(dir / "secret"));
+  Proc leader({Bin("pschedd"), "--node", "0", "--nodes", "1", "--rundir", dir / "run",
+               "--secret-file", dir / "secret", "--topology", "core:2", "--ready-fd", "1"});
+  ASSERT_TRUE(leader.WaitStdout([](const std::string& s) { return s.find("ready") != s.npos; }))
+      << leader.err();
+  const std::string socket = dir / "run/pschedd.sock";
+  const std::vector<std::string> env = {"PSCHED_ALLOCATION=" + (dir / "run")};
+  Proc exec({Bin("psched-exec"), "sh", "-c", "echo started; exec sleep 60"}, env);
+  ASSERT_TRUE(exec.WaitStdout(HasLine)) << exec.err();
+  leader.Signal(SIGKILL);
+  EXPECT_EQ(exec.Wait(20), 1) << exec.err();
+  EXPECT_NE(
+      exec.err().find("psched-exec: lost the connection to the psched leader daemon at " + socket +
+                      " (connection closed by peer) while session 1 ran (its "
+                      "ranks end with it): the daemon died or was stopped; its log says "
+                      "why"),
+      std::string::npos)
+      << exec.err();
+  auto again = RunCmd({Bin("psched-exec"), "true"}, env);
+  EXPECT_EQ(again.code, 1) << again.err;
+  EXPECT_NE(again.err.find("psched-exec: the psched leader daemon that made " + socket +
+                           " is gone: nothing listens on that socket any more (connect: "
+                           "Connection refused); the psched-alloc"),
+            std::string::npos)
+      << again.err;
+  EXPECT_NE(again.err.find("Connection refused); the psched-alloc allocation in "
+                           "$PSCHED_ALLOCATION has lost its leader and ends (its psched-alloc "
+                           "says how the leader ended): start a new allocation, or unset "
+                           "PSCHED_ALLOCATION to use this machine's own daemon\n"),
+            std::string::npos)
+      << again.err;
+  // psched-ctl says the same.
+  auto ctl = RunCmd({Bin("psched-ctl"), "status"}, env);
+  EXPECT_EQ(ctl.code, 1) << ctl.err;
+  EXPECT_NE(ctl.err.find("psched-ctl: the psched leader daemon that made " + socket + " is gone"),
+            std::string::npos)
+      << ctl.err;
 }
 
 }  // namespace
