@@ -1,9 +1,9 @@
 // Starting queued sessions: FCFS, or EASY backfilling. The one implementation both the
 // daemon's queueing policies (policies/queue.cpp) and the simulator (psched-sim) use.
 //
-// One function, parameterised by the reservation depth as flux-sched does it, and by
-// where a session goes (NodeSelector: the admin's allocator in the daemon, best fit in
-// the simulator):
+// One rule (backfill_rule.hpp), parameterised by the reservation depth as flux-sched does
+// it, and by where a session goes (NodeSelector: the admin's allocator in the daemon;
+// the simulator runs the same rule on its slot counts, scheduler/sim/slot_map.hpp):
 //  - kNone (FCFS): start sessions from the head while they fit; stop at the first that doesn't.
 //  - kEasy: as FCFS, then reserve for the blocked head: release the sessions holding slots in
 //    order of their estimated end (start + estimate; those ending together at once) on a
@@ -25,11 +25,10 @@
 #include <vector>
 
 #include "scheduler/allocator.hpp"
+#include "scheduler/backfill_rule.hpp"
 #include "scheduler/model.hpp"
 
 namespace psched::sched {
-
-enum class Backfill { kNone, kEasy };
 
 // Where a session would go on the free slots (uses == 0) and GPUs of these nodes now,
 // or nullopt. Must never place on a used slot, and must answer from the nodes and the
@@ -65,7 +64,7 @@ struct QueueDecision {
 // of times). It carries no state between calls: its contents are overwritten each time.
 struct QueueScratch {
   std::vector<Node> work;
-  std::vector<std::pair<double, const Placement*>> running;  // EASY: holders by estimated end
+  HoldersByEnd<Placement> running;  // EASY: holders by estimated end
 };
 
 // `queue`: waiting sessions, highest priority first. Sessions holding slots and their

@@ -12,10 +12,11 @@ namespace {
 
 using Run = NodeRun;
 
-// What node `n` offers the job: ranks it can take (core requests), or 1/0 (node requests).
-long Offer(const Node& n, const SessionRequest& r, int threads, int per_node_quota) {
-  if (n.FreeGpus() < r.gpus_per_node) return 0;
-  long ranks = UsablePus(n, 0) / threads;
+// What a node with these free PUs and GPUs offers the job: ranks it can take (core
+// requests), or 1/0 (node requests).
+long Offer(int free_pus, int free_gpus, const SessionRequest& r, int threads, int per_node_quota) {
+  if (free_gpus < r.gpus_per_node) return 0;
+  long ranks = free_pus / threads;
   if (r.nodes > 0) return ranks >= per_node_quota ? 1 : 0;
   if (r.ppn > 0) ranks = std::min<long>(ranks, r.ppn);
   return ranks;
@@ -43,14 +44,73 @@ Window BestWindow(const std::vector<long>& offer, const Run& run, long need) {
   return best;
 }
 
-}  // namespace
+// What the job needs (`need`) in its units, and the per-node quota of a -N request.
+struct Need {
+  int threads = 1, quota = 0;
+  long need = 0;
+  explicit Need(const SessionRequest& r) : threads(std::max(1, r.threads_per_rank)), need(r.ranks) {
+    if (r.nodes > 0) {
+      quota = r.ppn > 0 ? r.ppn : (r.ranks + r.nodes - 1) / r.nodes;
+      need = r.nodes;
+    }
+  }
+};
 
-bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionRequest& request,
-                 BestFitScratch* scratch) {
+// Every node's offer and the runs of neighbouring nodes with one, in `s`; returns the
+// sum of the offers. `free_of(i)`: node i's free PUs and free GPUs.
+template <class FreeOf>
+long Offers(int n, FreeOf free_of, const SessionRequest& r, const Need& need, BestFitScratch& s) {
+  s.offer.assign(n, 0);
+  s.runs.clear();
+  long available = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto [pus, gpus] = free_of(i);
+    const long offer = Offer(pus, gpus, r, need.threads, need.quota);
+    s.offer[i] = offer;
+    available += offer;
+    if (offer == 0) continue;
+    if (s.runs.empty() || s.runs.back().end != i) s.runs.push_back(Run{i, i, 0});
+    s.runs.back().end = i + 1;
+    s.runs.back().total += offer;
+  }
+  return available;
+}
+
+// The nodes best fit takes, ascending, into s.chosen: the smallest consecutive set that
+// holds the whole job, its tightest window; or, when no set is big enough and the job need
+// not be contiguous, the biggest sets first. False when contiguity leaves none.
+bool ChooseNodes(const SessionRequest& r, long need, BestFitScratch& s) {
+  s.chosen.clear();
+  const Run* best = nullptr;
+  for (const Run& run : s.runs)
+    if (run.total >= need && (best == nullptr || run.total < best->total)) best = &run;
+  if (best != nullptr) {
+    const Window w = BestWindow(s.offer, *best, need);
+    for (int i = w.begin; i < w.end; ++i) s.chosen.push_back(i);
+    return true;
+  }
+  if (r.contiguous) return false;
+  std::vector<const Run*> order;
+  order.reserve(s.runs.size());
+  for (const Run& run : s.runs) order.push_back(&run);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Run* a, const Run* b) { return a->total > b->total; });
+  long taken = 0;
+  for (const Run* run : order) {
+    for (int i = run->begin; i < run->end; ++i) s.chosen.push_back(i);
+    taken += run->total;
+    if (taken >= need) break;
+  }
+  std::sort(s.chosen.begin(), s.chosen.end());
+  return true;
+}
+
+// BestFitFits for both views of the nodes.
+template <class FreeOf, class Place>
+bool Fits(int n, FreeOf free_of, Place place, int free_slots, const SessionRequest& request) {
   if (request.ranks <= 0) return false;
   // Which nodes a -N or contiguous request may take depends on more than counts.
-  if (request.nodes > 0 || request.contiguous)
-    return PlaceBestFit(nodes, request, scratch).has_value();
+  if (request.nodes > 0 || request.contiguous) return place();
   const int threads = std::max(1, request.threads_per_rank);
   // Every free slot takes a rank: PlaceBestFit places whenever the offers add up.
   if (threads == 1 && request.ppn == 0 && request.gpus_per_node == 0)
@@ -59,11 +119,35 @@ bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionReque
   // Without -N or contiguity PlaceBestFit places exactly when the offers add up: on the
   // tightest run that holds the job, else on the biggest runs (see PlaceBestFit).
   long available = 0;
-  for (const Node& n : nodes) {
-    available += Offer(n, request, threads, 0);
+  for (int i = 0; i < n; ++i) {
+    const auto [pus, gpus] = free_of(i);
+    available += Offer(pus, gpus, request, threads, 0);
     if (available >= request.ranks) return true;
   }
   return false;
+}
+
+std::pair<int, int> FreeOfNode(const Node& n) {
+  return {UsablePus(n, 0), n.FreeGpus()};
+}
+
+}  // namespace
+
+bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionRequest& request,
+                 BestFitScratch* scratch) {
+  return Fits(
+      static_cast<int>(nodes.size()), [&](int i) { return FreeOfNode(nodes[i]); },
+      [&] { return PlaceBestFit(nodes, request, scratch).has_value(); }, free_slots, request);
+}
+
+bool BestFitFits(const sim::SlotMap& map, int free_slots, const SessionRequest& request,
+                 BestFitScratch* scratch) {
+  return Fits(
+      map.NumNodes(),
+      [&](int i) {
+        return std::pair{map.FreeCount(i), map.FreeGpus(i)};
+      },
+      [&] { return PlaceBestFit(map, request, scratch).has_value(); }, free_slots, request);
 }
 
 std::optional<Placement> PlaceBestFit(std::span<const Node> nodes, const SessionRequest& request,
@@ -71,63 +155,45 @@ std::optional<Placement> PlaceBestFit(std::span<const Node> nodes, const Session
   if (request.ranks <= 0) return std::nullopt;
   BestFitScratch local;
   BestFitScratch& s = scratch != nullptr ? *scratch : local;
-  const int threads = std::max(1, request.threads_per_rank);
-  int quota = 0;
-  long need = request.ranks;
-  if (request.nodes > 0) {
-    quota = request.ppn > 0 ? request.ppn : (request.ranks + request.nodes - 1) / request.nodes;
-    need = request.nodes;
-  }
+  const Need need(request);
   const int n = static_cast<int>(nodes.size());
-  std::vector<long>& offer = s.offer;
-  offer.assign(n, 0);
-  std::vector<Run>& runs = s.runs;
-  runs.clear();
-  long available = 0;
-  for (int i = 0; i < n; ++i) {
-    offer[i] = Offer(nodes[i], request, threads, quota);
-    available += offer[i];
-    if (offer[i] == 0) continue;
-    if (runs.empty() || runs.back().end != i) runs.push_back(Run{i, i, 0});
-    runs.back().end = i + 1;
-    runs.back().total += offer[i];
-  }
-  if (available < need) return std::nullopt;
-
+  if (Offers(
+          n, [&](int i) { return FreeOfNode(nodes[i]); }, request, need, s) < need.need)
+    return std::nullopt;
+  if (!ChooseNodes(request, need.need, s)) return std::nullopt;
   // PlaceRanks gets exactly the chosen nodes as its span (a candidate list would cost
   // candidates x nodes lookups), in node order, so its compact fill keeps them neighbours.
-  const Run* best = nullptr;
-  for (const Run& run : runs)
-    if (run.total >= need && (best == nullptr || run.total < best->total)) best = &run;
   std::optional<Placement> p;
-  if (best != nullptr) {
-    // Best fit: the smallest consecutive set that holds the whole job, its tightest window.
-    Window w = BestWindow(offer, *best, need);
-    p = PlaceRanks(nodes.subspan(w.begin, w.end - w.begin), request);
+  if (s.chosen.back() - s.chosen.front() + 1 == static_cast<int>(s.chosen.size())) {
+    p = PlaceRanks(nodes.subspan(s.chosen.front(), s.chosen.size()), request);
   } else {
-    if (request.contiguous) return std::nullopt;
-    // No set is big enough: the biggest sets first, as few fragments as possible.
-    std::vector<const Run*> order;
-    order.reserve(runs.size());
-    for (const Run& run : runs) order.push_back(&run);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const Run* a, const Run* b) { return a->total > b->total; });
-    long taken = 0;
-    std::vector<int> chosen;
-    for (const Run* run : order) {
-      for (int i = run->begin; i < run->end; ++i) chosen.push_back(i);
-      taken += run->total;
-      if (taken >= need) break;
-    }
-    std::sort(chosen.begin(), chosen.end());
     std::vector<Node>& subset = s.subset;
-    subset.resize(chosen.size());
-    for (size_t k = 0; k < chosen.size(); ++k) subset[k] = nodes[chosen[k]];
+    subset.resize(s.chosen.size());
+    for (size_t k = 0; k < s.chosen.size(); ++k) subset[k] = nodes[s.chosen[k]];
     p = PlaceRanks(subset, request);
   }
   // The offers are per node; PlaceRanks knows cores and packages. Should they disagree,
   // any placement on the free slots beats refusing a job that fits.
   if (!p && !request.contiguous) p = PlaceRanks(nodes, request);
+  return p;
+}
+
+std::optional<sim::SlotRuns> PlaceBestFit(const sim::SlotMap& map, const SessionRequest& request,
+                                          BestFitScratch* scratch) {
+  if (request.ranks <= 0) return std::nullopt;
+  BestFitScratch local;
+  BestFitScratch& s = scratch != nullptr ? *scratch : local;
+  const Need need(request);
+  const int n = map.NumNodes();
+  auto free_of = [&](int i) { return std::pair{map.FreeCount(i), map.FreeGpus(i)}; };
+  if (Offers(n, free_of, request, need, s) < need.need) return std::nullopt;
+  if (!ChooseNodes(request, need.need, s)) return std::nullopt;
+  std::optional<sim::SlotRuns> p = sim::PlaceRanks(map, s.chosen, request);
+  if (!p && !request.contiguous) {
+    s.chosen.resize(n);
+    for (int i = 0; i < n; ++i) s.chosen[i] = i;
+    p = sim::PlaceRanks(map, s.chosen, request);
+  }
   return p;
 }
 

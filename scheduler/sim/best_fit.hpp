@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scheduler/model.hpp"
+#include "scheduler/sim/slot_map.hpp"
 
 namespace psched::sched {
 
@@ -25,6 +26,7 @@ struct BestFitScratch {
   std::vector<long> offer;
   std::vector<NodeRun> runs;
   std::vector<Node> subset;
+  std::vector<int> chosen;  // node indexes
 };
 
 // nullopt when `request` does not fit on the free slots (uses == 0) and GPUs of `nodes` now.
@@ -38,6 +40,13 @@ std::optional<Placement> PlaceBestFit(std::span<const Node> nodes, const Session
 // and PlaceBestFit itself for -N and contiguous requests. `free_slots`: the slots with
 // uses == 0 on `nodes`.
 bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionRequest& request,
+                 BestFitScratch* scratch = nullptr);
+
+// The same on the simulator's slot counts (its nodes: MakeNodes'): the same nodes and PUs,
+// without rank lists.
+std::optional<sim::SlotRuns> PlaceBestFit(const sim::SlotMap& map, const SessionRequest& request,
+                                          BestFitScratch* scratch = nullptr);
+bool BestFitFits(const sim::SlotMap& map, int free_slots, const SessionRequest& request,
                  BestFitScratch* scratch = nullptr);
 
 }  // namespace psched::sched

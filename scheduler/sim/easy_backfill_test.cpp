@@ -5,6 +5,7 @@
 #include "scheduler/sim/best_fit.hpp"
 #include "scheduler/sim/generators.hpp"
 #include "scheduler/sim/report.hpp"
+#include "scheduler/sim/scheduler_spec.hpp"
 #include "scheduler/sim/simulator.hpp"
 
 namespace psched::sim {
@@ -129,6 +130,35 @@ TEST(EasyBackfillTest, FitsWithoutPlacementsDecidesAsTheSelector) {
     Result<SimResult> b = Simulate(*w, with_fits);
     ASSERT_TRUE(a && b);
     EXPECT_EQ(JobsCsv(a->records), JobsCsv(b->records)) << w->name;
+  }
+}
+
+// psched-sim's EASY and FCFS decide on slot counts (SlotMap, runs of nodes, no rank lists);
+// they must start every job at the same time on the same nodes as ScheduleQueue on the
+// nodes with PlaceBestFit does. Node, GPU, -N and contiguous jobs, with a priority module.
+TEST(EasyBackfillTest, SlotCountsDecideAsTheNodes) {
+  for (auto [kind, version, sizing] :
+       {std::tuple{1, 2, AuctionJobSizing::kByCores}, std::tuple{4, 3, AuctionJobSizing::kByCores},
+        std::tuple{5, 2, AuctionJobSizing::kByCores},
+        std::tuple{5, 3, AuctionJobSizing::kByNodes}}) {
+    AuctionWorkloadSpec spec;
+    spec.kind = kind;
+    spec.version = version;
+    spec.sizing = sizing;
+    spec.theoretical_runtime_s = 3600;
+    Result<Workload> w = MakeAuctionWorkload(spec);
+    ASSERT_TRUE(w);
+    for (const char* name : {"easy", "fcfs", "easy/psp"}) {
+      auto parts = BuildScheduler(*ParseSchedulerSpec(name), {}, {});
+      ASSERT_TRUE(parts);
+      SimSetup on_nodes = (*parts)->setup;
+      ASSERT_TRUE(on_nodes.best_fit);
+      on_nodes.best_fit = false;
+      Result<SimResult> a = Simulate(*w, (*parts)->setup);
+      Result<SimResult> b = Simulate(*w, on_nodes);
+      ASSERT_TRUE(a && b);
+      EXPECT_EQ(JobsCsv(a->records), JobsCsv(b->records)) << w->name << " " << name;
+    }
   }
 }
 

@@ -89,6 +89,7 @@ Result<std::unique_ptr<SchedulerParts>> BuildScheduler(const SchedulerSpec& spec
     setup.select = [scratch](std::span<const sched::Node> nodes, const sched::SessionRequest& r) {
       return sched::PlaceBestFit(nodes, r, scratch.get());
     };
+    setup.best_fit = true;
     setup.fits = [scratch](std::span<const sched::Node> nodes, int free_slots,
                            const sched::SessionRequest& r) {
       return sched::BestFitFits(nodes, free_slots, r, scratch.get());

@@ -6,8 +6,11 @@
 #include <queue>
 #include <unordered_map>
 
+#include "scheduler/backfill_rule.hpp"
 #include "scheduler/placement.hpp"
 #include "scheduler/priorities/owner_histories.hpp"
+#include "scheduler/sim/best_fit.hpp"
+#include "scheduler/sim/slot_map.hpp"
 
 namespace psched::sim {
 
@@ -22,6 +25,50 @@ struct End {
   bool operator>(const End& o) const { return time > o.time || (time == o.time && job > o.job); }
 };
 
+// A job holding slots on the slot counts: its estimated end (start + estimate, never
+// without one) and its start's number, the order ScheduleQueue releases holders in.
+struct Holder {
+  double end;
+  long seq;
+  int job;
+  SlotRuns slots;
+};
+
+// ScheduleQueue's rule on the slot counts with best fit (backfill_rule.hpp's QueueState).
+// Its starts stay added to `map`.
+class SlotQueueState {
+ public:
+  using Alloc = SlotRuns;
+  SlotQueueState(SlotMap& map, const std::vector<Holder>& holders, sched::BestFitScratch& scratch)
+      : map_(map), holders_(holders), scratch_(scratch) {}
+
+  int FreeSlots() const { return map_.FreeSlots(); }
+  bool HasFits() const { return true; }
+  bool Fits(int free, const sched::SessionRequest& r) const {
+    return sched::BestFitFits(map_, free, r, &scratch_);
+  }
+  std::optional<SlotRuns> Place(const sched::SessionRequest& r) const {
+    return sched::PlaceBestFit(map_, r, &scratch_);
+  }
+  int Add(const SlotRuns& a, int delta) { return map_.Add(a, delta); }
+  int Slots(const SlotRuns& a) const { return a.slots; }
+  int FreeUnder(const SlotRuns& a) const { return map_.FreeUnder(a); }
+  // BestFitFits answers these from the free count (ranks <= free slots).
+  bool CountsSuffice(const sched::SessionRequest& r) const {
+    return r.threads_per_rank <= 1 && r.ppn == 0 && r.gpus_per_node == 0 && r.nodes == 0 &&
+           !r.contiguous;
+  }
+  bool AnySuspended() const { return false; }
+  void Holders(double now, sched::HoldersByEnd<SlotRuns>& out) const {
+    for (const Holder& h : holders_) out.emplace_back(std::max(h.end, now), &h.slots);
+  }
+
+ private:
+  SlotMap& map_;
+  const std::vector<Holder>& holders_;  // by (end, seq)
+  sched::BestFitScratch& scratch_;
+};
+
 class Simulation {
  public:
   Simulation(const Workload& w, const SimSetup& setup)
@@ -29,8 +76,14 @@ class Simulation {
 
   Result<SimResult> Run() {
     if (auto ok = Check(); !ok) return Fail(ok.error());
-    snapshot_.nodes = MakeNodes(w_.machine);
-    empty_nodes_ = snapshot_.nodes;
+    if (SlotMap::Models(w_.machine.cores_per_node)) {
+      empty_slots_.emplace(w_.machine.nodes, w_.machine.cores_per_node, w_.machine.gpus_per_node);
+      all_nodes_.resize(w_.machine.nodes);
+      for (int i = 0; i < w_.machine.nodes; ++i) all_nodes_[i] = i;
+      if (setup_.best_fit && setup_.discipline != Discipline::kAllocator) slots_ = empty_slots_;
+    }
+    if (!slots_) snapshot_.nodes = MakeNodes(w_.machine);
+    if (!empty_slots_) empty_nodes_ = MakeNodes(w_.machine);
     const int n = static_cast<int>(w_.jobs.size());
     records_.resize(n);
     for (int j = 0; j < n; ++j) index_of_[w_.jobs[j].request.id] = j;
@@ -119,7 +172,9 @@ class Simulation {
     r.estimate = job.request.estimate_s;
     r.logged_wait = job.logged_wait_s;
     // A job that does not fit the empty machine would block the queue forever: reject it.
-    if (!PlaceRanks(empty_nodes_, job.request)) return;
+    if (empty_slots_ ? !PlaceRanks(*empty_slots_, all_nodes_, job.request)
+                     : !sched::PlaceRanks(empty_nodes_, job.request))
+      return;
     queue_.push_back(j);
     requests_.push_back(job.request);
     // PSP fixes a job's accuracy group at submission (OwnerHistories keeps that view).
@@ -128,7 +183,14 @@ class Simulation {
 
   void Finish(int j) {
     const SimJob& job = w_.jobs[j];
-    sched::RemoveSession(snapshot_, job.request.id);
+    if (slots_) {
+      auto it = std::find_if(holders_.begin(), holders_.end(),
+                             [j](const Holder& h) { return h.job == j; });
+      slots_->Add(it->slots, -1);
+      holders_.erase(it);
+    } else {
+      sched::RemoveSession(snapshot_, job.request.id);
+    }
     records_[j].end = snapshot_.now;
     ++finished_;
     if (setup_.priority) {
@@ -155,6 +217,29 @@ class Simulation {
     }
   }
 
+  // Records that `session` starts now on these nodes; its job's index.
+  Result<int> Started(sched::SessionId session, const std::vector<sched::NodeId>& ids) {
+    auto it = index_of_.find(session);
+    if (it == index_of_.end() || records_[it->second].Ran()) {
+      return Fail(ErrorCode::kInternal,
+                  setup_.name + " started unknown or running session " + std::to_string(session));
+    }
+    const int j = it->second;
+    JobRecord& r = records_[j];
+    r.start = snapshot_.now;
+    NodeShape shape = ShapeOf(ids);
+    r.nodes_used = shape.nodes;
+    r.fragmentation = shape.blocks;
+    r.spread = shape.spread;
+    const int min_nodes = r.requested_nodes > 0 ? r.requested_nodes
+                                                : (r.cores + w_.machine.cores_per_node - 1) /
+                                                      w_.machine.cores_per_node;
+    r.packing = static_cast<double>(shape.nodes) / std::max(1, min_nodes);
+    ends_.push(End{snapshot_.now + w_.jobs[j].runtime_s, j});
+    started_.push_back(j);
+    return j;
+  }
+
   Result<void> Round() {
     ++rounds_;
     OrderQueue();
@@ -165,41 +250,40 @@ class Simulation {
       depth = std::min<size_t>(depth, setup_.queue_depth);
     }
     const std::span<const sched::SessionRequest> window(requests_.data(), depth);
-    std::vector<sched::Assignment> starts;
-    if (setup_.discipline == Discipline::kAllocator) {
-      starts = setup_.allocator->Allocate(snapshot_, window);
-    } else {
-      starts = sched::ScheduleQueue(snapshot_, window,
-                                    setup_.discipline == Discipline::kEasy ? sched::Backfill::kEasy
-                                                                           : sched::Backfill::kNone,
-                                    setup_.select, &queue_scratch_, setup_.fits)
-                   .starts;
-    }
-    if (starts.empty()) return {};
-    for (sched::Assignment& a : starts) {
-      auto it = index_of_.find(a.session);
-      if (it == index_of_.end() || records_[it->second].Ran()) {
-        return Fail(ErrorCode::kInternal, setup_.name + " started unknown or running session " +
-                                              std::to_string(a.session));
+    const sched::Backfill backfill =
+        setup_.discipline == Discipline::kEasy ? sched::Backfill::kEasy : sched::Backfill::kNone;
+    if (slots_) {
+      SlotQueueState state(*slots_, holders_, fit_scratch_);
+      sched::QueueDecisionOf<SlotRuns> d =
+          sched::ScheduleQueueOn(state, snapshot_.now, window, backfill, by_end_);
+      for (sched::StartOf<SlotRuns>& a : d.starts) {
+        auto started = Started(a.session, a.alloc.Nodes());
+        if (!started) return Fail(started.error());
+        const int j = *started;
+        const double est = w_.jobs[j].request.estimate_s;
+        Holder h{est > 0 ? snapshot_.now + est : kNever, next_seq_++, j, std::move(a.alloc)};
+        auto at = std::upper_bound(holders_.begin(), holders_.end(), h,
+                                   [](const Holder& a, const Holder& b) { return a.end < b.end; });
+        holders_.insert(at, std::move(h));
       }
-      const int j = it->second;
-      sched::Plan plan;
-      plan.actions.push_back(sched::SpawnAction{a.session, a.placement, false});
-      sched::ApplyPlan(snapshot_, plan, &w_.jobs[j].request);
-      JobRecord& r = records_[j];
-      r.start = snapshot_.now;
-      std::vector<sched::NodeId> ids = a.placement.Nodes();
-      NodeShape shape = ShapeOf(ids);
-      r.nodes_used = shape.nodes;
-      r.fragmentation = shape.blocks;
-      r.spread = shape.spread;
-      const int min_nodes = r.requested_nodes > 0 ? r.requested_nodes
-                                                  : (r.cores + w_.machine.cores_per_node - 1) /
-                                                        w_.machine.cores_per_node;
-      r.packing = static_cast<double>(shape.nodes) / std::max(1, min_nodes);
-      ends_.push(End{snapshot_.now + w_.jobs[j].runtime_s, j});
-      started_.push_back(j);
+    } else {
+      std::vector<sched::Assignment> starts;
+      if (setup_.discipline == Discipline::kAllocator) {
+        starts = setup_.allocator->Allocate(snapshot_, window);
+      } else {
+        starts = sched::ScheduleQueue(snapshot_, window, backfill, setup_.select, &queue_scratch_,
+                                      setup_.fits)
+                     .starts;
+      }
+      for (sched::Assignment& a : starts) {
+        auto started = Started(a.session, a.placement.Nodes());
+        if (!started) return Fail(started.error());
+        sched::Plan plan;
+        plan.actions.push_back(sched::SpawnAction{a.session, std::move(a.placement), false});
+        sched::ApplyPlan(snapshot_, plan, &w_.jobs[*started].request);
+      }
     }
+    if (started_.empty()) return {};
     // Drop the started jobs from the queue (and its requests), keeping the order.
     std::sort(started_.begin(), started_.end());
     size_t kept = 0;
@@ -220,7 +304,14 @@ class Simulation {
   const Workload& w_;
   const SimSetup& setup_;
   sched::Snapshot snapshot_;
-  std::vector<sched::Node> empty_nodes_;
+  std::vector<sched::Node> empty_nodes_;  // without slot counts: the empty machine
+  std::optional<SlotMap> slots_;          // best fit on slot counts: the machine now
+  std::optional<SlotMap> empty_slots_;    // the empty machine, when slot counts model it
+  std::vector<int> all_nodes_;            // 0 .. nodes-1
+  std::vector<Holder> holders_;           // slot counts: running jobs by (end, seq)
+  long next_seq_ = 0;
+  sched::HoldersByEnd<SlotRuns> by_end_;
+  sched::BestFitScratch fit_scratch_;
   std::vector<JobRecord> records_;
   std::unordered_map<sched::SessionId, int> index_of_;
   sched::prio::OwnerHistories histories_;  // owners' finished jobs, each job's view at submission

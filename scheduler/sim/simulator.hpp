@@ -36,8 +36,12 @@ enum class Discipline {
 struct SimSetup {
   std::string name;  // the scheduler's name in tables, e.g. "easy/psp+aging"
   Discipline discipline = Discipline::kEasy;
-  sched::NodeSelector select;                   // kFcfs, kEasy: node selection (best fit)
-  sched::NodeFits fits;                         // kFcfs, kEasy: select's yes/no (optional)
+  sched::NodeSelector select;  // kFcfs, kEasy: node selection (best fit)
+  sched::NodeFits fits;        // kFcfs, kEasy: select's yes/no (optional)
+  // kFcfs, kEasy: `select` is best fit (PlaceBestFit). The simulator then decides on its
+  // slot counts (slot_map.hpp: the same nodes, no rank lists) when the machine's nodes
+  // have at most SlotMap::kMaxCores cores, and calls `select` and `fits` only beyond that.
+  bool best_fit = false;
   const sched::Allocator* allocator = nullptr;  // kAllocator
   int window = 100;                             // kAllocator: queued sessions per round
   // kFcfs, kEasy: queued sessions considered per round, from the head (SLURM's

@@ -1,0 +1,204 @@
+#include "scheduler/sim/slot_map.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <utility>
+
+namespace psched::sim {
+
+void SlotRuns::Append(int node, uint64_t pus) {
+  if (!runs.empty() && runs.back().end == node && runs.back().pus == pus) {
+    ++runs.back().end;
+  } else {
+    runs.push_back(SlotRun{node, node + 1, pus});
+  }
+  slots += std::popcount(pus);
+}
+
+std::vector<sched::NodeId> SlotRuns::Nodes() const {
+  std::vector<sched::NodeId> ids;
+  for (const SlotRun& r : runs)
+    for (int i = r.begin; i < r.end; ++i) ids.push_back(i);
+  return ids;
+}
+
+SlotMap::SlotMap(int nodes, int cores_per_node, int gpus_per_node)
+    : all_(cores_per_node >= kMaxCores ? ~uint64_t{0} : (uint64_t{1} << cores_per_node) - 1),
+      gpus_(gpus_per_node),
+      lo_(nodes, 0),
+      hi_(nodes, 0),
+      gpus_used_(nodes, 0),
+      free_(nodes * cores_per_node) {}
+
+int SlotMap::Add(const SlotRuns& runs, int delta) {
+  int freed = 0;
+  for (const SlotRun& r : runs.runs) {
+    const uint64_t m = r.pus;
+    for (int i = r.begin; i < r.end; ++i) {
+      uint64_t& lo = lo_[i];
+      uint64_t& hi = hi_[i];
+      const uint64_t before = (lo | hi) & m;
+      if (delta > 0) {
+        hi |= lo & m;  // 1 -> 2 (a third use would stay at 3: never happens, see Add)
+        lo ^= m;
+      } else {
+        hi &= ~(~lo & m);  // 2 -> 1
+        lo ^= m;
+      }
+      freed += std::popcount(before) - std::popcount((lo | hi) & m);
+      gpus_used_[i] += delta * runs.gpus_per_node;
+    }
+  }
+  free_ += freed;
+  return freed;
+}
+
+int SlotMap::FreeUnder(const SlotRuns& runs) const {
+  int free = 0;
+  for (const SlotRun& r : runs.runs)
+    for (int i = r.begin; i < r.end; ++i) free += std::popcount(FreePus(i) & r.pus);
+  return free;
+}
+
+namespace {
+
+// The `count` lowest PUs of `free`.
+uint64_t Lowest(uint64_t free, int count) {
+  uint64_t taken = 0;
+  for (int k = 0; k < count; ++k) {
+    const uint64_t bit = free & (~free + 1);
+    taken |= bit;
+    free ^= bit;
+  }
+  return taken;
+}
+
+struct Fill {
+  const SlotMap& map;
+  const sched::SessionRequest& req;
+  int threads;
+
+  int Room(int node) const {  // ranks the node can take (sched's RankCapacity, capped by --ppn)
+    const int room = map.FreeCount(node) / threads;
+    return req.ppn > 0 ? std::min(room, req.ppn) : room;
+  }
+  void Take(int node, int ranks, SlotRuns& out) const {
+    out.Append(node, Lowest(map.FreePus(node), ranks * threads));
+  }
+};
+
+// sched's CompactNodesAndShares: the nodes of a -N request and each one's share of the
+// ranks (see placement.cpp), on `work` (node indexes). Empty when no N nodes hold it.
+std::vector<std::pair<int, int>> NodesAndShares(const Fill& f, std::span<const int> work) {
+  const sched::SessionRequest& req = f.req;
+  const size_t want = static_cast<size_t>(std::min(req.nodes, req.ranks));
+  std::vector<size_t> chosen;
+  int held = 0;
+  for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
+    if (f.Room(work[i]) > 0) {
+      chosen.push_back(i);
+      held += f.Room(work[i]);
+    }
+  }
+  if (chosen.size() < want) return {};
+  if (held < req.ranks) {
+    chosen.clear();
+    held = 0;
+    for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
+      if (f.Room(work[i]) == 0) continue;
+      std::vector<int> later;
+      for (size_t j = i + 1; j < work.size(); ++j)
+        if (f.Room(work[j]) > 0) later.push_back(f.Room(work[j]));
+      const size_t more = want - chosen.size() - 1;
+      if (later.size() < more) break;
+      std::partial_sort(later.begin(), later.begin() + static_cast<long>(more), later.end(),
+                        std::greater<>());
+      const int best_after =
+          std::accumulate(later.begin(), later.begin() + static_cast<long>(more), 0);
+      if (held + f.Room(work[i]) + best_after < req.ranks) continue;
+      chosen.push_back(i);
+      held += f.Room(work[i]);
+    }
+    if (chosen.size() < want || held < req.ranks) return {};
+  }
+  std::vector<std::pair<int, int>> shares;
+  shares.reserve(chosen.size());
+  for (size_t i : chosen) shares.emplace_back(work[i], 0);
+  for (int left = req.ranks; left > 0;) {
+    for (auto& [node, share] : shares) {
+      if (left > 0 && share < f.Room(node)) {
+        ++share;
+        --left;
+      }
+    }
+  }
+  return shares;
+}
+
+// sched's PlaceCompact at use level 0 on `work`.
+std::optional<SlotRuns> Compact(const Fill& f, std::span<const int> work) {
+  SlotRuns out;
+  out.gpus_per_node = f.req.gpus_per_node;
+  if (f.req.nodes > 0) {
+    const std::vector<std::pair<int, int>> shares = NodesAndShares(f, work);
+    if (shares.empty()) return std::nullopt;
+    for (auto [node, share] : shares) f.Take(node, share, out);
+    return out;
+  }
+  int left = f.req.ranks;
+  for (int node : work) {
+    const int k = std::min(f.Room(node), left);
+    if (k > 0) f.Take(node, k, out);
+    left -= k;
+    if (left == 0) return out;
+  }
+  return std::nullopt;
+}
+
+bool NeighbouringNodes(const SlotRuns& p) {
+  if (p.runs.empty()) return true;
+  int nodes = 0;
+  for (const SlotRun& r : p.runs) nodes += r.end - r.begin;
+  return p.runs.back().end - p.runs.front().begin == nodes;
+}
+
+// sched's PlaceContiguous with the compact layout, on `work` (ascending node indexes).
+std::optional<SlotRuns> Contiguous(const Fill& f, std::span<const int> work) {
+  struct Run {
+    size_t begin, end;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < work.size(); ++i) {
+    if (f.map.FreeCount(work[i]) / f.threads == 0) continue;
+    if (runs.empty() || runs.back().end != i || work[i - 1] + 1 != work[i])
+      runs.push_back(Run{i, i});
+    runs.back().end = i + 1;
+  }
+  const size_t exact = f.req.nodes > 0 ? static_cast<size_t>(f.req.nodes) : 0;
+  for (const Run& run : runs) {
+    for (size_t start = run.begin; start < run.end; ++start) {
+      const size_t end = exact > 0 ? start + exact : run.end;
+      if (end > run.end) break;
+      std::optional<SlotRuns> p = Compact(f, work.subspan(start, end - start));
+      if (p && NeighbouringNodes(*p)) return p;
+      if (!p && exact == 0) break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<SlotRuns> PlaceRanks(const SlotMap& map, std::span<const int> nodes,
+                                   const sched::SessionRequest& request) {
+  if (request.ranks <= 0) return std::nullopt;
+  std::vector<int> work;
+  work.reserve(nodes.size());
+  for (int i : nodes)
+    if (map.FreeGpus(i) >= request.gpus_per_node) work.push_back(i);
+  const Fill f{map, request, std::max(1, request.threads_per_rank)};
+  return request.contiguous ? Contiguous(f, work) : Compact(f, work);
+}
+
+}  // namespace psched::sim
