@@ -105,9 +105,10 @@ bool ChooseNodes(const SessionRequest& r, long need, BestFitScratch& s) {
   return true;
 }
 
-// BestFitFits for both views of the nodes.
-template <class FreeOf, class Place>
-bool Fits(int n, FreeOf free_of, Place place, int free_slots, const SessionRequest& request) {
+// BestFitFits for both views of the nodes. `offers_reach(ranks)`: whether the nodes'
+// offers to a request without -N or contiguity add up to `ranks`.
+template <class OffersReach, class Place>
+bool Fits(OffersReach offers_reach, Place place, int free_slots, const SessionRequest& request) {
   if (request.ranks <= 0) return false;
   // Which nodes a -N or contiguous request may take depends on more than counts.
   if (request.nodes > 0 || request.contiguous) return place();
@@ -118,13 +119,66 @@ bool Fits(int n, FreeOf free_of, Place place, int free_slots, const SessionReque
   if (static_cast<long>(request.ranks) * threads > free_slots) return false;
   // Without -N or contiguity PlaceBestFit places exactly when the offers add up: on the
   // tightest run that holds the job, else on the biggest runs (see PlaceBestFit).
+  return offers_reach(request.ranks);
+}
+
+// Whether the offers of nodes (`free_of(i)`) to `request` (no -N) add up to `ranks`.
+template <class FreeOf>
+bool OffersReach(int n, FreeOf free_of, const SessionRequest& request, long ranks) {
+  const int threads = std::max(1, request.threads_per_rank);
   long available = 0;
   for (int i = 0; i < n; ++i) {
     const auto [pus, gpus] = free_of(i);
     available += Offer(pus, gpus, request, threads, 0);
-    if (available >= request.ranks) return true;
+    if (available >= ranks) return true;
   }
   return false;
+}
+
+// One-core nodes without GPUs and a request of one-thread ranks, not -N, without GPUs: every
+// node with its core free offers one rank (--ppn caps nothing), so the runs of free nodes
+// decide, read from the map's free-node bits.
+bool UnitOffers(const sim::SlotMap& map, const SessionRequest& r) {
+  return map.CoresPerNode() == 1 && map.GpusPerNode() == 0 && r.threads_per_rank <= 1 &&
+         r.nodes == 0 && r.gpus_per_node == 0;
+}
+
+// PlaceBestFit for UnitOffers: the same choice, from the free runs alone.
+std::optional<sim::SlotRuns> PlaceUnits(const sim::SlotMap& map, const SessionRequest& r,
+                                        BestFitScratch& s) {
+  const long need = r.ranks;
+  if (map.FreeSlots() < need) return std::nullopt;
+  s.runs.clear();
+  map.ForEachFreeRun([&](int begin, int end) { s.runs.push_back(Run{begin, end, end - begin}); });
+  sim::SlotRuns out;
+  const Run* best = nullptr;
+  for (const Run& run : s.runs)
+    if (run.total >= need && (best == nullptr || run.total < best->total)) best = &run;
+  if (best != nullptr) {
+    // Every window of a run offers the same: the first is the tightest.
+    out.Append(best->begin, best->begin + static_cast<int>(need), 1);
+    return out;
+  }
+  if (r.contiguous) return std::nullopt;
+  std::vector<const Run*> order;
+  order.reserve(s.runs.size());
+  for (const Run& run : s.runs) order.push_back(&run);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Run* a, const Run* b) { return a->total > b->total; });
+  long taken = 0;
+  size_t used = 0;
+  while (taken < need) taken += order[used++]->total;
+  order.resize(used);
+  // The compact fill takes the chosen nodes in node order.
+  std::sort(order.begin(), order.end(),
+            [](const Run* a, const Run* b) { return a->begin < b->begin; });
+  long left = need;
+  for (const Run* run : order) {
+    const long k = std::min(left, run->total);
+    out.Append(run->begin, run->begin + static_cast<int>(k), 1);
+    left -= k;
+  }
+  return out;
 }
 
 std::pair<int, int> FreeOfNode(const Node& n) {
@@ -135,17 +189,22 @@ std::pair<int, int> FreeOfNode(const Node& n) {
 
 bool BestFitFits(std::span<const Node> nodes, int free_slots, const SessionRequest& request,
                  BestFitScratch* scratch) {
+  auto free_of = [&](int i) { return FreeOfNode(nodes[i]); };
   return Fits(
-      static_cast<int>(nodes.size()), [&](int i) { return FreeOfNode(nodes[i]); },
+      [&](long ranks) {
+        return OffersReach(static_cast<int>(nodes.size()), free_of, request, ranks);
+      },
       [&] { return PlaceBestFit(nodes, request, scratch).has_value(); }, free_slots, request);
 }
 
 bool BestFitFits(const sim::SlotMap& map, int free_slots, const SessionRequest& request,
                  BestFitScratch* scratch) {
+  auto free_of = [&](int i) { return std::pair{map.FreeCount(i), map.FreeGpus(i)}; };
   return Fits(
-      map.NumNodes(),
-      [&](int i) {
-        return std::pair{map.FreeCount(i), map.FreeGpus(i)};
+      [&](long ranks) {
+        // Every free node offers one rank: the offers add up to the free slots.
+        if (UnitOffers(map, request)) return ranks <= map.FreeSlots();
+        return OffersReach(map.NumNodes(), free_of, request, ranks);
       },
       [&] { return PlaceBestFit(map, request, scratch).has_value(); }, free_slots, request);
 }
@@ -183,6 +242,7 @@ std::optional<sim::SlotRuns> PlaceBestFit(const sim::SlotMap& map, const Session
   if (request.ranks <= 0) return std::nullopt;
   BestFitScratch local;
   BestFitScratch& s = scratch != nullptr ? *scratch : local;
+  if (UnitOffers(map, request)) return PlaceUnits(map, request, s);
   const Need need(request);
   const int n = map.NumNodes();
   auto free_of = [&](int i) { return std::pair{map.FreeCount(i), map.FreeGpus(i)}; };

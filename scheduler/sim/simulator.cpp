@@ -25,6 +25,20 @@ struct End {
   bool operator>(const End& o) const { return time > o.time || (time == o.time && job > o.job); }
 };
 
+// ShapeOf(runs.Nodes()), without listing the nodes.
+NodeShape ShapeOf(const SlotRuns& runs) {
+  NodeShape shape;
+  for (size_t k = 0; k < runs.runs.size(); ++k) {
+    shape.nodes += runs.runs[k].end - runs.runs[k].begin;
+    if (k == 0 || runs.runs[k].begin != runs.runs[k - 1].end) ++shape.blocks;
+  }
+  if (shape.nodes > 0) {
+    shape.spread =
+        static_cast<double>(runs.runs.back().end - runs.runs.front().begin) / shape.nodes;
+  }
+  return shape;
+}
+
 // A job holding slots on the slot counts: its estimated end (start + estimate, never
 // without one) and its start's number, the order ScheduleQueue releases holders in.
 struct Holder {
@@ -217,8 +231,8 @@ class Simulation {
     }
   }
 
-  // Records that `session` starts now on these nodes; its job's index.
-  Result<int> Started(sched::SessionId session, const std::vector<sched::NodeId>& ids) {
+  // Records that `session` starts now on nodes of this shape; its job's index.
+  Result<int> Started(sched::SessionId session, const NodeShape& shape) {
     auto it = index_of_.find(session);
     if (it == index_of_.end() || records_[it->second].Ran()) {
       return Fail(ErrorCode::kInternal,
@@ -227,7 +241,6 @@ class Simulation {
     const int j = it->second;
     JobRecord& r = records_[j];
     r.start = snapshot_.now;
-    NodeShape shape = ShapeOf(ids);
     r.nodes_used = shape.nodes;
     r.fragmentation = shape.blocks;
     r.spread = shape.spread;
@@ -257,7 +270,7 @@ class Simulation {
       sched::QueueDecisionOf<SlotRuns> d =
           sched::ScheduleQueueOn(state, snapshot_.now, window, backfill, by_end_);
       for (sched::StartOf<SlotRuns>& a : d.starts) {
-        auto started = Started(a.session, a.alloc.Nodes());
+        auto started = Started(a.session, ShapeOf(a.alloc));
         if (!started) return Fail(started.error());
         const int j = *started;
         const double est = w_.jobs[j].request.estimate_s;
@@ -276,7 +289,7 @@ class Simulation {
                      .starts;
       }
       for (sched::Assignment& a : starts) {
-        auto started = Started(a.session, a.placement.Nodes());
+        auto started = Started(a.session, sim::ShapeOf(a.placement.Nodes()));
         if (!started) return Fail(started.error());
         sched::Plan plan;
         plan.actions.push_back(sched::SpawnAction{a.session, std::move(a.placement), false});

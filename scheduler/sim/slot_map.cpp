@@ -7,13 +7,13 @@
 
 namespace psched::sim {
 
-void SlotRuns::Append(int node, uint64_t pus) {
-  if (!runs.empty() && runs.back().end == node && runs.back().pus == pus) {
-    ++runs.back().end;
+void SlotRuns::Append(int begin, int end, uint64_t pus) {
+  if (!runs.empty() && runs.back().end == begin && runs.back().pus == pus) {
+    runs.back().end = end;
   } else {
-    runs.push_back(SlotRun{node, node + 1, pus});
+    runs.push_back(SlotRun{begin, end, pus});
   }
-  slots += std::popcount(pus);
+  slots += (end - begin) * (pus == 1 ? 1 : std::popcount(pus));
 }
 
 std::vector<sched::NodeId> SlotRuns::Nodes() const {
@@ -25,11 +25,26 @@ std::vector<sched::NodeId> SlotRuns::Nodes() const {
 
 SlotMap::SlotMap(int nodes, int cores_per_node, int gpus_per_node)
     : all_(cores_per_node >= kMaxCores ? ~uint64_t{0} : (uint64_t{1} << cores_per_node) - 1),
+      cores_(cores_per_node),
       gpus_(gpus_per_node),
       lo_(nodes, 0),
       hi_(nodes, 0),
+      free_count_(nodes, 0),
+      free_nodes_((nodes + 63) / 64, 0),
       gpus_used_(nodes, 0),
-      free_(nodes * cores_per_node) {}
+      free_(nodes * cores_per_node) {
+  for (int i = 0; i < nodes; ++i) SetFree(i, cores_per_node);
+}
+
+void SlotMap::SetFree(int node, int free) {
+  free_count_[node] = free;
+  const uint64_t bit = uint64_t{1} << (node & 63);
+  if (free > 0) {
+    free_nodes_[node >> 6] |= bit;
+  } else {
+    free_nodes_[node >> 6] &= ~bit;
+  }
+}
 
 int SlotMap::Add(const SlotRuns& runs, int delta) {
   int freed = 0;
@@ -38,15 +53,18 @@ int SlotMap::Add(const SlotRuns& runs, int delta) {
     for (int i = r.begin; i < r.end; ++i) {
       uint64_t& lo = lo_[i];
       uint64_t& hi = hi_[i];
-      const uint64_t before = (lo | hi) & m;
       if (delta > 0) {
-        hi |= lo & m;  // 1 -> 2 (a third use would stay at 3: never happens, see Add)
+        hi |= lo & m;  // 1 -> 2
         lo ^= m;
       } else {
         hi &= ~(~lo & m);  // 2 -> 1
         lo ^= m;
       }
-      freed += std::popcount(before) - std::popcount((lo | hi) & m);
+      const uint64_t free_pus = all_ & ~(lo | hi);
+      // One-core nodes need no popcount (a library call without -mpopcnt).
+      const int free = cores_ == 1 ? static_cast<int>(free_pus) : std::popcount(free_pus);
+      freed += free - free_count_[i];
+      SetFree(i, free);
       gpus_used_[i] += delta * runs.gpus_per_node;
     }
   }
@@ -56,8 +74,12 @@ int SlotMap::Add(const SlotRuns& runs, int delta) {
 
 int SlotMap::FreeUnder(const SlotRuns& runs) const {
   int free = 0;
-  for (const SlotRun& r : runs.runs)
-    for (int i = r.begin; i < r.end; ++i) free += std::popcount(FreePus(i) & r.pus);
+  for (const SlotRun& r : runs.runs) {
+    for (int i = r.begin; i < r.end; ++i) {
+      const uint64_t pus = FreePus(i) & r.pus;
+      free += cores_ == 1 ? static_cast<int>(pus) : std::popcount(pus);
+    }
+  }
   return free;
 }
 

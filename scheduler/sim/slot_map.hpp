@@ -9,6 +9,7 @@
 // Pure: no clock, no files.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -33,7 +34,9 @@ struct SlotRuns {
   int slots = 0;              // PUs held in all
 
   // Adds `pus` on `node` (above every node so far), joining the last run when it can.
-  void Append(int node, uint64_t pus);
+  void Append(int node, uint64_t pus) { Append(node, node + 1, pus); }
+  // The same on nodes [begin, end).
+  void Append(int begin, int end, uint64_t pus);
   std::vector<sched::NodeId> Nodes() const;  // ascending
   bool operator==(const SlotRuns&) const = default;
 };
@@ -49,23 +52,54 @@ class SlotMap {
   SlotMap(int nodes, int cores_per_node, int gpus_per_node);
 
   int NumNodes() const { return static_cast<int>(lo_.size()); }
+  int CoresPerNode() const { return cores_; }
+  int GpusPerNode() const { return gpus_; }
   int FreeSlots() const { return free_; }
   // The free PUs of `node` (use count 0), as a mask.
   uint64_t FreePus(int node) const { return all_ & ~(lo_[node] | hi_[node]); }
-  int FreeCount(int node) const { return std::popcount(FreePus(node)); }
+  int FreeCount(int node) const { return free_count_[node]; }
   int FreeGpus(int node) const { return gpus_ - gpus_used_[node]; }
 
-  // Adds `delta` (+1 or -1) uses to the slots and GPUs of `runs`. A slot counts up to 3
-  // uses (jobs never share slots; a reservation laid over them is the second). Returns how
-  // many more slots are free than before.
+  // Calls f(begin, end) for every run [begin, end) of neighbouring nodes with a free PU, in
+  // node order: a word of the free-node bits at a time, so the cost follows the runs more
+  // than the nodes.
+  template <class F>
+  void ForEachFreeRun(F f) const {
+    for (int i = NextFree(0, true); i < NumNodes();) {
+      const int end = NextFree(i, false);
+      f(i, end);
+      i = NextFree(end, true);
+    }
+  }
+
+  // Adds `delta` (+1 or -1) uses to the slots and GPUs of `runs`. A slot counts up to 2
+  // uses: jobs never share slots, and only the head's reservation is laid over them.
+  // Returns how many more slots are free than before.
   int Add(const SlotRuns& runs, int delta);
   // How many of the slots of `runs` are free now.
   int FreeUnder(const SlotRuns& runs) const;
 
  private:
-  uint64_t all_ = 0;               // the PUs a node has
-  int gpus_ = 0;                   // GPUs a node has
-  std::vector<uint64_t> lo_, hi_;  // per node and PU: a 2-bit use count
+  // The first node from `from` on that has a free PU (`free`) or has none; NumNodes() if none.
+  int NextFree(int from, bool free) const {
+    const int words = static_cast<int>(free_nodes_.size());
+    int w = from >> 6;
+    if (w >= words) return NumNodes();
+    uint64_t bits = (free ? free_nodes_[w] : ~free_nodes_[w]) & (~uint64_t{0} << (from & 63));
+    while (bits == 0) {
+      if (++w == words) return NumNodes();
+      bits = free ? free_nodes_[w] : ~free_nodes_[w];
+    }
+    return std::min(NumNodes(), w * 64 + std::countr_zero(bits));
+  }
+  void SetFree(int node, int free);  // the node's free count and free-node bit
+
+  uint64_t all_ = 0;  // the PUs a node has
+  int cores_ = 0;
+  int gpus_ = 0;                      // GPUs a node has
+  std::vector<uint64_t> lo_, hi_;     // per node and PU: a 2-bit use count
+  std::vector<int> free_count_;       // per node: its free PUs
+  std::vector<uint64_t> free_nodes_;  // a bit per node: it has a free PU
   std::vector<int> gpus_used_;
   int free_ = 0;
 };

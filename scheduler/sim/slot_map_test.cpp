@@ -109,5 +109,30 @@ TEST(SlotMapTest, UsesCountUpAndDownAsANodesDo) {
   EXPECT_EQ(map.FreeGpus(0), 2);
 }
 
+// The free runs are read a 64-node word at a time: runs that cross words, fill them, or
+// end at the last node must come out as a walk over the nodes finds them.
+TEST(SlotMapTest, FreeRunsAreTheRunsOfNodesWithAFreePu) {
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 200; ++round) {
+    const int n = std::uniform_int_distribution<int>(1, 300)(rng);
+    SlotMap map(n, 1 + round % 3, 0);
+    SlotRuns taken;
+    for (int i = 0; i < n; ++i) {
+      // Long stretches of used and free nodes, and single ones.
+      if (std::uniform_int_distribution<int>(0, round % 2 == 0 ? 1 : 40)(rng) == 0)
+        taken.Append(i, 1 + round % 3 == 1 ? 1 : 0x3);
+    }
+    map.Add(taken, +1);
+    std::vector<std::pair<int, int>> want, got;
+    for (int i = 0; i < n; ++i) {
+      if (map.FreeCount(i) == 0) continue;
+      if (want.empty() || want.back().second != i) want.emplace_back(i, i);
+      want.back().second = i + 1;
+    }
+    map.ForEachFreeRun([&](int begin, int end) { got.emplace_back(begin, end); });
+    EXPECT_EQ(got, want) << n << " nodes, round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace psched::sim
