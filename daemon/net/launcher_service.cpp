@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <vector>
 
 #include "common/unix_socket.hpp"
 #include "daemon/net/launcher_tcp.hpp"
@@ -23,7 +22,7 @@ LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseH
 LauncherService::~LauncherService() {
   listener_.reset();
   tcp_listener_.reset();
-  if (auth_sweep_) event_free(auth_sweep_);
+  waiting_.reset();
   on_close_ = nullptr;
   for (auto& [raw, conn] : std::map(clients_)) conn->Close("daemon stopping");
   if (!path_.empty()) unlink(path_.c_str());
@@ -84,9 +83,9 @@ Result<int> LauncherService::ListenTcp(const std::string& host, const Secret& se
   if (!listener) return Fail(listener.error());
   tcp_listener_ = std::move(*listener);
   secret_ = &secret;
-  auth_sweep_ = event_new(base_, -1, EV_PERSIST, &LauncherService::OnAuthSweep, this);
-  const timeval every = {1, 0};
-  event_add(auth_sweep_, &every);
+  // Launchers prove the secret in milliseconds, but a user's script may start many at once.
+  waiting_ = std::make_unique<AuthWaiting>(base_, "pschedd: launcher listener",
+                                           AuthWaiting::Limits{.per_host = 64, .total = 128});
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
   getsockname(tcp_listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
@@ -96,23 +95,19 @@ Result<int> LauncherService::ListenTcp(const std::string& host, const Secret& se
 void LauncherService::OnAcceptTcp(evconnlistener*, evutil_socket_t fd, sockaddr* address, int,
                                   void* arg) {
   auto* self = static_cast<LauncherService*>(arg);
+  std::string host = HostText(address);
+  if (!self->waiting_->MayWait(fd, host, AddressText(address))) return;
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  char host[INET_ADDRSTRLEN] = "?";
-  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
-  if (address != nullptr && address->sa_family == AF_INET)
-    inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-  auto conn = Connection::Make(
-      self->base_, fd,
-      "launcher " + std::string(host) + ":" + std::to_string(address ? ntohs(in->sin_port) : 0));
+  auto conn = Connection::Make(self->base_, fd, "launcher " + AddressText(address));
   conn->challenge = self->secret_->Nonce();
   conn->set_max_payload(proto::kMaxUnauthenticatedPayload);
   self->clients_[conn.get()] = conn;
-  self->unauthenticated_[conn.get()] = std::chrono::steady_clock::now();
+  self->waiting_->Add(conn, std::move(host));
   const uid_t uid = geteuid();  // whoever has the secret is the allocation's user
   conn->Start([self, uid](Connection& c, proto::Frame&& f) { self->OnFrame(c, std::move(f), uid); },
               [self](Connection& c, const std::string&) {
-                self->unauthenticated_.erase(&c);
+                if (self->waiting_) self->waiting_->Remove(&c);
                 if (c.authenticated && self->on_close_) self->on_close_(c);
                 self->clients_.erase(&c);
               });
@@ -137,7 +132,7 @@ void LauncherService::Authenticate(Connection& c, const proto::Frame& f) {
   } else if (!secret_->Verify(resp->mac, c.challenge, kLauncherNode)) {
     refused = "its proof does not match the allocation secret";
   }
-  unauthenticated_.erase(&c);
+  waiting_->Remove(&c);
   if (!refused.empty()) {
     std::fprintf(stderr, "pschedd: refused %s: %s\n", c.peer_name().c_str(), refused.c_str());
     return c.FailAndClose(
@@ -147,21 +142,6 @@ void LauncherService::Authenticate(Connection& c, const proto::Frame& f) {
   c.authenticated = true;
   c.set_max_payload(proto::kMaxPayload);
   c.Send(proto::Encode(proto::MsgType::kAuthOk, proto::AuthOk{secret_->Mac(resp->nonce, 0)}));
-}
-
-void LauncherService::OnAuthSweep(evutil_socket_t, short, void* arg) {
-  auto* self = static_cast<LauncherService*>(arg);
-  constexpr auto kAuthTimeout = std::chrono::seconds(10);
-  const auto now = std::chrono::steady_clock::now();
-  std::vector<std::shared_ptr<Connection>> late;
-  for (const auto& [conn, since] : self->unauthenticated_)
-    if (now - since > kAuthTimeout) late.push_back(self->clients_[conn]);
-  for (auto& conn : late) {
-    self->unauthenticated_.erase(conn.get());
-    std::fprintf(stderr, "pschedd: closed %s: no authentication within %lld s\n",
-                 conn->peer_name().c_str(), static_cast<long long>(kAuthTimeout.count()));
-    conn->FailAndClose("authentication timed out");
-  }
 }
 
 }  // namespace psched::daemon

@@ -4,20 +4,21 @@
 //   - in Slurm, also a TCP port for launchers on other hosts (launcher_tcp.hpp): a client
 //     proves the allocation secret as a launcher before its first frame counts; it then
 //     acts as the daemon's uid (only that user has the secret). One that does not within
-//     10 s, or proves it as anything else, is refused and logged.
+//     kAuthTimeout, or proves it as anything else, is refused and logged; at most 64 per
+//     host and 128 in all may wait to (auth_waiting.hpp).
 #pragma once
 
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <sys/types.h>
 
-#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
 
 #include "daemon/net/auth.hpp"
+#include "daemon/net/auth_waiting.hpp"
 #include "daemon/net/connection.hpp"
 #include "daemon/net/listener.hpp"
 #include "daemon/net/run_dir.hpp"
@@ -44,7 +45,6 @@ class LauncherService {
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
   static void OnAcceptTcp(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
-  static void OnAuthSweep(evutil_socket_t, short, void* arg);
   // A client's frame: the authentication response while it has not proved the secret.
   void OnFrame(Connection& c, proto::Frame&& f, uid_t uid);
   void Authenticate(Connection& c, const proto::Frame& f);
@@ -54,10 +54,8 @@ class LauncherService {
   CloseHandler on_close_;
   std::unique_ptr<Listener> listener_;
   std::unique_ptr<Listener> tcp_listener_;
-  const Secret* secret_ = nullptr;  // the TCP clients' proof
-  event* auth_sweep_ = nullptr;
-  // TCP clients that have not proved the secret yet, and since when.
-  std::map<Connection*, std::chrono::steady_clock::time_point> unauthenticated_;
+  const Secret* secret_ = nullptr;        // the TCP clients' proof
+  std::unique_ptr<AuthWaiting> waiting_;  // TCP clients that have not proved the secret yet
   std::string path_;
   std::map<Connection*, std::shared_ptr<Connection>> clients_;
 };

@@ -149,6 +149,36 @@ TEST(LauncherTcp, ADaemonsProofIsNotALaunchersOne) {
   EXPECT_TRUE(leader.frames.empty());
 }
 
+// Anyone on the network can connect; those that do not prove the secret may not pile up
+// (each may hold a 64 KiB frame buffer): 64 from one host wait at most, the rest are closed
+// at once, and once they are gone a launcher gets through again.
+TEST(LauncherTcp, ConnectionsThatDoNotAuthenticateAreCapped) {
+  Leader leader;
+  std::vector<int> fds;
+  WithClient(leader, [&] {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(leader.port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (int i = 0; i < 80; ++i) {
+      int fd = socket(AF_INET, SOCK_STREAM, 0);
+      ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+      fds.push_back(fd);
+    }
+  });
+  TurnUntil(
+      leader.base, [] { return false; }, 0.3);  // accept what is queued
+  EXPECT_EQ(leader.service->clients(), 64u);
+  for (int fd : fds) close(fd);
+  EXPECT_TRUE(TurnUntil(
+      leader.base, [&] { return leader.service->clients() == 0; }, 10));
+  WithClient(leader, [&] {
+    auto fd = ConnectAsLauncher(leader.address(), leader.secret);
+    EXPECT_TRUE(fd) << fd.error().ToString();
+    if (fd) close(*fd);
+  });
+}
+
 TEST(LauncherTcp, NothingListeningIsConnectionRefused) {
   Leader leader;
   const std::string address = leader.address();

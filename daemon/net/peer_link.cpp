@@ -18,32 +18,13 @@
 namespace psched::daemon {
 namespace {
 
-// "127.0.0.1": where a connection came from (its host, without the port).
-std::string HostText(const sockaddr* address) {
-  if (address == nullptr || address->sa_family != AF_INET) return "an unknown address";
-  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
-  char host[INET_ADDRSTRLEN] = "?";
-  inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
-  return host;
-}
-
-// "127.0.0.1:45678": who connected, for the log.
-std::string AddressText(const sockaddr* address) {
-  if (address == nullptr || address->sa_family != AF_INET) return "an unknown address";
-  const auto* in = reinterpret_cast<const sockaddr_in*>(address);
-  return HostText(address) + ":" + std::to_string(ntohs(in->sin_port));
-}
-
 // Before it proves the secret a peer may hold a frame buffer of up to
 // kMaxUnauthenticatedPayload, and anyone on the network can connect: so few may wait at
-// once, and not for long. A node's legitimate unauthenticated peers are its children
+// once (auth_waiting.hpp). A node's legitimate unauthenticated peers are its children
 // connecting (all from one host in an emulated allocation), so the limits grow with them.
-constexpr auto kAuthTimeout = std::chrono::seconds(5);
-size_t PerHostLimit(const Tree& tree, int node) {
-  return tree.Children(node).size() + 8;
-}
-size_t TotalLimit(const Tree& tree, int node) {
-  return 2 * PerHostLimit(tree, node);
+AuthWaiting::Limits WaitingLimits(const Tree& tree, int node) {
+  const size_t per_host = tree.Children(node).size() + 8;
+  return {per_host, 2 * per_host};
 }
 
 // A daemon whose peer's host dies (or whose network to it fails) gets no FIN: without
@@ -83,13 +64,11 @@ PeerLink::~PeerLink() {
   handlers_ = {};  // closing links below must not call back into a daemon being torn down
   listener_.reset();
   if (local_ev_) event_free(local_ev_);
-  if (auth_sweep_) event_free(auth_sweep_);
-  // Closing a link runs its close callback, which erases it from these maps: close
-  // from copies, never while iterating the members.
+  waiting_.reset();
+  // Closing a link runs its close callback, which erases it from this map: close from a
+  // copy, never while iterating the member.
   auto children = std::exchange(children_, {});
-  auto unauthenticated = std::exchange(unauthenticated_, {});
   for (auto& [n, c] : children) c->Close("daemon stopping");
-  for (auto& [p, u] : unauthenticated) u.conn->Close("daemon stopping");
   if (parent_) parent_->Close("daemon stopping");
 }
 
@@ -107,9 +86,8 @@ Result<int> PeerLink::Listen(const std::string& host, int port) {
                                      host + ":" + std::to_string(port));
   if (!listener) return Fail(listener.error());
   listener_ = std::move(*listener);
-  auth_sweep_ = event_new(base_, -1, EV_PERSIST, &PeerLink::OnAuthSweep, this);
-  const timeval every = {1, 0};
-  event_add(auth_sweep_, &every);
+  waiting_ = std::make_unique<AuthWaiting>(base_, "pschedd[" + std::to_string(node_) + "]",
+                                           WaitingLimits(tree_, node_));
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
   getsockname(listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
@@ -163,65 +141,21 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
 void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, int, void* arg) {
   auto* self = static_cast<PeerLink*>(arg);
   std::string host = HostText(address);
-  if (std::string full = self->UnauthenticatedFull(host); !full.empty()) {
-    self->Refused(AddressText(address), full);
-    close(fd);
-    return;
-  }
+  if (!self->waiting_->MayWait(fd, host, AddressText(address))) return;
   KeepLinkAlive(fd);
   auto conn = Connection::Make(self->base_, fd, "peer " + AddressText(address));
   conn->challenge = self->secret_.Nonce();
   conn->set_max_payload(proto::kMaxUnauthenticatedPayload);
-  self->unauthenticated_[conn.get()] = {conn, std::chrono::steady_clock::now(), std::move(host)};
+  self->waiting_->Add(conn, std::move(host));
   conn->Start([self](Connection& c, proto::Frame&& f) { self->OnChildFrame(c, std::move(f)); },
               [self](Connection& c, const std::string& why) {
-                self->unauthenticated_.erase(&c);
+                if (self->waiting_) self->waiting_->Remove(&c);
                 if (!c.authenticated) return;
                 self->children_.erase(c.peer_node);
                 if (self->handlers_.child_lost)
                   self->handlers_.child_lost(c.peer_node, self->tree_.Subtree(c.peer_node), why);
               });
   conn->Send(proto::Encode(proto::MsgType::kAuthChallenge, proto::AuthChallenge{conn->challenge}));
-}
-
-std::string PeerLink::UnauthenticatedFull(const std::string& host) const {
-  const size_t total = TotalLimit(tree_, node_), per_host = PerHostLimit(tree_, node_);
-  if (unauthenticated_.size() >= total) {
-    return std::to_string(total) + " connections wait for authentication already";
-  }
-  size_t same = 0;
-  for (const auto& [p, u] : unauthenticated_) same += u.host == host ? 1 : 0;
-  if (same >= per_host) {
-    return std::to_string(per_host) + " connections from " + host +
-           " wait for authentication already";
-  }
-  return "";
-}
-
-void PeerLink::Refused(const std::string& who, const std::string& why) {
-  // One line a second at most: a flood of connections must not become a flood of log.
-  const auto now = std::chrono::steady_clock::now();
-  ++refused_unlogged_;
-  if (now - refused_logged_at_ < std::chrono::seconds(1)) return;
-  std::fprintf(stderr,
-               "pschedd[%d]: refused the connection of %s: %s (%d refused since the last "
-               "such line)\n",
-               node_, who.c_str(), why.c_str(), refused_unlogged_);
-  refused_logged_at_ = now;
-  refused_unlogged_ = 0;
-}
-
-void PeerLink::OnAuthSweep(evutil_socket_t, short, void* arg) {
-  auto* self = static_cast<PeerLink*>(arg);
-  const auto now = std::chrono::steady_clock::now();
-  std::vector<std::shared_ptr<Connection>> late;
-  for (auto& [p, u] : self->unauthenticated_)
-    if (now - u.since > kAuthTimeout) late.push_back(u.conn);
-  for (auto& conn : late) {
-    std::fprintf(stderr, "pschedd[%d]: closed %s: no authentication within %lld s\n", self->node_,
-                 conn->peer_name().c_str(), static_cast<long long>(kAuthTimeout.count()));
-    conn->FailAndClose("authentication timed out");
-  }
 }
 
 void PeerLink::FromNeighbour(const Connection& conn, proto::Frame&& frame) {
@@ -291,8 +225,7 @@ void PeerLink::OnChildFrame(Connection& conn, proto::Frame&& frame) {
   conn.authenticated = true;
   conn.peer_node = resp->node;
   conn.set_max_payload(proto::kMaxPeerPayload);
-  children_[resp->node] = unauthenticated_[&conn].conn;
-  unauthenticated_.erase(&conn);
+  children_[resp->node] = waiting_->Remove(&conn);
   conn.Send(proto::Encode(proto::MsgType::kAuthOk, proto::AuthOk{secret_.Mac(resp->nonce, node_)}));
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon/net/auth.hpp"
+#include "daemon/net/auth_waiting.hpp"
 #include "daemon/net/connection.hpp"
 #include "daemon/net/listener.hpp"
 #include "daemon/net/tree.hpp"
@@ -53,15 +54,9 @@ class PeerLink {
 
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
-  // Why a connection from `host` must not wait for authentication beside those that
-  // do, or "" when it may (peer_link.cpp: the limits).
-  std::string UnauthenticatedFull(const std::string& host) const;
-  void Refused(const std::string& who, const std::string& why);
   // Why `frame`, received from the neighbour `neighbour`, cannot have come through that
   // link (its `from` out of range or not behind it), or "" when it can.
   std::string ImpossibleSender(int neighbour, const proto::Frame& frame) const;
-  // Closes connections that have not authenticated within kAuthTimeout.
-  static void OnAuthSweep(evutil_socket_t, short, void* arg);
   static void OnLocal(evutil_socket_t, short, void* arg);
   // A frame from the authenticated parent or a child: routed on, or (an error it sent
   // before closing the link) logged.
@@ -83,15 +78,7 @@ class PeerLink {
   std::shared_ptr<Connection> parent_;
   std::string parent_nonce_;
   std::map<int, std::shared_ptr<Connection>> children_;
-  struct Unauthenticated {
-    std::shared_ptr<Connection> conn;
-    std::chrono::steady_clock::time_point since;
-    std::string host;  // where it came from
-  };
-  std::map<Connection*, Unauthenticated> unauthenticated_;
-  event* auth_sweep_ = nullptr;
-  std::chrono::steady_clock::time_point refused_logged_at_{};
-  int refused_unlogged_ = 0;
+  std::unique_ptr<AuthWaiting> waiting_;  // children connecting, until they prove the secret
   std::deque<proto::Frame> local_;
   event* local_ev_ = nullptr;
 };
