@@ -160,7 +160,8 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
                                                      "time_budget_s",
                                                      "sim_target_s",
                                                      "analysis_work_share",
-                                                     "allow_folded"};
+                                                     "allow_folded",
+                                                     "interaction"};
   for (const auto& [key, _] : root) {
     if (std::find(kSections.begin(), kSections.end(), std::string(key.str())) == kSections.end())
       return Invalid(std::string(source_name) + ": unknown key '" + std::string(key.str()) + "'");
@@ -186,7 +187,8 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
   auto schedule = Section(root, "schedule");
   auto launcher = Section(root, "launcher");
   auto metrics = Section(root, "metrics");
-  for (const auto* section : {&schedule, &launcher, &metrics})
+  auto interaction = Section(root, "interaction");
+  for (const auto* section : {&schedule, &launcher, &metrics, &interaction})
     if (!*section) return Invalid(std::string(source_name) + ": " + section->error().message());
   if (const toml::table* s = *schedule) {
     if (auto w = wrap(OnlyKeys(*s, "schedule.", {"seed", "earliest", "latest", "at"})); !w)
@@ -227,6 +229,12 @@ Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view 
                    Read(*m, "metrics.", "slot_overlap", &c.constants.slot_overlap)})
       if (auto w = wrap(r); !w) return Fail(w.error());
   }
+  if (const toml::table* i = *interaction) {
+    if (auto w = wrap(OnlyKeys(*i, "interaction.", {"pulls", "slice"})); !w) return Fail(w.error());
+    for (auto r : {Read(*i, "interaction.", "pulls", &c.interaction.pulls),
+                   Read(*i, "interaction.", "slice", &c.interaction.slice)})
+      if (auto w = wrap(r); !w) return Fail(w.error());
+  }
   return c;
 }
 
@@ -242,6 +250,10 @@ Result<void> ValidateConfig(const DjsbConfig& c) {
     if (app->iterations < 2)
       return Invalid(n + ".iterations must be >= 2 (the first is not timed)");
   }
+  if (c.interaction.pulls < 0 || c.interaction.pulls > 1'000'000)
+    return Invalid("interaction.pulls must be in [0, 1000000] (0: no interaction)");
+  if (c.interaction.slice < 1 || c.interaction.slice > (int64_t{1} << 24))
+    return Invalid("interaction.slice must be in [1, 16777216] doubles");
   if (c.analyses <= 0)
     return Invalid("analyses must be > 0 (got " + std::to_string(c.analyses) + ")");
   if (c.repeats <= 0) return Invalid("repeats must be > 0 (got " + std::to_string(c.repeats) + ")");

@@ -46,6 +46,15 @@ struct LauncherConfig {
   std::string srun = "srun --overlap -n {ranks} -c {threads} {command}";
 };
 
+// The interactive djsb (stream_interaction.hpp): every analysis connects to the running
+// simulation through MPI's name service and pulls `pulls` slices of `slice` doubles,
+// spread over its run. 0 pulls: the classic djsb, no message between sessions.
+struct InteractionConfig {
+  int pulls = 0;
+  int64_t slice = 4096;
+  bool enabled() const { return pulls > 0; }
+};
+
 struct DjsbConfig {
   AppConfig simulation{4, 2, 8'000'000, 10};
   AppConfig analysis{2, 1, 2'000'000, 10};
@@ -85,6 +94,7 @@ struct DjsbConfig {
   // mpirun --oversubscribe sets it itself, so this keeps the comparison fair.
   bool mpi_yield_when_idle = true;
   MetricConstants constants;
+  InteractionConfig interaction;
 };
 
 // The policy names psched-exec accepts. One list; the orchestrator and its errors use it.

@@ -184,6 +184,29 @@ TEST(DjsbConfig, SectionKeysTypesAndRangesAreChecked) {
   EXPECT_NE(metrics.error().message().find("unknown key 'metrics.sigma'"), std::string::npos);
 }
 
+TEST(DjsbConfig, InteractionSectionIsReadAndChecked) {
+  EXPECT_FALSE(DjsbConfig{}.interaction.enabled());  // the classic djsb by default
+  auto c = ParseConfigToml("[interaction]\npulls = 5\nslice = 1024\n", "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_TRUE(c->interaction.enabled());
+  EXPECT_EQ(c->interaction.pulls, 5);
+  EXPECT_EQ(c->interaction.slice, 1024);
+  EXPECT_TRUE(ValidateConfig(*c));
+  auto typo = ParseConfigToml("[interaction]\npull = 5\n", "t.toml");
+  ASSERT_FALSE(typo);
+  EXPECT_NE(typo.error().message().find("unknown key 'interaction.pull' (line 2)"),
+            std::string::npos)
+      << typo.error().message();
+  DjsbConfig bad;
+  bad.interaction.pulls = -1;
+  EXPECT_FALSE(ValidateConfig(bad));
+  bad.interaction.pulls = 3;
+  bad.interaction.slice = 0;
+  auto why = ValidateConfig(bad);
+  ASSERT_FALSE(why);
+  EXPECT_NE(why.error().message().find("interaction.slice"), std::string::npos);
+}
+
 TEST(DjsbConfig, SeededScheduleIsDeterministicSortedAndInRange) {
   DjsbConfig c;
   c.analyses = 5;

@@ -35,7 +35,7 @@ constexpr int kExitScenarioFailed = 3;
 struct Overrides {
   std::string config_file;
   std::optional<int> sim_ranks, sim_threads, ana_ranks, ana_threads, analyses, repeats, iterations,
-      max_repeats;
+      max_repeats, pulls;
   std::optional<int64_t> sim_size, ana_size;
   std::optional<uint64_t> seed;
   std::vector<double> at;
@@ -105,6 +105,7 @@ Result<DjsbConfig> BuildConfig(const Overrides& o) {
   if (o.sim_target) c.sim_target_s = *o.sim_target;
   if (o.time_budget) c.time_budget_s = *o.time_budget;
   if (o.allow_folded) c.allow_folded = true;
+  if (o.pulls) c.interaction.pulls = *o.pulls;
   if (o.seed) c.schedule.seed = *o.seed;
   if (!o.at.empty()) c.schedule.at = o.at;
   if (!o.policies.empty()) c.policies = o.policies;
@@ -168,6 +169,9 @@ int RunCommand(int argc, char** argv) {
   app.add_flag("--allow-folded", o.allow_folded,
                "run even when the simulation's slots outnumber the real PUs; every figure then "
                "says it does not measure policy effects");
+  app.add_option("--pulls", o.pulls,
+                 "the interactive djsb: every analysis pulls this many slices from the running "
+                 "simulation through MPI (0: none; see djsb/interactive.toml)");
   app.add_option("--policies", o.policies, "policies to compare: wait,surpass,overbook,sidestep")
       ->delimiter(',');
   app.add_flag("--no-spread", o.no_spread, "do not add overbook/sidestep with --spread");
@@ -245,11 +249,12 @@ int RunCommand(int argc, char** argv) {
             << config->simulation.threads << " (" << config->simulation.Slots()
             << " slots), analysis " << config->analysis.ranks << "x" << config->analysis.threads
             << ", " << real_pus << " real PUs here";
-  if (config->sim_target_s > 0)
+  if (config->sim_target_s > 0) {
     std::cout << "; iterations calibrated for a " << config->sim_target_s << " s simulation";
-  else
+  } else {
     std::cout << "; " << config->simulation.iterations << " and " << config->analysis.iterations
               << " iterations";
+  }
   std::cout << "\npsched-djsb: repeats " << config->repeats << " to " << config->max_repeats
             << ", until D's 95% interval is within +-" << 100 * config->ci_relative_half_width
             << "% of its median\n";

@@ -104,6 +104,15 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
       std::string command = tools_.stream + " --array-size " + std::to_string(app.array_size) +
                             " --iterations " + std::to_string(app.iterations) + " --tag " +
                             tags[next];
+      // The interactive djsb: the simulation serves, the analyses pull (never alone: an
+      // analysis's reference run computes only).
+      if (config_.interaction.enabled() && with_sim) {
+        const std::string service = "djsb-" + std::to_string(getpid()) + "-" + run_id;
+        command += p.name == "sim" ? " --serve " + service
+                                   : " --interact " + service + " --pulls " +
+                                         std::to_string(config_.interaction.pulls) + " --slice " +
+                                         std::to_string(config_.interaction.slice);
+      }
       auto cmd = ExpandTemplate(launcher.templ, app, launcher.policy, launcher.spread, command,
                                 tools_.psched_dir);
       if (!cmd) {
@@ -114,6 +123,8 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
       if (!config_.omp_wait_policy.empty())
         env.push_back("OMP_WAIT_POLICY=" + config_.omp_wait_policy);
       if (config_.mpi_yield_when_idle) env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
+      if (launcher.family == "mpirun" && !name_server_uri_.empty())
+        env.push_back("OMPI_MCA_pmix_server_uri=file:" + name_server_uri_);
       if (geteuid() == 0) {
         env.push_back("OMPI_ALLOW_RUN_AS_ROOT=1");
         env.push_back("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1");
@@ -155,7 +166,8 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
 
   std::vector<RunTimes> relative;
   for (size_t i = 0; i < pending.size(); ++i) {
-    auto times = ReadStreamTimes(*pending[i].launched);
+    std::optional<InteractionRecord> interaction;
+    auto times = ReadStreamTimes(*pending[i].launched, &interaction);
     if (!times) {
       return Fail(
           times.error().Wrap(name + " #" + std::to_string(repeat + 1) + ": " + pending[i].name));
@@ -164,6 +176,7 @@ Result<ScenarioRun> Orchestrator::RunOnce(const std::string& name, int repeat,
     rec.name = pending[i].name;
     rec.tag = tags[i];
     rec.times = *times;
+    rec.interaction = std::move(interaction);
     rec.output_path = pending[i].launched->output_path;
     rec.iterations = ReportedIterations(*pending[i].launched, tags[i]);
     rec.nodes.assign(nodes[i].begin(), nodes[i].end());
@@ -282,7 +295,66 @@ void Orchestrator::Recompute(DjsbResults* results) {
     }
     if (!sr.skipped.empty()) continue;
     if (auto summary = Summarize(sr.metrics)) sr.summary = *summary;
+    std::vector<InteractionRecord> pulls;
+    for (const ScenarioRun& run : sr.runs) {
+      for (const SessionRecord& s : run.sessions)
+        if (s.interaction) pulls.push_back(*s.interaction);
+    }
+    sr.interaction = SummarizeInteractions(pulls);
   }
+}
+
+void Orchestrator::StartNameServer(const std::vector<Scenario>& scenarios, DjsbResults* results) {
+  if (!config_.interaction.enabled()) return;
+  std::set<std::string> families;
+  for (const Scenario& s : scenarios) families.insert(s.baseline.empty() ? "psched" : s.baseline);
+  if (families.contains("psched")) {
+    results->name_services.push_back(
+        "psched: the leader pschedd's (MPI_Publish_name and MPI_Lookup_name are PMIx's, served "
+        "by the allocation's first daemon)");
+  }
+  if (families.contains("srun")) {
+    results->name_services.push_back(
+        "srun: none is set up between job steps; an analysis that finds no simulation says so "
+        "(interactions column)");
+  }
+  if (!families.contains("mpirun")) return;
+  const std::string uri = config_.output_dir + "/runs/ompi-server.uri";
+  unlink(uri.c_str());
+  std::vector<std::string> env;
+  if (geteuid() == 0) env = {"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"};
+  auto server = LaunchSession("exec ompi-server --no-daemonize -r " + uri, env,
+                              config_.output_dir + "/runs/ompi-server.out");
+  std::string why;
+  if (server) {
+    name_server_ = *server;
+    for (int i = 0; i < 100 && name_server_uri_.empty(); ++i) {
+      struct stat st {};
+      if (stat(uri.c_str(), &st) == 0 && st.st_size > 0) {
+        name_server_uri_ = uri;
+      } else if (PollExited(*name_server_)) {
+        break;
+      } else {
+        SleepSeconds(0.05);
+      }
+    }
+    if (name_server_uri_.empty()) why = "ompi-server wrote no URI (see runs/ompi-server.out)";
+  } else {
+    why = server.error().ToString();
+  }
+  results->name_services.push_back(
+      name_server_uri_.empty()
+          ? "mpirun: none shared between mpirun jobs (" + why +
+                "); an analysis that finds no simulation says so"
+          : "mpirun: Open MPI's ompi-server (every mpirun with OMPI_MCA_pmix_server_uri=file:" +
+                uri + ")");
+  Progress("interactive djsb, name services: " + results->name_services.back());
+}
+
+void Orchestrator::StopNameServer() {
+  if (name_server_) KillSession(*name_server_);
+  name_server_.reset();
+  name_server_uri_.clear();
 }
 
 Result<DjsbResults> Orchestrator::Run() {
@@ -357,6 +429,11 @@ Result<DjsbResults> Orchestrator::Run() {
     results.finished = WallClockNow();
     return results;
   }
+  StartNameServer(scenarios, &results);
+  struct StopAtReturn {
+    Orchestrator* self;
+    ~StopAtReturn() { self->StopNameServer(); }
+  } stop_name_server{this};
   if (config_.sim_target_s > 0) {
     if (auto ok = Calibrate(reference_launcher(results.references[0].family), &results); !ok)
       return Fail(ok.error());

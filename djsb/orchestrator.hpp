@@ -4,12 +4,14 @@
 // processes' states meanwhile, and computing the metrics.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "common/error.hpp"
 #include "djsb/config.hpp"
 #include "djsb/results.hpp"
+#include "djsb/session_process.hpp"
 
 namespace psched::djsb {
 
@@ -56,12 +58,19 @@ class Orchestrator {
   // References, constants, metrics and summaries from every run so far.
   void Recompute(DjsbResults* results);
   void Progress(const std::string& line);
+  // The interactive djsb under mpirun: separate mpirun jobs share no name service, so one
+  // ompi-server serves them all (OMPI_MCA_pmix_server_uri). Says whose service each
+  // launcher family uses in `results`.
+  void StartNameServer(const std::vector<Scenario>& scenarios, DjsbResults* results);
+  void StopNameServer();
 
   DjsbConfig config_;
   Tools tools_;
   std::string folded_;
   std::ostream& progress_;
   double started_ = 0;
+  std::optional<LaunchedSession> name_server_;
+  std::string name_server_uri_;  // ompi-server's URI file, once it has written it
 };
 
 }  // namespace psched::djsb

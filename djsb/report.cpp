@@ -44,6 +44,12 @@ nlohmann::json RunJson(const ScenarioRun& run) {
     js["observed_stopped"] = s.observed_stopped;
     js["output"] = s.output_path;
     js["iterations"] = s.iterations;
+    if (s.interaction) {
+      js["interaction"] = {{"asked", s.interaction->asked},
+                           {"completed", s.interaction->completed},
+                           {"latencies_s", s.interaction->latencies_s}};
+      if (!s.interaction->error.empty()) js["interaction"]["error"] = s.interaction->error;
+    }
     for (const StateInterval& iv : s.timeline)
       js["timeline"].push_back({{"t0", iv.t0}, {"t1", iv.t1}, {"state", iv.state}});
     j["sessions"].push_back(js);
@@ -110,6 +116,34 @@ std::string FormatVerdict(const Verdict& v, const std::string& folded) {
   return out.str();
 }
 
+std::string FormatInteractions(const DjsbResults& results) {
+  std::ostringstream out;
+  const InteractionConfig& i = results.config.interaction;
+  out << "interactive djsb: every analysis pulls " << i.pulls << " slices of " << i.slice
+      << " doubles from the running simulation (latency: request to reply)\n";
+  for (const std::string& n : results.name_services) out << "  name service of " << n << "\n";
+  std::vector<std::string> complete, incomplete;
+  for (const ScenarioResult& s : results.scenarios) {
+    if (!s.skipped.empty()) continue;
+    const InteractionSummary& x = s.interaction;
+    if (x.all_completed()) {
+      complete.push_back(s.scenario.name + " (p50 " + Fixed(1000 * x.median_s, 1) + " ms, p95 " +
+                         Fixed(1000 * x.p95_s, 1) + " ms)");
+    } else {
+      incomplete.push_back(s.scenario.name + " (" + std::to_string(x.completed) + " of " +
+                           std::to_string(x.asked) + (x.error.empty() ? "" : ": " + x.error) + ")");
+    }
+  }
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& e : v) s += (s.empty() ? "" : "; ") + e;
+    return s.empty() ? std::string("none") : s;
+  };
+  out << "every interaction completed under: " << list(complete) << "\n";
+  out << "some did not under: " << list(incomplete) << "\n";
+  return out.str();
+}
+
 std::string FormatTable(const DjsbResults& results) {
   std::ostringstream out;
   const DjsbConfig& c = results.config;
@@ -170,6 +204,25 @@ std::string FormatTable(const DjsbResults& results) {
     }
     out << "\n";
   }
+  if (c.interaction.enabled()) {
+    // Beside D: how long an analysis waited for the simulation's answer, over every pull.
+    auto interaction_row = [&](const char* label, auto cell) {
+      out << PadRight(label, label_w);
+      for (const ScenarioResult& s : results.scenarios)
+        out << Pad(!s.skipped.empty() ? "-" : cell(s.interaction), col_w);
+      out << "\n";
+    };
+    auto ms = [](double s) { return Fixed(1000 * s, 1); };
+    interaction_row("Interaction p50 [ms]", [&](const InteractionSummary& i) {
+      return i.latencies > 0 ? ms(i.median_s) : std::string("none");
+    });
+    interaction_row("Interaction p95 [ms]", [&](const InteractionSummary& i) {
+      return i.latencies > 0 ? ms(i.p95_s) : std::string("none");
+    });
+    interaction_row("  pulls completed", [&](const InteractionSummary& i) {
+      return std::to_string(i.completed) + "/" + std::to_string(i.asked);
+    });
+  }
   out << "\n";
   for (const ScenarioResult& s : results.scenarios)
     if (!s.skipped.empty()) out << "  " << s.scenario.name << ": " << s.skipped << "\n";
@@ -182,6 +235,7 @@ std::string FormatTable(const DjsbResults& results) {
   if (!results.stopped_early.empty()) out << "  " << results.stopped_early << "\n";
   if (!results.folded.empty()) out << "  * " << results.folded << "\n";
   if (auto v = ComputeVerdict(results)) out << FormatVerdict(*v, results.folded);
+  if (c.interaction.enabled()) out << FormatInteractions(results);
   return out.str();
 }
 
@@ -217,6 +271,8 @@ nlohmann::json ToJson(const DjsbResults& r) {
       {"seed", c.schedule.seed},
       {"launcher",
        {{"psched", c.launcher.psched}, {"mpirun", c.launcher.mpirun}, {"srun", c.launcher.srun}}}};
+  j["config"]["interaction"] = {{"pulls", c.interaction.pulls}, {"slice", c.interaction.slice}};
+  if (c.interaction.enabled()) j["name_services"] = r.name_services;
   j["launch_fractions"] = r.launch_fractions;
   for (const FamilyReferences& f : r.references) {
     nlohmann::json jf;
@@ -259,6 +315,15 @@ nlohmann::json ToJson(const DjsbResults& r) {
                       {"ana_real_slowdown", m.ana_real_slowdown},
                       {"ana_expected_slowdown", m.ana_expected_slowdown},
                       {"ana_slowdown", m.ana_slowdown}};
+      if (c.interaction.enabled()) {
+        const InteractionSummary& x = s.interaction;
+        js["interaction"] = {{"asked", x.asked},
+                             {"completed", x.completed},
+                             {"all_completed", x.all_completed()},
+                             {"median_s", x.median_s},
+                             {"p95_s", x.p95_s}};
+        if (!x.error.empty()) js["interaction"]["error"] = x.error;
+      }
     }
     for (size_t i = 0; i < s.runs.size(); ++i) {
       nlohmann::json jr = RunJson(s.runs[i]);

@@ -35,4 +35,8 @@ std::optional<Verdict> ComputeVerdict(const DjsbResults& results);
 // (D y [lo, hi])", then whether the intervals are apart; labelled when folded.
 std::string FormatVerdict(const Verdict& verdict, const std::string& folded);
 
+// The interactive djsb's closing lines: whose name service each launcher used, under which
+// scenarios every interaction completed (with the latencies) and under which not (why).
+std::string FormatInteractions(const DjsbResults& results);
+
 }  // namespace psched::djsb

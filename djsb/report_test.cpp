@@ -66,6 +66,33 @@ TEST(DjsbReport, TableHasThePapersRowsAColumnPerScenarioAndTheConstants) {
   EXPECT_NE(t.find("best psched policy: surpass"), std::string::npos) << t;
 }
 
+// The interactive djsb: latency rows beside D, and the closing lines say under which
+// scenarios every pull completed and why not elsewhere.
+TEST(DjsbReport, InteractiveTableShowsLatenciesAndWhatDidNotComplete) {
+  DjsbResults r = PaperLikeResults();
+  r.config.interaction.pulls = 5;
+  r.name_services = {"psched: the leader pschedd's"};
+  r.scenarios[0].interaction = SummarizeInteractions({{5, 0, {}, "no simulation serves 'x'"}});
+  r.scenarios[1].interaction = SummarizeInteractions({{5, 5, {0.01, 0.02, 0.03, 0.04, 0.2}, ""}});
+  r.scenarios[2].interaction = SummarizeInteractions({{5, 5, {0.05, 0.05, 0.05, 0.05, 0.05}, ""}});
+  std::string t = FormatTable(r);
+  const std::string completed =
+      "every interaction completed under: surpass (p50 30.0 ms, p95 200.0 ms); "
+      "baseline-mpirun (p50 50.0 ms, p95 50.0 ms)";
+  for (const std::string& s :
+       {std::string("Interaction p50 [ms]"), std::string("Interaction p95 [ms]"),
+        std::string("pulls completed"), std::string("0/5"), std::string("5/5"),
+        std::string("name service of psched: the leader pschedd's"), completed,
+        std::string("some did not under: wait (0 of 5: no simulation serves 'x')")})
+    EXPECT_NE(t.find(s), std::string::npos) << s << "\n" << t;
+  auto j = ToJson(r);
+  EXPECT_EQ(j["scenarios"][1]["interaction"]["all_completed"], true);
+  EXPECT_DOUBLE_EQ(j["scenarios"][1]["interaction"]["p95_s"].get<double>(), 0.2);
+  EXPECT_EQ(j["scenarios"][0]["interaction"]["error"], "no simulation serves 'x'");
+  // Not interactive: no such rows.
+  EXPECT_EQ(FormatTable(PaperLikeResults()).find("Interaction"), std::string::npos);
+}
+
 TEST(DjsbReport, VerdictComparesTheBestPolicyWithTheBaseline) {
   auto v = ComputeVerdict(PaperLikeResults());
   ASSERT_TRUE(v.has_value());

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
 #include "djsb/config.hpp"
+#include "djsb/interaction.hpp"
 #include "djsb/metrics.hpp"
 
 namespace psched::djsb {
@@ -28,7 +31,8 @@ struct SessionRecord {
   std::vector<StateInterval> timeline;  // relative to the run's start
   bool observed_stopped = false;        // some sample saw every process in state T
   std::string output_path;
-  std::vector<double> iterations;  // wall clock at which each iteration completed
+  std::vector<double> iterations;                // wall clock at which each iteration completed
+  std::optional<InteractionRecord> interaction;  // an analysis of the interactive djsb
 };
 
 // One repeat of one scenario (or of a reference run).
@@ -46,6 +50,7 @@ struct ScenarioResult {
   std::vector<ScenarioRun> runs;
   std::vector<RunMetrics> metrics;
   Summary summary;
+  InteractionSummary interaction;  // the interactive djsb: over every analysis and repeat
   std::string skipped;  // why it did not run (e.g. psched-exec missing); empty when it ran
 };
 
@@ -65,6 +70,8 @@ struct DjsbResults {
   std::string folded;
   std::string calibration;    // how the iterations were chosen (sim_target_s), or empty
   std::string stopped_early;  // why the repeats ended before every interval was tight
+  // The interactive djsb: whose name service each launcher family used (or why none).
+  std::vector<std::string> name_services;
   std::vector<double> launch_fractions;
   std::vector<FamilyReferences> references;
   std::vector<ScenarioResult> scenarios;

@@ -95,7 +95,8 @@ std::vector<double> ReportedIterations(const LaunchedSession& session, const std
   return times;
 }
 
-Result<RunTimes> ReadStreamTimes(const LaunchedSession& session) {
+Result<RunTimes> ReadStreamTimes(const LaunchedSession& session,
+                                 std::optional<InteractionRecord>* interaction) {
   std::ifstream in(session.output_path);
   if (!in) return Fail(Error::FromErrno("open", "reading " + session.output_path));
   std::string line, all;
@@ -123,6 +124,15 @@ Result<RunTimes> ReadStreamTimes(const LaunchedSession& session) {
   t.submit = session.submit;
   t.begin = found->value("begin", 0.0);
   t.end = found->value("end", 0.0);
+  if (interaction != nullptr && found->contains("interactions")) {
+    const nlohmann::json& j = (*found)["interactions"];
+    InteractionRecord r;
+    r.asked = j.value("asked", 0);
+    r.completed = j.value("completed", 0);
+    r.latencies_s = j.value("latencies_s", std::vector<double>{});
+    r.error = j.value("error", "");
+    *interaction = std::move(r);
+  }
   return t;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "djsb/interaction.hpp"
 #include "djsb/metrics.hpp"
 
 namespace psched::djsb {
@@ -41,7 +42,9 @@ void KillSession(LaunchedSession& session);
 std::vector<double> ReportedIterations(const LaunchedSession& session, const std::string& tag);
 
 // Reads the launcher's output and returns begin/end from psched-stream's JSON line,
-// with submit from the session. An error quotes the end of the output.
-Result<RunTimes> ReadStreamTimes(const LaunchedSession& session);
+// with submit from the session. An error quotes the end of the output. With `interaction`,
+// also what an analysis of the interactive djsb reported of its pulls (nullopt: none).
+Result<RunTimes> ReadStreamTimes(const LaunchedSession& session,
+                                 std::optional<InteractionRecord>* interaction = nullptr);
 
 }  // namespace psched::djsb

@@ -18,11 +18,13 @@
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
+#include "djsb/stream_interaction.hpp"
 #include "djsb/stream_protocol.hpp"
 
 namespace psched::djsb {
@@ -37,6 +39,11 @@ struct StreamOptions {
   int64_t array_size = 2'000'000;  // total N over all ranks
   int iterations = 10;
   std::string tag;  // opaque label so the orchestrator can find this session's processes
+  // The interactive djsb (stream_interaction.hpp): serve slices under this name (the
+  // simulation), or pull `pulls` slices of `slice` doubles from it (an analysis).
+  std::string serve, interact;
+  int pulls = 5;
+  int64_t slice = 4096;
 };
 
 double WallClock() {
@@ -105,10 +112,18 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
   std::array<double, kKernels> min_time;
   min_time.fill(std::numeric_limits<double>::max());
   std::array<double, kKernels> sum_time{};
+  // Rank 0 talks to the other sessions (MPI_COMM_SELF): the other ranks keep computing.
+  SliceServer server;
+  std::optional<std::string> not_serving;
+  std::optional<SlicePuller> puller;
+  if (rank == 0 && !opt.serve.empty()) not_serving = server.Open(opt.serve);
+  if (rank == 0 && !opt.interact.empty())
+    puller.emplace(opt.interact, opt.tag + "." + std::to_string(getpid()), opt.pulls, opt.slice);
   double* pa = a.data();
   double* pb = b.data();
   double* pc = c.data();
   for (int k = 0; k < opt.iterations; ++k) {
+    if (puller) puller->MaybePull(k, opt.iterations);
     std::array<double, kKernels> t{};
     for (int kernel = 0; kernel < kKernels; ++kernel) {
       MPI_Barrier(comm);
@@ -141,6 +156,7 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
     if (rank == 0) {
       std::printf("%s %s %d %.6f\n", kStreamIterationMarker, opt.tag.c_str(), k + 1, WallClock());
       std::fflush(stdout);
+      server.Serve(a);
     }
     if (k == 0) continue;  // the first iteration is skipped, as in STREAM
     for (int kernel = 0; kernel < kKernels; ++kernel) {
@@ -149,6 +165,8 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
     }
   }
 
+  std::optional<PullReport> pulled;
+  if (puller) pulled = puller->Finish();
   std::string why;
   const bool valid = Validate(a, b, c, opt.array_size, opt.iterations, comm, &why);
   MPI_Barrier(comm);
@@ -166,6 +184,16 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
     out["iterations"] = opt.iterations;
     out["valid"] = valid;
     if (!valid) out["validation_error"] = why;
+    if (!opt.serve.empty()) {
+      out["served"] = server.served();
+      if (not_serving) out["serving_error"] = *not_serving;
+    }
+    if (pulled) {
+      out["interactions"] = {{"asked", pulled->asked},
+                             {"completed", pulled->completed},
+                             {"latencies_s", pulled->latencies_s}};
+      if (!pulled->error.empty()) out["interactions"]["error"] = pulled->error;
+    }
     for (int kernel = 0; kernel < kKernels; ++kernel) {
       const double bytes = static_cast<double>(kArraysTouched[kernel]) * sizeof(double) *
                            static_cast<double>(opt.array_size);
@@ -178,6 +206,9 @@ int RunStream(const StreamOptions& opt, MPI_Comm comm) {
     std::printf("%s\n", out.dump().c_str());
     std::fflush(stdout);
     if (!valid) std::fprintf(stderr, "psched-stream: validation failed: %s\n", why.c_str());
+    // Analyses still connected are answered until they are done; the simulation's end
+    // time above is its computation's.
+    server.Close(a);
   }
   return valid ? 0 : 3;
 }
@@ -198,6 +229,18 @@ int RunCommand(int argc, char** argv) {
   app.add_option("-i,--iterations", opt.iterations, "iterations (the first is not timed)")
       ->check(CLI::Range(2, 1'000'000));
   app.add_option("--tag", opt.tag, "label echoed in the JSON and visible in /proc/PID/cmdline");
+  app.add_option("--serve", opt.serve,
+                 "publish a port under this name and serve slices of the arrays to analyses "
+                 "between iterations (the interactive djsb's simulation)");
+  auto* interact = app.add_option("--interact", opt.interact,
+                                  "pull slices from the simulation serving under this name "
+                                  "(the interactive djsb's analysis)");
+  app.add_option("--pulls", opt.pulls, "with --interact: how many slices, spread over the run")
+      ->check(CLI::Range(1, 1'000'000))
+      ->needs(interact);
+  app.add_option("--slice", opt.slice, "with --interact: doubles per slice")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 24))
+      ->needs(interact);
   // Parse before MPI_Init so --help and bad options work without a launcher.
   if (auto code = psched::ParseCommandLine(app, "psched-stream", argc, argv)) return *code;
   int provided = 0;

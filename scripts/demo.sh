@@ -6,6 +6,9 @@
 # Prints progress, the table, the verdict and where the SVG report is.
 #
 #   scripts/demo.sh [extra psched-djsb options, e.g. --check to print the plan]
+#   scripts/demo.sh --interactive [options]   the interactive djsb (djsb/interactive.toml):
+#     analyses pull slices from the running simulation through MPI; one node of 2 PUs,
+#     every scenario once, about a minute on 2 cores (outside the main job's budget)
 #
 # Environment: BUILD_DIR (default build), DEMO_NO_BUILD=1 to reuse an existing build.
 set -euo pipefail
@@ -13,6 +16,12 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 build="$root/${BUILD_DIR:-build}"
 out="$build/djsb-results"
+interactive=
+if [[ "${1:-}" == --interactive ]]; then
+  interactive=1
+  shift
+  out="$build/djsb-interactive"
+fi
 
 if [[ -z "${DEMO_NO_BUILD:-}" ]]; then
   bash scripts/install-deps.sh
@@ -28,10 +37,16 @@ for tool in psched-exec psched-alloc pschedd psched-ctl psched-djsb psched-strea
 done
 
 rc=0
-read -r nodes topology < <("$bin/psched-djsb" --demo-allocation)
-echo "== djsb on this machine's real cores: psched-alloc -N $nodes --topology '$topology' =="
-"$bin/psched-alloc" -N "$nodes" --topology "$topology" -- \
-  "$bin/psched-djsb" -c "$root/djsb/demo.toml" --machine-sized -o "$out" "$@" || rc=$?
+if [[ -n "$interactive" ]]; then
+  echo "== interactive djsb: psched-alloc -N 1 --topology 'pack:1 core:2 pu:1' =="
+  "$bin/psched-alloc" -N 1 --topology "pack:1 core:2 pu:1" -- \
+    "$bin/psched-djsb" -c "$root/djsb/interactive.toml" -o "$out" "$@" || rc=$?
+else
+  read -r nodes topology < <("$bin/psched-djsb" --demo-allocation)
+  echo "== djsb on this machine's real cores: psched-alloc -N $nodes --topology '$topology' =="
+  "$bin/psched-alloc" -N "$nodes" --topology "$topology" -- \
+    "$bin/psched-djsb" -c "$root/djsb/demo.toml" --machine-sized -o "$out" "$@" || rc=$?
+fi
 
 [[ -f "$out/djsb.svg" ]] || exit "$rc"  # --check, or nothing ran
 if command -v rsvg-convert >/dev/null; then

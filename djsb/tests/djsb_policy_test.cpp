@@ -9,6 +9,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "tests/support/process.hpp"
@@ -121,6 +122,50 @@ TEST(DjsbPolicies, WaitMakesTheAnalysisWaitForTheSimulation) {
   EXPECT_GE(ana_begin - ana_submit, sim_end - ana_submit);
   EXPECT_FALSE((*sim)["observed_stopped"].get<bool>()) << "wait must not stop the simulation";
   EXPECT_LT(j["scenarios"][0]["median"]["w_ana"].get<double>(), 1.0);
+}
+
+// The interactive djsb (issue #20): the analysis pulls slices from the running simulation
+// through MPI. Under surpass it suspends the simulation, then looks up its port: the leader
+// resumes the simulation sidestepped onto the other PU (policies/yield.hpp) and every pull
+// is answered; without that the analysis would wait on stopped ranks until the timeout.
+// Under wait the analysis starts once the simulation has ended: no pull can complete, and
+// the report says why. One node of 2 PUs: the simulation has a PU to move to.
+TEST(DjsbPolicies, InteractiveSurpassYieldsAndEveryPullCompletes) {
+  if (!RequireTools()) return;
+  TempDir dir("djsb-interactive");
+  std::string cmd = Bin("psched-alloc") + " -N 1 --topology 'pack:1 core:2 pu:1' -- " +
+                    Bin("psched-djsb") +
+                    " --policies surpass,wait --no-spread --no-baseline --require-psched"
+                    " --repeats 1 --sim-ranks 2 --sim-threads 1 --sim-size 4000000"
+                    " --ana-ranks 1 --ana-threads 1 --ana-size 1000000 --iterations 48"
+                    " --at 0.1 --pulls 3 --timeout 120 -o " +
+                    dir.path() + " 2>&1";
+  auto r = RunShell(cmd, {}, /*seconds=*/280);
+  EXPECT_EQ(r.code, 0) << cmd << "\n" << r.out;
+  std::ifstream in(dir.path() + "/djsb.json");
+  ASSERT_TRUE(in.good()) << r.out;
+  auto j = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_EQ(j["scenarios"].size(), 2u) << j.dump(2);
+  const auto& surpass = j["scenarios"][0];
+  const auto& wait = j["scenarios"][1];
+  ASSERT_EQ(surpass["name"], "surpass");
+  ASSERT_TRUE(surpass.contains("interaction")) << surpass.dump(2);
+  EXPECT_EQ(surpass["interaction"]["completed"], 3) << surpass["interaction"].dump();
+  EXPECT_EQ(surpass["interaction"]["all_completed"], true);
+  const double p95 = surpass["interaction"]["p95_s"];
+  EXPECT_GT(p95, 0);
+  EXPECT_LT(p95, 60);
+  // The simulation was suspended, then ran sidestepped beside the analysis.
+  std::set<std::string> states;
+  for (const auto& s : surpass["runs"][0]["sessions"]) {
+    if (s["name"] != "sim") continue;
+    for (const auto& iv : s["timeline"]) states.insert(iv["state"].get<std::string>());
+  }
+  EXPECT_TRUE(states.contains("sidestepped")) << surpass["runs"][0].dump(2);
+  EXPECT_EQ(wait["interaction"]["completed"], 0) << wait.dump(2);
+  EXPECT_NE(wait["interaction"].value("error", "").find("no simulation serves"), std::string::npos)
+      << wait["interaction"].dump();
+  EXPECT_NE(r.out.find("every interaction completed under: surpass"), std::string::npos) << r.out;
 }
 
 }  // namespace
