@@ -33,6 +33,7 @@ struct SessionLaunchInfo {
   uint32_t parent_rank = 0;
   std::vector<uint32_t> app_sizes;  // spawn_multiple children: ranks per app (empty: one)
   std::string mpi;                  // the wire-up asked for (pmi/wireup.hpp; "": auto)
+  int universe_size = 0;            // the allocation's slots, at least `size`
 };
 
 class LaunchHooks {

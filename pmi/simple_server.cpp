@@ -51,7 +51,7 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
   SimpleSessionInfo si;
   si.kvsname = info.nspace;
   si.size = info.size;
-  si.universe_size = info.size;
+  si.universe_size = std::max(info.size, info.universe_size);
   si.local_ranks = info.local_ranks;
   si.process_mapping = ProcessMapping(node_of_rank);
   // Longer than a value may be: "unknown" (RFC 13), MPICH then asks the host names.

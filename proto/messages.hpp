@@ -60,10 +60,13 @@ struct SpawnOrder {
   std::vector<uint32_t> app_sizes;
   // The wire-up its ranks get (pmi/wireup.hpp: auto, pmix, pmi1, none; "": auto).
   std::string mpi;
+  // MPI_UNIVERSE_SIZE: the allocation's slots (at least `size`), as hydra answers with
+  // the slots of its hosts; 0 from an older leader: the session's size.
+  int universe_size = 0;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
                                                 threads_per_rank, ranks, hostnames, parent_nspace,
-                                                parent_rank, app_sizes, mpi)
+                                                parent_rank, app_sizes, mpi, universe_size)
 
 // A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
 // asks for a session without a launcher of its own, placed like any arrival.

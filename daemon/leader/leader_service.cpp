@@ -456,6 +456,7 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.parent_rank = s.parent_rank;
   order.app_sizes = s.app_sizes;
   order.mpi = req.mpi.empty() ? config_.default_mpi : req.mpi;
+  order.universe_size = std::max(order.size, snapshot_.TotalPus());
   // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
   if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;

@@ -64,6 +64,18 @@ TEST(MpichDaemon, MpichAndOpenMpiSessionsTogether) {
   EXPECT_EQ(Count(o.out, "of 4: allreduce 6 node_size 2 ok"), 8) << o.out << o.err;
 }
 
+// MPI_UNIVERSE_SIZE is what the allocation can run (its 8 slots), as hydra answers with
+// the slots of its hosts, not the session's own size: a program sizes MPI_Comm_spawn by
+// it. Under overbook a session wider than the allocation is its own universe.
+TEST(MpichDaemon, UniverseSizeIsTheAllocationsSlots) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 2 --ppn 1 mpich_universe; "
+                        "psched-exec -n 12 --policy overbook mpich_universe");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 2: universe 8"), 2) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 12: universe 12"), 12) << o.out << o.err;
+}
+
 // --mpi none: no PMI for the ranks, so MPICH starts each as a singleton (the old
 // behaviour, now only on request); an unknown wire-up is a usage error.
 TEST(MpichDaemon, WireUpChoice) {
