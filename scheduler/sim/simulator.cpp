@@ -186,13 +186,24 @@ class Simulation {
     r.estimate = job.request.estimate_s;
     r.logged_wait = job.logged_wait_s;
     // A job that does not fit the empty machine would block the queue forever: reject it.
-    if (empty_slots_ ? !PlaceRanks(*empty_slots_, all_nodes_, job.request)
-                     : !sched::PlaceRanks(empty_nodes_, job.request))
-      return;
+    if (!FitsEmptyMachine(job.request)) return;
     queue_.push_back(j);
     requests_.push_back(job.request);
     // PSP fixes a job's accuracy group at submission (OwnerHistories keeps that view).
     if (setup_.priority) histories_.Submitted(job.request.id, std::to_string(job.user));
+  }
+
+  // Whether `request` fits the empty machine, asked once per request shape on slot counts
+  // (the empty machine never changes; a placement costs as many steps as the job's nodes).
+  bool FitsEmptyMachine(const sched::SessionRequest& request) {
+    if (!empty_slots_) return sched::PlaceRanks(empty_nodes_, request).has_value();
+    const sched::backfill_rule::Shape shape(request);
+    auto it = fits_empty_.find(shape);
+    if (it == fits_empty_.end()) {
+      it = fits_empty_.emplace(shape, PlaceRanks(*empty_slots_, all_nodes_, request).has_value())
+               .first;
+    }
+    return it->second;
   }
 
   void Finish(int j) {
@@ -321,7 +332,9 @@ class Simulation {
   std::optional<SlotMap> slots_;          // best fit on slot counts: the machine now
   std::optional<SlotMap> empty_slots_;    // the empty machine, when slot counts model it
   std::vector<int> all_nodes_;            // 0 .. nodes-1
-  std::vector<Holder> holders_;           // slot counts: running jobs by (end, seq)
+  std::unordered_map<sched::backfill_rule::Shape, bool, sched::backfill_rule::ShapeHash>
+      fits_empty_;               // FitsEmptyMachine's answers
+  std::vector<Holder> holders_;  // slot counts: running jobs by (end, seq)
   long next_seq_ = 0;
   sched::HoldersByEnd<SlotRuns> by_end_;
   sched::BestFitScratch fit_scratch_;

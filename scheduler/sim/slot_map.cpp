@@ -23,50 +23,74 @@ std::vector<sched::NodeId> SlotRuns::Nodes() const {
   return ids;
 }
 
-SlotMap::SlotMap(int nodes, int cores_per_node, int gpus_per_node)
-    : all_(cores_per_node >= kMaxCores ? ~uint64_t{0} : (uint64_t{1} << cores_per_node) - 1),
-      cores_(cores_per_node),
-      gpus_(gpus_per_node),
-      lo_(nodes, 0),
-      hi_(nodes, 0),
-      free_count_(nodes, 0),
-      free_nodes_((nodes + 63) / 64, 0),
-      gpus_used_(nodes, 0),
-      free_(nodes * cores_per_node) {
-  for (int i = 0; i < nodes; ++i) SetFree(i, cores_per_node);
+namespace {
+
+int PowerOfTwoAtLeast(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
 }
 
-void SlotMap::SetFree(int node, int free) {
-  free_count_[node] = free;
-  const uint64_t bit = uint64_t{1} << (node & 63);
-  if (free > 0) {
-    free_nodes_[node >> 6] |= bit;
-  } else {
-    free_nodes_[node >> 6] &= ~bit;
-  }
+// The bits [from, to) of word `w` of a bit array.
+uint64_t RangeInWord(long from, long to, long w) {
+  const long a = std::max(from, w * 64) - w * 64;
+  const long b = std::min(to, w * 64 + 64) - w * 64;
+  const uint64_t below_b = b == 64 ? ~uint64_t{0} : (uint64_t{1} << b) - 1;
+  return below_b & (~uint64_t{0} << a);
+}
+
+}  // namespace
+
+SlotMap::SlotMap(int nodes, int cores_per_node, int gpus_per_node)
+    : nodes_(nodes),
+      cores_(cores_per_node),
+      gpus_(gpus_per_node),
+      all_(cores_per_node >= kMaxCores ? ~uint64_t{0} : (uint64_t{1} << cores_per_node) - 1),
+      stride_(PowerOfTwoAtLeast(cores_per_node)),
+      lo_((static_cast<size_t>(nodes) * stride_ + 63) / 64, 0),
+      hi_(lo_.size(), 0),
+      free_count_(stride_ > 1 ? nodes : 0, cores_per_node),
+      free_nodes_(stride_ > 1 ? (nodes + 63) / 64 : 0, 0),
+      gpus_used_(nodes, 0),
+      free_(nodes * cores_per_node) {
+  for (int i = 0; i < nodes && stride_ > 1; ++i) free_nodes_[i >> 6] |= uint64_t{1} << (i & 63);
+}
+
+uint64_t SlotMap::EveryNode(uint64_t pus) const {
+  if (stride_ == 64) return pus;
+  uint64_t word = 0;
+  for (int at = 0; at < 64; at += stride_) word |= pus << at;
+  return word;
 }
 
 int SlotMap::Add(const SlotRuns& runs, int delta) {
   int freed = 0;
   for (const SlotRun& r : runs.runs) {
-    const uint64_t m = r.pus;
-    for (int i = r.begin; i < r.end; ++i) {
-      uint64_t& lo = lo_[i];
-      uint64_t& hi = hi_[i];
+    const uint64_t pattern = EveryNode(r.pus);
+    const long from = static_cast<long>(r.begin) * stride_, to = static_cast<long>(r.end) * stride_;
+    for (long w = from >> 6; w * 64 < to; ++w) {
+      const uint64_t m = pattern & RangeInWord(from, to, w);
+      uint64_t& lo = lo_[w];
+      uint64_t& hi = hi_[w];
+      const uint64_t before = (lo | hi) & m;
       if (delta > 0) {
         hi |= lo & m;  // 1 -> 2
-        lo ^= m;
       } else {
         hi &= ~(~lo & m);  // 2 -> 1
-        lo ^= m;
       }
-      const uint64_t free_pus = all_ & ~(lo | hi);
-      // One-core nodes need no popcount (a library call without -mpopcnt).
-      const int free = cores_ == 1 ? static_cast<int>(free_pus) : std::popcount(free_pus);
-      freed += free - free_count_[i];
-      SetFree(i, free);
-      gpus_used_[i] += delta * runs.gpus_per_node;
+      lo ^= m;
+      freed += std::popcount(before) - std::popcount((lo | hi) & m);
     }
+    if (stride_ > 1) {
+      for (int i = r.begin; i < r.end; ++i) {
+        free_count_[i] = std::popcount(FreePus(i));
+        const uint64_t bit = uint64_t{1} << (i & 63);
+        free_nodes_[i >> 6] =
+            free_count_[i] > 0 ? free_nodes_[i >> 6] | bit : free_nodes_[i >> 6] & ~bit;
+      }
+    }
+    if (runs.gpus_per_node != 0)
+      for (int i = r.begin; i < r.end; ++i) gpus_used_[i] += delta * runs.gpus_per_node;
   }
   free_ += freed;
   return freed;
@@ -75,10 +99,10 @@ int SlotMap::Add(const SlotRuns& runs, int delta) {
 int SlotMap::FreeUnder(const SlotRuns& runs) const {
   int free = 0;
   for (const SlotRun& r : runs.runs) {
-    for (int i = r.begin; i < r.end; ++i) {
-      const uint64_t pus = FreePus(i) & r.pus;
-      free += cores_ == 1 ? static_cast<int>(pus) : std::popcount(pus);
-    }
+    const uint64_t pattern = EveryNode(r.pus);
+    const long from = static_cast<long>(r.begin) * stride_, to = static_cast<long>(r.end) * stride_;
+    for (long w = from >> 6; w * 64 < to; ++w)
+      free += std::popcount(~(lo_[w] | hi_[w]) & pattern & RangeInWord(from, to, w));
   }
   return free;
 }

@@ -51,13 +51,18 @@ class SlotMap {
 
   SlotMap(int nodes, int cores_per_node, int gpus_per_node);
 
-  int NumNodes() const { return static_cast<int>(lo_.size()); }
+  int NumNodes() const { return nodes_; }
   int CoresPerNode() const { return cores_; }
   int GpusPerNode() const { return gpus_; }
   int FreeSlots() const { return free_; }
   // The free PUs of `node` (use count 0), as a mask.
-  uint64_t FreePus(int node) const { return all_ & ~(lo_[node] | hi_[node]); }
-  int FreeCount(int node) const { return free_count_[node]; }
+  uint64_t FreePus(int node) const {
+    const long bit = static_cast<long>(node) * stride_;
+    return (~(lo_[bit >> 6] | hi_[bit >> 6]) >> (bit & 63)) & all_;
+  }
+  int FreeCount(int node) const {
+    return stride_ == 1 ? static_cast<int>(FreePus(node)) : free_count_[node];
+  }
   int FreeGpus(int node) const { return gpus_ - gpus_used_[node]; }
 
   // Calls f(begin, end) for every run [begin, end) of neighbouring nodes with a free PU, in
@@ -74,32 +79,39 @@ class SlotMap {
 
   // Adds `delta` (+1 or -1) uses to the slots and GPUs of `runs`. A slot counts up to 2
   // uses: jobs never share slots, and only the head's reservation is laid over them.
-  // Returns how many more slots are free than before.
+  // Returns how many more slots are free than before. A word of the use bits at a time:
+  // on one-core nodes without GPUs, 64 nodes per step.
   int Add(const SlotRuns& runs, int delta);
   // How many of the slots of `runs` are free now.
   int FreeUnder(const SlotRuns& runs) const;
 
  private:
+  // Word `w` of the free-node bits (a bit per node: it has a free PU).
+  uint64_t FreeNodes(int w) const { return stride_ == 1 ? ~(lo_[w] | hi_[w]) : free_nodes_[w]; }
   // The first node from `from` on that has a free PU (`free`) or has none; NumNodes() if none.
   int NextFree(int from, bool free) const {
-    const int words = static_cast<int>(free_nodes_.size());
+    const int words = (nodes_ + 63) / 64;
     int w = from >> 6;
     if (w >= words) return NumNodes();
-    uint64_t bits = (free ? free_nodes_[w] : ~free_nodes_[w]) & (~uint64_t{0} << (from & 63));
+    uint64_t bits = (free ? FreeNodes(w) : ~FreeNodes(w)) & (~uint64_t{0} << (from & 63));
     while (bits == 0) {
       if (++w == words) return NumNodes();
-      bits = free ? free_nodes_[w] : ~free_nodes_[w];
+      bits = free ? FreeNodes(w) : ~FreeNodes(w);
     }
     return std::min(NumNodes(), w * 64 + std::countr_zero(bits));
   }
-  void SetFree(int node, int free);  // the node's free count and free-node bit
+  // `pus` in every node's place of a word.
+  uint64_t EveryNode(uint64_t pus) const;
 
-  uint64_t all_ = 0;  // the PUs a node has
+  int nodes_ = 0;
   int cores_ = 0;
-  int gpus_ = 0;                      // GPUs a node has
-  std::vector<uint64_t> lo_, hi_;     // per node and PU: a 2-bit use count
-  std::vector<int> free_count_;       // per node: its free PUs
-  std::vector<uint64_t> free_nodes_;  // a bit per node: it has a free PU
+  int gpus_ = 0;      // GPUs a node has
+  uint64_t all_ = 0;  // the PUs a node has
+  int stride_ = 1;    // bits per node in the use planes: cores, rounded up to a power of two
+  // Two bit planes over (node, PU), node i's PU j at bit i * stride_ + j: a 2-bit use count.
+  std::vector<uint64_t> lo_, hi_;
+  std::vector<int> free_count_;       // more than one core: per node, its free PUs
+  std::vector<uint64_t> free_nodes_;  // more than one core: a bit per node, it has a free PU
   std::vector<int> gpus_used_;
   int free_ = 0;
 };

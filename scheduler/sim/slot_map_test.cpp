@@ -39,7 +39,10 @@ TEST(SlotMapTest, BestFitTakesTheNodesAndPusOfPlaceBestFit) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int placed = 0;
   for (int round = 0; round < 300; ++round) {
-    const Machine machine{pick(1, 24), pick(0, 3) == 0 ? 1 : pick(1, 12), pick(0, 2)};
+    // Nodes of 1 core (a bit each in the use planes), up to 12 (several per word), and 64
+    // (a word each).
+    const int cores = pick(0, 3) == 0 ? 1 : (pick(0, 5) == 0 ? 64 : pick(1, 12));
+    const Machine machine{pick(1, 24), cores, pick(0, 2)};
     std::vector<sched::Node> nodes = MakeNodes(machine);
     SlotMap map(machine.nodes, machine.cores_per_node, machine.gpus_per_node);
     int free = 0;
@@ -107,6 +110,22 @@ TEST(SlotMapTest, UsesCountUpAndDownAsANodesDo) {
   EXPECT_EQ(map.Add(reserved, -1), 4);
   EXPECT_EQ(map.FreeSlots(), 32);
   EXPECT_EQ(map.FreeGpus(0), 2);
+
+  // One-core nodes, 64 to a word: runs across words.
+  SlotMap single(200, 1, 0);
+  SlotRuns wide;
+  wide.Append(10, 150, 1);
+  EXPECT_EQ(single.Add(wide, +1), -140);
+  SlotRuns over;
+  over.Append(140, 200, 1);
+  EXPECT_EQ(single.FreeUnder(over), 50);
+  EXPECT_EQ(single.Add(over, +1), -50);
+  EXPECT_EQ(single.FreeSlots(), 10);
+  EXPECT_EQ(single.Add(wide, -1), 130);
+  EXPECT_EQ(single.FreeCount(145), 0);
+  EXPECT_EQ(single.FreeCount(139), 1);
+  EXPECT_EQ(single.Add(over, -1), 60);
+  EXPECT_EQ(single.FreeSlots(), 200);
 }
 
 // The free runs are read a 64-node word at a time: runs that cross words, fill them, or
