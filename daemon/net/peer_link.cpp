@@ -130,9 +130,10 @@ Result<void> PeerLink::ConnectParent(const std::string& address) {
                    // Who, where, and for a silent host what the kernel waited for.
                    std::string said = "node " + std::to_string(tree_.Parent(node_)) + " at " +
                                       address + ": " + why;
-                   if (why.find(std::strerror(ETIMEDOUT)) != std::string::npos)
+                   if (why.find(std::strerror(ETIMEDOUT)) != std::string::npos) {
                      said += " (its host answered nothing for " +
                              std::to_string(kUnackedLimitMs / 1000) + " s)";
+                   }
                    if (handlers_.parent_lost) handlers_.parent_lost(said);
                  });
   return {};
