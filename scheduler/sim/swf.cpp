@@ -5,7 +5,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
+#include <utility>
 
 namespace psched::sim {
 
@@ -37,9 +39,15 @@ std::optional<int> HeaderValue(std::string_view comment, std::string_view key) {
   comment = Trim(comment.substr(1));
   size_t end = comment.find_first_of(" \t");
   auto v = ParseNumber(comment.substr(0, end));
-  if (!v || *v <= 0) return std::nullopt;
+  // Beyond int no machine is that large, and the cast would be undefined: not a header.
+  if (!v || *v <= 0 || *v > std::numeric_limits<int>::max()) return std::nullopt;
   return static_cast<int>(*v);
 }
+
+// The fields read as integers (job number, processors allocated and requested, user):
+// their index and what they are, for the error when one is beyond int.
+constexpr std::array<std::pair<int, const char*>, 4> kIntegerFields = {
+    {{0, "job number"}, {4, "allocated processors"}, {7, "requested processors"}, {11, "user"}}};
 
 // "-5" for -5.0, "12.5" for 12.5: a trace's number as it was written.
 std::string FormatNumber(double v) {
@@ -111,6 +119,13 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
       return Fail(ErrorCode::kInvalidArgument, source + ":" + std::to_string(line_no) +
                                                    ": expected 18 fields, found " +
                                                    std::to_string(n));
+    }
+    for (auto [k, what] : kIntegerFields) {
+      if (std::fabs(f[k]) > std::numeric_limits<int>::max()) {
+        return Fail(ErrorCode::kInvalidArgument, at(line_no) + "field " + std::to_string(k + 1) +
+                                                     " (" + what +
+                                                     ") is out of range: " + FormatNumber(f[k]));
+      }
     }
     ++records;
     const double runtime = f[3];

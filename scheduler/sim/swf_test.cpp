@@ -86,6 +86,25 @@ TEST(SwfTest, MalformedLinesNameFileAndLine) {
   EXPECT_EQ(w.error().message(), "c.swf:1: more than 18 fields");
 }
 
+// Numbers beyond int where the reader keeps ints: casting them was undefined (UBSan in
+// swf_fuzz: "4.66667e+43 is outside the range of representable values of type 'int'",
+// from a MaxProcs header). A header that large names no machine; a record's field is an
+// error naming the line and the field.
+TEST(SwfTest, IntegersBeyondIntAreRefusedNotCast) {
+  Result<Workload> w = ParseSwf(
+      "; MaxProcs: 46666666666666666666666666666666666666666666\n; MaxProcs: 4\n"
+      "1 0 0 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n",
+      "h.swf");
+  ASSERT_TRUE(w) << w.error().ToString();
+  EXPECT_EQ(w->machine.nodes, 4);
+  w = ParseSwf("; MaxProcs: 4\n1 0 0 5 1e44 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "p.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "p.swf:2: field 5 (allocated processors) is out of range: 1e+44");
+  w = ParseSwf("; MaxProcs: 4\n1 0 0 5 1 -1 -1 1 5 -1 1 -3e9 1 -1 -1 -1 -1 -1\n", "u.swf");
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(), "u.swf:2: field 12 (user) is out of range: -3000000000");
+}
+
 TEST(SwfTest, NoMachineOrNoJobsIsAnError) {
   Result<Workload> w = ParseSwf("1 0 0 5 1 -1 -1 1 5 -1 1 1 1 -1 -1 -1 -1 -1\n", "c.swf");
   ASSERT_FALSE(w);
