@@ -15,6 +15,7 @@ packages=(
   iproute2 iputils-ping stress-ng procps psmisc
   libncurses-dev tmux help2man man-db
   clang-format clang-tidy-16
+  clang-16 libclang-rt-16-dev
   librsvg2-bin
 )
 

@@ -1,0 +1,135 @@
+// Frames as a connection reads them (proto/frame.hpp): a byte stream split into frames,
+// each decoded as its message type and its ids checked (proto/wire_ids.hpp), as the
+// daemons and launchers decode them. The first byte sets the allocation's size for the
+// id checks. Any input must end in a frame, "more bytes needed" or a protocol error,
+// never a crash, a sanitizer report or a hang.
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <string>
+
+#include "proto/frame.hpp"
+#include "proto/messages.hpp"
+#include "proto/wire_ids.hpp"
+#include "tests/fuzz/fuzz_input.hpp"
+
+namespace psched::proto {
+namespace {
+
+template <typename T>
+void Typed(const Frame& frame, const IdBounds& bounds) {
+  auto checked = DecodeChecked<T>(frame, bounds);
+  if (!checked) return;
+  // What decoded encodes again and decodes to a message that passes the same checks.
+  Frame again{frame.type, Json(*checked), {}};
+  if (!DecodeChecked<T>(again, bounds)) std::abort();
+}
+
+// The messages without ids to check.
+template <typename T>
+void Plain(const Frame& frame) {
+  if (auto message = Decode<T>(frame)) (void)Json(*message);
+}
+
+void Collective(const Frame& frame, const IdBounds& bounds) {
+  std::string_view blobs;
+  if (frame.type == MsgType::kCollContribute) {
+    if (auto c = DecodeContribute(frame.raw, &blobs)) (void)CheckIds(*c, bounds);
+  } else if (auto r = DecodeResult(frame.raw, &blobs)) {
+    (void)CheckIds(*r, bounds);
+  }
+}
+
+void Message(const Frame& frame, const IdBounds& bounds) {
+  switch (frame.type) {
+    case MsgType::kCollContribute:
+    case MsgType::kCollResult:
+      return Collective(frame, bounds);
+    case MsgType::kCollForget:
+      return Typed<CollForget>(frame, bounds);
+    case MsgType::kCollAbort:
+      return Typed<CollAbort>(frame, bounds);
+    case MsgType::kNodeJoin:
+      return Typed<NodeJoin>(frame, bounds);
+    case MsgType::kNodeLost:
+      return Typed<NodeLost>(frame, bounds);
+    case MsgType::kSessionRankExited:
+      return Typed<RankExit>(frame, bounds);
+    case MsgType::kSessionNodeDone:
+      return Typed<NodeDone>(frame, bounds);
+    case MsgType::kIoOutput:
+      return Typed<Output>(frame, bounds);
+    case MsgType::kIoStdin:
+      return Typed<StdinData>(frame, bounds);
+    case MsgType::kIoStdinWritten:
+      return Typed<StdinWritten>(frame, bounds);
+    case MsgType::kIoFlow:
+      return Typed<OutputFlow>(frame, bounds);
+    case MsgType::kSessionSignal:
+    case MsgType::kSessionSuspend:
+    case MsgType::kSessionResume:
+    case MsgType::kSessionKill:
+    case MsgType::kCtlKill:
+    case MsgType::kCtlSuspend:
+    case MsgType::kCtlResume:
+      return Typed<SessionRef>(frame, bounds);
+    case MsgType::kSessionSpawn:
+      return Typed<SpawnOrder>(frame, bounds);
+    case MsgType::kPeerSend:
+      return Typed<PeerSend>(frame, bounds);
+    case MsgType::kMonitorReport:
+      return Typed<MonitorReport>(frame, bounds);
+    case MsgType::kMonitorPeers:
+      return Typed<MonitorPeers>(frame, bounds);
+    case MsgType::kError:
+      return Plain<ErrorReply>(frame);
+    case MsgType::kAuthChallenge:
+      return Plain<AuthChallenge>(frame);
+    case MsgType::kAuthResponse:
+      return Plain<AuthResponse>(frame);
+    case MsgType::kAuthOk:
+      return Plain<AuthOk>(frame);
+    case MsgType::kSessionLaunch:
+      return Plain<LaunchRequest>(frame);
+    case MsgType::kSessionStarted:
+      return Plain<SessionStarted>(frame);
+    case MsgType::kSessionEnded:
+      return Plain<SessionEnded>(frame);
+    case MsgType::kCtlReply:
+      return Plain<CtlReply>(frame);
+    case MsgType::kSessionAck:
+    case MsgType::kNodeWelcome:
+    case MsgType::kCtlStatus:
+    case MsgType::kCtlShutdown:
+    case MsgType::kDaemonShutdown:
+      return;  // no fields
+  }
+}
+
+}  // namespace
+}  // namespace psched::proto
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace psched::proto;
+  psched::fuzz::Input in(data, size);
+  const IdBounds bounds{1 + in.Byte() % 64};
+  const std::string_view stream = in.Rest();
+  std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(stream.data()), stream.size());
+  while (!bytes.empty()) {
+    size_t used = 0;
+    // The limit before authentication: what anyone on the network may send.
+    auto frame = DecodeFrame(bytes, &used, kMaxUnauthenticatedPayload);
+    if (!frame || !*frame) break;  // a protocol error closes the peer; or more bytes needed
+    if (used == 0 || used > bytes.size()) std::abort();
+    Message(**frame, bounds);
+    // A frame passed on encodes again to a frame that decodes.
+    const std::string wire = EncodeFrame(**frame);
+    size_t again_used = 0;
+    auto again = DecodeFrame(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wire.data()), wire.size()),
+        &again_used, kMaxPeerPayload);
+    if (!again || !*again || again_used != wire.size()) std::abort();
+    bytes = bytes.subspan(used);
+  }
+  return 0;
+}
