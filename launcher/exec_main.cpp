@@ -76,7 +76,7 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),
                  (where.via.empty() ? where.path : where.via).c_str());
   }
-  return RunSession(*fd, o, req, where.path);
+  return RunSession(*fd, o, req, where.via.empty() ? where.path : where.via);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "common/unix_socket.hpp"
 #include "daemon/net/launcher_tcp.hpp"
+#include "daemon/net/tcp_keepalive.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -97,8 +98,7 @@ void LauncherService::OnAcceptTcp(evconnlistener*, evutil_socket_t fd, sockaddr*
   auto* self = static_cast<LauncherService*>(arg);
   std::string host = HostText(address);
   if (!self->waiting_->MayWait(fd, host, AddressText(address))) return;
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  KeepLinkAlive(fd);  // a launcher's host that dies ends its connection, and its session
   auto conn = Connection::Make(self->base_, fd, "launcher " + AddressText(address));
   conn->challenge = self->secret_->Nonce();
   conn->set_max_payload(proto::kMaxUnauthenticatedPayload);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "daemon/net/tcp_keepalive.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -109,8 +110,7 @@ Result<int> Connect(const std::string& address, Clock::time_point deadline,
     close(fd);
     return Fail(e);
   }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  KeepLinkAlive(fd);  // a leader's host that dies ends the launcher's wait
   return fd;
 }
 

@@ -6,6 +6,7 @@
 #include <event2/event.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,6 +85,25 @@ TEST(LauncherTcp, ALauncherThatProvesTheSecretIsServedAsTheDaemonsUser) {
   ASSERT_EQ(leader.frames.size(), 1u);
   EXPECT_EQ(leader.frames[0], proto::MsgType::kCtlStatus);
   EXPECT_EQ(leader.uid, geteuid());
+}
+
+// A leader's host that dies sends no FIN: the launcher's link has the peer links' keepalive
+// (tcp_keepalive.hpp), so it ends within 3 s instead of waiting for ever.
+TEST(LauncherTcp, ALaunchersLinkIsKeptAlive) {
+  Leader leader;
+  WithClient(leader, [&] {
+    auto fd = ConnectAsLauncher(leader.address(), leader.secret);
+    ASSERT_TRUE(fd) << fd.error().ToString();
+    int keepalive = 0;
+    unsigned user_timeout = 0;
+    socklen_t len = sizeof keepalive;
+    getsockopt(*fd, SOL_SOCKET, SO_KEEPALIVE, &keepalive, &len);
+    len = sizeof user_timeout;
+    getsockopt(*fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_timeout, &len);
+    EXPECT_EQ(keepalive, 1);
+    EXPECT_EQ(user_timeout, 3000u);
+    close(*fd);
+  });
 }
 
 TEST(LauncherTcp, AWrongSecretIsRefusedAndNothingReachesTheLeader) {

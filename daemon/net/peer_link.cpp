@@ -13,6 +13,7 @@
 #include <cstring>
 #include <utility>
 
+#include "daemon/net/tcp_keepalive.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -25,24 +26,6 @@ namespace {
 AuthWaiting::Limits WaitingLimits(const Tree& tree, int node) {
   const size_t per_host = tree.Children(node).size() + 8;
   return {per_host, 2 * per_host};
-}
-
-// A daemon whose peer's host dies (or whose network to it fails) gets no FIN: without
-// keepalive the link looks open for ever, and the node would wait for a dead leader
-// with its ranks running. The kernel probes a link idle for 1 s every second and gives
-// up after 2 unanswered probes (data unacknowledged for 3 s ends it too): a dead peer's
-// link closes within 3 s. The kernel answers probes for a busy or stopped process, so
-// a leader deciding for a long time is not taken for dead.
-constexpr int kKeepIdleS = 1, kKeepIntervalS = 1, kKeepProbes = 2;
-constexpr unsigned kUnackedLimitMs = 3000;
-void KeepLinkAlive(int fd) {
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &kKeepIdleS, sizeof kKeepIdleS);
-  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &kKeepIntervalS, sizeof kKeepIntervalS);
-  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &kKeepProbes, sizeof kKeepProbes);
-  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &kUnackedLimitMs, sizeof kUnackedLimitMs);
 }
 
 // What the other end of a link refused, in this daemon's log: the error frame a daemon
