@@ -1,6 +1,7 @@
 // LeaderService's MPI_Comm_spawn side, apart from leader_service.cpp: children are a
-// session without a launcher of their own. They are decided like any arrival
-// (DecideArrival with the parent's co-scheduling policy and allocator), so a full
+// session without a launcher of their own. They are decided like any arrival (the
+// leader's one arrival path, sched::leader::Step, with the parent's co-scheduling
+// policy and allocator, and the parent's rules added), so a full
 // allocation queues them under wait, suspends others under surpass, and a refusal
 // fails the parent's spawn with the reason. Their output and failures go to the
 // parent's launcher, labelled; they are killed when the parent session ends.
@@ -12,9 +13,7 @@
 
 #include "common/exec_args.hpp"
 #include "common/prefix_lines.hpp"
-#include "daemon/leader/arrival.hpp"
 #include "daemon/leader/leader_service.hpp"
-#include "policies/policy_registry.hpp"
 
 namespace psched::daemon {
 
@@ -47,27 +46,25 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   LiveSession* parent = Find(ask.parent_session);
   if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
   if (auto bad = SpawnRequestProblem(ask)) return refuse(*bad);
-  const config::ResolvedPolicy& policy = parent->policy;
-  auto deciders = DecidersFor(policy, parent->request.allocator);
-  if (!deciders) return refuse(deciders.error().message());
-  sched::SessionRequest request;
-  request.id = next_session_++;
-  request.owner = parent->owner;
-  request.command = CommandLine(ask.argv);
-  request.ranks = ask.ranks;
-  request.threads_per_rank = 1;
-  request.spread = policy.spread;
-  request.estimate_s = parent->request.estimate_s;
-  request.policy = policy.name;
-  request.allocator = deciders->allocator_name;
-  snapshot_.now = Now();
-  request.submit_time = snapshot_.now;
-  metrics_.ApplyTo(snapshot_, /*links=*/true);
-  sched::Plan plan =
-      DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
-  if (auto refused = PlanRefusesChildren(plan, request, *parent)) return refuse(*refused);
-  RegisterChild(request, ask, *parent, from);
-  Execute(plan, &request, policy.options.surpass_grace_s);
+  // Decided as any arrival (scheduler/leader/step.hpp), with the parent's policy and
+  // allocator, its owner and estimate.
+  const sched::leader::Session* model = Model(parent->id);
+  if (model == nullptr) return refuse("the parent session is ending");
+  sched::leader::Arrival arrival;
+  arrival.policy = model->policy;
+  arrival.parent = parent->id;
+  sched::SessionRequest& children = arrival.request;
+  children.owner = parent->owner;
+  children.command = CommandLine(ask.argv);
+  children.ranks = ask.ranks;
+  children.threads_per_rank = 1;
+  children.estimate_s = parent->request.estimate_s;
+  children.allocator = model->allocator;
+  metrics_.ApplyTo(state_.snapshot, /*links=*/true);
+  sched::leader::Outcome decided = Step(arrival);
+  if (decided.refused) return refuse(*decided.refused);
+  RegisterChild(decided.request, ask, *parent, from);
+  Execute(decided.plan, &decided.request, arrival.policy.options.surpass_grace_s);
 }
 
 std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::ChildSpawnRequest& ask) {
@@ -83,47 +80,6 @@ std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::Child
   return std::nullopt;
 }
 
-// The parent waits inside MPI_Comm_spawn holding its slots: queued children that fit
-// only once the parent has ended would wait forever, so they are refused at once.
-std::optional<std::string> LeaderService::NeverFitsBesideParent(const LiveSession& parent,
-                                                                int64_t slots) const {
-  int held = 0;
-  if (const sched::Session* model = snapshot_.Find(parent.id))
-    for (const sched::RankSlots& r : model->placement.ranks) held += static_cast<int>(r.pus.size());
-  const int total = snapshot_.TotalPus();
-  const int could_free = total - held;
-  if (slots <= could_free || slots > total) return std::nullopt;  // too big: DecideArrival says
-  return "the children need " + std::to_string(slots) + " slots but at most " +
-         std::to_string(could_free) + " of the allocation's " + std::to_string(total) +
-         " can be free while session " + std::to_string(parent.id) + " holds its own";
-}
-
-// The arrival's plan refuses the children, or would suspend their parent or an ancestor:
-// a suspended parent could never connect to its children, and would be resumed only
-// when they end, so both would wait forever. So would children queued for slots that
-// their parent holds. Children the plan starts at once (overbook shares the parent's
-// slots, as mpirun --oversubscribe) are never refused for their width.
-std::optional<std::string> LeaderService::PlanRefusesChildren(const sched::Plan& plan,
-                                                              const sched::SessionRequest& children,
-                                                              const LiveSession& parent) {
-  for (const sched::Action& action : plan.actions) {
-    if (const auto* reject = std::get_if<sched::RejectAction>(&action)) return reject->reason;
-    if (std::holds_alternative<sched::EnqueueAction>(action)) {
-      if (auto never = NeverFitsBesideParent(parent, children.SlotsNeeded())) return never;
-    }
-    const auto* suspend = std::get_if<sched::SuspendAction>(&action);
-    if (suspend == nullptr) continue;
-    for (const LiveSession* up = &parent; up != nullptr;
-         up = up->parent != 0 ? Find(up->parent) : nullptr) {
-      if (up->id == suspend->session) {
-        return "the " + parent.policy.name + " policy would suspend session " +
-               std::to_string(up->id) + ", which waits for these children (MPI_Comm_spawn)";
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 void LeaderService::RegisterChild(const sched::SessionRequest& request,
                                   const proto::ChildSpawnRequest& ask, const LiveSession& parent,
                                   int from) {
@@ -132,8 +88,7 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.owner = request.owner;
   child.command = request.command;
   child.ranks = request.ranks;
-  child.start = snapshot_.now;
-  child.policy = parent.policy;
+  child.start = state_.snapshot.now;
   child.request.argv = ask.argv;
   // The parent's environment, then what Open MPI added for the children (OMPI_PARENT_PORT).
   child.request.env = parent.request.env;
@@ -143,7 +98,6 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.request.ranks = ask.ranks;
   child.request.policy = request.policy;
   child.request.allocator = request.allocator;
-  child.parent = parent.id;
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
   child.app_sizes = ask.app_sizes;
@@ -152,7 +106,7 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
 }
 
 void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message) {
-  if (child.parent == 0 || child.spawn_request == 0) return;
+  if (ParentOf(child) == 0 || child.spawn_request == 0) return;
   proto::ChildSpawnReply reply;
   reply.request = child.spawn_request;
   reply.ok = ok;
@@ -160,7 +114,7 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
   // The nspace LeaderService::Spawn gave the children's SpawnOrder.
   reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
   if (!ok) {
-    reply.message = "MPI_Comm_spawn from session " + std::to_string(child.parent) +
+    reply.message = "MPI_Comm_spawn from session " + std::to_string(ParentOf(child)) +
                     ": children session " + std::to_string(child.id) + " " + message;
   }
   child.spawn_request = 0;
@@ -175,7 +129,7 @@ void LeaderService::SendSpawnReply(int node, const proto::ChildSpawnReply& reply
 }
 
 void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {
-  LiveSession* parent = Find(child.parent);
+  LiveSession* parent = Find(ParentOf(child));
   if (parent == nullptr) return;
   auto c = parent->launcher.lock();
   if (!c) return;
@@ -189,7 +143,7 @@ void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {
 }
 
 void LeaderService::NoteToParent(const LiveSession& child, const std::string& text) {
-  LiveSession* parent = Find(child.parent);
+  LiveSession* parent = Find(ParentOf(child));
   if (parent == nullptr) return;
   if (auto c = parent->launcher.lock()) {
     c->Send(proto::Encode(
@@ -202,7 +156,7 @@ void LeaderService::NoteToParent(const LiveSession& child, const std::string& te
 }
 
 void LeaderService::ChildEnded(LiveSession& child) {
-  if (child.parent == 0) return;
+  if (ParentOf(child) == 0) return;
   AnswerSpawn(child, false, "ended before it was launched");
   if (child.failed) NoteToParent(child, "failed: " + child.message);
 }
@@ -210,7 +164,7 @@ void LeaderService::ChildEnded(LiveSession& child) {
 void LeaderService::KillChildren(int64_t parent) {
   std::vector<int64_t> queued;
   for (auto& [id, s] : sessions_) {
-    if (s.parent != parent || s.failed) continue;
+    if (ParentOf(s) != parent || s.failed) continue;
     if (Queued(id)) {
       queued.push_back(id);
       continue;

@@ -36,7 +36,7 @@ void LeaderService::SessionsInteract(const std::vector<std::string>& nspaces) {
   for (const std::string& ns : nspaces)
     if (auto id = SessionOfNspace(ns)) ids.push_back(*id);
   for (int64_t victim : ids) {
-    const sched::Session* model = snapshot_.Find(victim);
+    const sched::Session* model = state_.snapshot.Find(victim);
     if (model == nullptr || model->state != sched::SessionState::kSuspended) continue;
     for (int64_t connector : ids)
       if (connector != victim && model->displaced_by == connector) YieldTo(connector, victim);
@@ -47,7 +47,7 @@ void LeaderService::YieldTo(int64_t connector, int64_t victim) {
   // One plan at a time; the decision is made when it runs, on the snapshot of then.
   if (executor_.busy())
     return deferred_.push_back([this, connector, victim] { YieldTo(connector, victim); });
-  policies::Yield yield = policies::YieldToConnect(snapshot_, connector, victim);
+  policies::Yield yield = policies::YieldToConnect(state_.snapshot, connector, victim);
   if (!yield.note.empty()) std::fprintf(stderr, "pschedd[0]: %s\n", yield.note.c_str());
   if (yield.plan.empty()) return;
   RunPlan(yield.plan, nullptr, 0,
@@ -65,7 +65,7 @@ void LeaderService::YieldTo(int64_t connector, int64_t victim) {
 }
 
 std::string LeaderService::YieldedDetail(const LiveSession& s, const sched::Session& model) const {
-  if (s.yielded_to == 0 || snapshot_.Find(s.yielded_to) == nullptr) return "";
+  if (s.yielded_to == 0 || state_.snapshot.Find(s.yielded_to) == nullptr) return "";
   const std::string n = std::to_string(s.yielded_to);
   std::string why = ", was surpassed: " + n + " connected to it";
   if (model.state == sched::SessionState::kSidestepped && model.displaced_by == s.yielded_to)

@@ -74,7 +74,7 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
 }
 
 std::string LeaderService::WaitsFor(int64_t id) const {
-  return "stays suspended by session " + std::to_string(snapshot_.Find(id)->displaced_by) +
+  return "stays suspended by session " + std::to_string(state_.snapshot.Find(id)->displaced_by) +
          " (policy surpass) until that session ends";
 }
 
@@ -85,45 +85,29 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
         [this, id, suspend, answered] { UserSuspendOrResume(id, suspend, answered); });
   }
   // Messages name what happened to the session; the caller says which session.
-  LiveSession* s = Find(id);
-  if (s == nullptr) return answered(psched::Fail(ErrorCode::kNotFound, "has ended"));
-  if (Queued(id)) {
-    return answered(psched::Fail(ErrorCode::kInvalidArgument,
-                                 "is queued: nothing of it runs yet to suspend or resume"));
+  sched::leader::Outcome decided = Step(sched::leader::UserControl{id, suspend});
+  if (decided.refused) {
+    const bool ended = Model(id) == nullptr;
+    return answered(
+        psched::Fail(ended ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument, *decided.refused));
   }
-  if (DisplacedByPolicy(id)) {
-    // A surpass stopped its ranks already: the user only says whether they run again
-    // when the surpasser ends (LeavingUserStoppedAlone keeps them stopped).
-    if (!suspend && !s->stopped_by_user) {
-      return answered(psched::Fail(ErrorCode::kInvalidArgument,
-                                   "is suspended by session " +
-                                       std::to_string(snapshot_.Find(id)->displaced_by) +
-                                       " (policy surpass): it resumes when that session ends"));
-    }
-    s->stopped_by_user = suspend;
-    return answered({});
-  }
-  if (suspend && s->stopped_by_user) return answered({});  // Ctrl-Z twice: stopped already
-  sched::Plan plan;
-  if (suspend) {
-    plan.actions.push_back(sched::SuspendAction{id});
-  } else {
-    plan.actions.push_back(sched::ResumeAction{id});
-  }
+  if (decided.plan.actions.empty()) return answered({});  // the user's word only
+  const sched::Plan& plan = decided.plan;
   // Only the ranks change, not the snapshot: a session the user stops keeps its slots,
   // so nothing starts on them meanwhile and its resume cannot overbook them.
-  RunOnNodes(
-      snapshot_, plan, 0, [this, id, suspend, answered](Result<void> ok, const sched::Snapshot&) {
-        if (ok) {
-          if (LiveSession* live = Find(id)) live->stopped_by_user = suspend;
-          answered({});
-        } else {
-          answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
-                                                                       : "could not be resumed") +
-                                                       " (undone): " + ok.error().ToString()));
-        }
-        RunDeferred();
-      });
+  RunOnNodes(state_.snapshot, plan, 0,
+             [this, id, suspend, answered](Result<void> ok, const sched::Snapshot&) {
+               if (ok) {
+                 sched::leader::UserControlDone(state_, id, suspend);
+                 answered({});
+               } else {
+                 answered(psched::Fail(
+                     ok.error().code(),
+                     std::string(suspend ? "could not be suspended" : "could not be resumed") +
+                         " (undone): " + ok.error().ToString()));
+               }
+               RunDeferred();
+             });
 }
 
 void LeaderService::Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame) {
@@ -162,7 +146,7 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
 
 proto::Json LeaderService::Status() const {
   proto::Json nodes = proto::Json::array();
-  for (const sched::Node& n : snapshot_.nodes) {
+  for (const sched::Node& n : state_.snapshot.nodes) {
     nodes.push_back({{"id", n.id},
                      {"hostname", n.hostname},
                      {"pus", n.topology.NumPus()},
@@ -183,10 +167,12 @@ proto::Json LeaderService::Status() const {
   // Start times for people are wall-clock seconds since the epoch, not the scheduler's clock.
   const double epoch_now = clock_.WallSeconds();
   std::map<int64_t, int> queue_position;  // 1 = next to start: priority, then arrival order
-  for (sched::SessionId id : policies::QueueOrder(snapshot_))
+  for (sched::SessionId id : policies::QueueOrder(state_.snapshot))
     queue_position[id] = static_cast<int>(queue_position.size()) + 1;
   for (const auto& [id, s] : sessions_) {
-    const sched::Session* model = snapshot_.Find(id);
+    const sched::Session* model = state_.snapshot.Find(id);
+    const sched::leader::Session* decided = Model(id);
+    const bool stopped_by_user = decided != nullptr && decided->stopped_by_user;
     std::string state = model ? sched::SessionStateName(model->state) : "ending";
     if (s.failed) state = "ending";
     // Why it is in that state, for people: "suspended by 3", "queued at position 2".
@@ -203,7 +189,7 @@ proto::Json LeaderService::Status() const {
       }
       detail += YieldedDetail(s, *model);
       // The user stopped it: stopped it stays, whatever the model holds for its slots.
-      if (s.stopped_by_user) {
+      if (stopped_by_user) {
         state = "suspended";
         detail = detail.starts_with("suspended by ") ? detail + " and user" : "suspended by user";
       }
@@ -212,12 +198,12 @@ proto::Json LeaderService::Status() const {
     }
     sessions.push_back({{"id", id},
                         {"state_detail", detail},
-                        {"policy", s.policy.name},
-                        {"spread", s.policy.spread},
+                        {"policy", decided ? decided->policy.name : ""},
+                        {"spread", decided ? decided->policy.spread : false},
                         {"displaced_by", model ? model->displaced_by : sched::kNoSession},
                         {"floating", model ? model->floating : false},
                         {"exclusive", model ? model->exclusive : false},
-                        {"stopped_by_user", s.stopped_by_user},
+                        {"stopped_by_user", stopped_by_user},
                         {"placement", placement},
                         {"owner", s.owner},
                         {"command", s.command},
@@ -237,11 +223,11 @@ proto::Json LeaderService::Status() const {
   proto::Json status = {{"nodes", nodes},
                         {"sessions", sessions},
                         {"expected_nodes", expected_nodes_},
-                        {"free", snapshot_.FreePus()},
+                        {"free", state_.snapshot.FreePus()},
                         {"plans", plan_times_},
                         // One per session not yet ended: more means a leak.
-                        {"submission_histories", histories_.Submissions()},
-                        {"total", snapshot_.TotalPus()}};
+                        {"submission_histories", state_.histories.Submissions()},
+                        {"total", state_.snapshot.TotalPus()}};
   metrics_.AddToStatus(status);
   return status;
 }

@@ -10,12 +10,9 @@
 
 #include "common/exec_args.hpp"
 #include "common/timeval.hpp"
-#include "daemon/leader/arrival.hpp"
-#include "daemon/leader/round.hpp"
 #include "pmi/wireup.hpp"
-#include "policies/policy_registry.hpp"
 #include "policies/queue.hpp"
-#include "scheduler/allocator_registry.hpp"
+#include "scheduler/leader/round.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
 
 namespace psched::daemon {
@@ -70,9 +67,10 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config
             evtimer_add(plan_timer_, &tv);  // re-arming replaces the previous deadline
           },
           config_.plan_timeout_s, config_.suspend_confirm_timeout_s),
-      callbacks_(std::move(callbacks)),
-      // PSP reads each owner's last history_length sessions: keep at least that many.
-      histories_(static_cast<size_t>(std::max(64, config_.priority.history_length))) {
+      callbacks_(std::move(callbacks)) {
+  // PSP reads each owner's last history_length sessions: keep at least that many.
+  state_.histories = sched::prio::OwnerHistories(
+      static_cast<size_t>(std::max(64, config_.priority.history_length)));
   plan_timer_ = evtimer_new(peers_.base(), &LeaderService::OnPlanTimeout, this);
   // Until every node has joined the machine's size is unknown: fcfs, then the
   // configured module (BuildPriority).
@@ -82,7 +80,7 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config
 void LeaderService::BuildPriority() {
   sched::PriorityConfig config = config_.priority;
   config.machine_cores = 0;  // multifactor's job-size factor is relative to all slots
-  for (const auto& n : snapshot_.nodes)
+  for (const auto& n : state_.snapshot.nodes)
     config.machine_cores += static_cast<int>(n.topology.pus.size());
   auto module = sched::prio::MakePriority(config.name, config);
   if (!module) {
@@ -93,8 +91,18 @@ void LeaderService::BuildPriority() {
   priority_ = std::move(*module);
 }
 
-void LeaderService::RefreshPriorities() {
-  sched::prio::AssignPriorities(*priority_, histories_, snapshot_);
+sched::leader::Deciders LeaderService::Deciders() {
+  return {allocators_, *priority_, config_.default_allocator, config_.policy_options.backfill};
+}
+
+sched::leader::Outcome LeaderService::Step(const sched::leader::Event& event) {
+  auto deciders = Deciders();
+  return sched::leader::Step(state_, event, Now(), deciders);
+}
+
+int64_t LeaderService::ParentOf(const LiveSession& s) const {
+  const sched::leader::Session* model = Model(s.id);
+  return model == nullptr || model->parent == sched::kNoSession ? 0 : model->parent;
 }
 
 LeaderService::~LeaderService() {
@@ -127,13 +135,13 @@ void LeaderService::NodeJoined(const proto::NodeJoin& join) {
   sched::NodeTopology topo;
   for (const auto& pu : join.pus) topo.pus.push_back(sched::Pu{pu.core, pu.package});
   topo.gpus = join.gpus;
-  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return n.id == join.node; });
-  snapshot_.nodes.push_back(sched::Node::Make(join.node, join.hostname, std::move(topo)));
-  std::sort(snapshot_.nodes.begin(), snapshot_.nodes.end(),
+  std::erase_if(state_.snapshot.nodes, [&](const sched::Node& n) { return n.id == join.node; });
+  state_.snapshot.nodes.push_back(sched::Node::Make(join.node, join.hostname, std::move(topo)));
+  std::sort(state_.snapshot.nodes.begin(), state_.snapshot.nodes.end(),
             [](const sched::Node& a, const sched::Node& b) { return a.id < b.id; });
   hostnames_[join.node] = join.hostname;
   peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json::object());
-  if (static_cast<int>(snapshot_.nodes.size()) != expected_nodes_) return;
+  if (static_cast<int>(state_.snapshot.nodes.size()) != expected_nodes_) return;
   BuildPriority();
   if (callbacks_.all_joined) callbacks_.all_joined();
 }
@@ -172,42 +180,31 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   if (!req) return client->FailAndClose(req.error().message());
   if (auto valid = CheckLaunchRequest(*req); !valid)
     return SendError(*client, valid.error().message());
-  if (static_cast<int>(snapshot_.nodes.size()) + static_cast<int>(lost_.size()) < expected_nodes_) {
-    return SendError(*client,
-                     "the allocation is still starting: " + std::to_string(snapshot_.nodes.size()) +
-                         " of " + std::to_string(expected_nodes_) + " daemons have joined");
+  if (static_cast<int>(state_.snapshot.nodes.size()) + static_cast<int>(lost_.size()) <
+      expected_nodes_) {
+    return SendError(*client, "the allocation is still starting: " +
+                                  std::to_string(state_.snapshot.nodes.size()) + " of " +
+                                  std::to_string(expected_nodes_) + " daemons have joined");
   }
   auto policy = config::ResolvePolicy(config_, req->policy, req->spread);
   if (!policy) return SendError(*client, policy.error().message());
-  auto deciders = DecidersFor(*policy, req->allocator);
-  if (!deciders) return SendError(*client, deciders.error().message());
-  sched::SessionRequest request;
-  request.id = next_session_++;
-  request.owner = UserName(uid);
-  request.command = CommandLine(req->argv);
-  request.ranks = req->ranks;
-  request.threads_per_rank = req->threads_per_rank;
-  request.nodes = req->nodes;
-  request.ppn = req->ppn;
-  request.spread = policy->spread;
-  request.estimate_s = req->estimate_s;
-  request.policy = policy->name;
-  request.allocator = deciders->allocator_name;
-  snapshot_.now = Now();
-  request.submit_time = snapshot_.now;
-  histories_.Submitted(request.id, request.owner);
-  RefreshPriorities();
-  request.priority =
-      priority_->Priority(request, histories_.AtSubmission(request.id), snapshot_.now);
-  metrics_.ApplyTo(snapshot_, /*links=*/true);
-  sched::Plan plan =
-      DecideArrival(snapshot_, request, *deciders->allocator, deciders->policy.get());
-  for (const sched::Action& action : plan.actions) {
-    if (const auto* reject = std::get_if<sched::RejectAction>(&action)) {
-      histories_.Forget(request.id);
-      return SendError(*client, reject->reason);
-    }
-  }
+  auto allocator = config::ResolveAllocator(config_, req->allocator);
+  if (!allocator) return SendError(*client, allocator.error().message());
+  sched::leader::Arrival arrival;
+  sched::SessionRequest& ask = arrival.request;
+  ask.owner = UserName(uid);
+  ask.command = CommandLine(req->argv);
+  ask.ranks = req->ranks;
+  ask.threads_per_rank = req->threads_per_rank;
+  ask.nodes = req->nodes;
+  ask.ppn = req->ppn;
+  ask.estimate_s = req->estimate_s;
+  ask.allocator = *allocator;
+  arrival.policy = *policy;
+  metrics_.ApplyTo(state_.snapshot, /*links=*/true);
+  sched::leader::Outcome decided = Step(arrival);
+  if (decided.refused) return SendError(*client, *decided.refused);
+  const sched::SessionRequest& request = decided.request;
   LiveSession& s = sessions_[request.id];
   s.id = request.id;
   s.launcher = client;
@@ -216,32 +213,16 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   s.command = request.command;
   s.ranks = request.ranks;
   s.threads = request.threads_per_rank;
-  s.start = snapshot_.now;
+  s.start = state_.snapshot.now;
   s.request = std::move(*req);
-  s.policy = *policy;
-  Execute(plan, &request, policy->options.surpass_grace_s);
-}
-
-Result<LeaderService::ArrivalDeciders> LeaderService::DecidersFor(
-    const config::ResolvedPolicy& policy, const std::string& requested_allocator) {
-  ArrivalDeciders d;
-  auto name = config::ResolveAllocator(config_, requested_allocator);
-  if (!name) return psched::Fail(name.error());
-  d.allocator_name = *name;
-  auto allocator = allocators_.Get(d.allocator_name);
-  if (!allocator) return psched::Fail(allocator.error());
-  d.allocator = *allocator;
-  auto decider = policies::MakePolicy(policy.name, policy.options);
-  if (!decider) return psched::Fail(decider.error());
-  d.policy = std::move(*decider);
-  return d;
+  Execute(decided.plan, &request, policy->options.surpass_grace_s);
 }
 
 void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival,
                             double grace_s, PlanOutcome then) {
-  sched::Snapshot before = snapshot_;
-  sched::ApplyPlan(snapshot_, plan, arrival);
-  RunOnNodes(before, LeavingUserStoppedAlone(plan), grace_s, std::move(then));
+  sched::Snapshot before = state_.snapshot;
+  sched::ApplyPlan(state_.snapshot, plan, arrival);
+  RunOnNodes(before, sched::leader::NodePlan(state_, plan), grace_s, std::move(then));
 }
 
 void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
@@ -254,19 +235,6 @@ void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan&
                 });
 }
 
-sched::Plan LeaderService::LeavingUserStoppedAlone(const sched::Plan& plan) const {
-  sched::Plan nodes;
-  for (const sched::Action& action : plan.actions) {
-    sched::SessionId id = sched::kNoSession;
-    if (const auto* suspend = std::get_if<sched::SuspendAction>(&action)) id = suspend->session;
-    if (const auto* resume = std::get_if<sched::ResumeAction>(&action)) id = resume->session;
-    auto live = sessions_.find(id);
-    if (live != sessions_.end() && live->second.stopped_by_user) continue;
-    nodes.actions.push_back(action);
-  }
-  return nodes;
-}
-
 void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,
                             double grace_s) {
   int64_t id = arrival ? arrival->id : sched::kNoSession;
@@ -276,14 +244,14 @@ void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest
 }
 
 void LeaderService::RestoreSnapshot(const sched::Snapshot& before) {
-  snapshot_ = before;
-  std::erase_if(snapshot_.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
+  state_.snapshot = before;
+  std::erase_if(state_.snapshot.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
   // A queued session dropped while the plan ran (killed, its launcher gone) is not
   // brought back: nobody would end it, and once started it would keep its slots.
   std::vector<sched::SessionId> dropped;
-  for (const sched::Session& s : snapshot_.sessions)
+  for (const sched::Session& s : state_.snapshot.sessions)
     if (!sessions_.contains(s.request.id)) dropped.push_back(s.request.id);
-  for (sched::SessionId id : dropped) sched::RemoveSession(snapshot_, id);
+  for (sched::SessionId id : dropped) sched::RemoveSession(state_.snapshot, id);
 }
 
 void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
@@ -312,7 +280,7 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
       LiveSession* s = Find(wait->session);
       if (s == nullptr) continue;
       s->wait_reason = wait->reason;
-      if (s->parent != 0) NoteToParent(*s, "queued: " + wait->reason);
+      if (ParentOf(*s) != 0) NoteToParent(*s, "queued: " + wait->reason);
       if (auto c = s->launcher.lock()) {
         c->Send(proto::MsgType::kSessionAck,
                 proto::Json{{"session", s->id}, {"what", "queued"}, {"reason", wait->reason}});
@@ -362,13 +330,13 @@ void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& b
           *c, "session " + std::to_string(arrival) + " could not start: " + why + " (rolled back)");
     }
     AnswerSpawn(*s, false, "could not start: " + why + " (rolled back)");
-    histories_.Forget(arrival);
+    sched::leader::Drop(state_, arrival);
     sessions_.erase(arrival);
   }
   // Queued sessions need not wait for what failed: those that can start without it do.
-  snapshot_.now = Now();
-  auto queue = QueuePlanWithoutUndo(snapshot_, allocators_, config_.default_allocator,
-                                    config_.policy_options.backfill);
+  state_.snapshot.now = Now();
+  auto queue = sched::leader::QueuePlanWithoutUndo(
+      state_.snapshot, allocators_, config_.default_allocator, config_.policy_options.backfill);
   if (queue && !queue->actions.empty()) return Execute(*queue, nullptr, 0);
   if (!queue) {
     std::fprintf(stderr, "pschedd[0]: queue after a failed plan: %s\n",
@@ -379,7 +347,7 @@ void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& b
 
 void LeaderService::NoteToLauncher(const LiveSession& s, const std::string& text) {
   std::string line = "psched: session " + std::to_string(s.id) + " " + text + "\n";
-  if (s.parent != 0) return NoteToParent(s, text);
+  if (ParentOf(s) != 0) return NoteToParent(s, text);
   if (auto c = s.launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kIoOutput, proto::Output{s.id, 0, 2, line}));
 }
@@ -420,13 +388,13 @@ void LeaderService::RunDeferred() {
 }
 
 bool LeaderService::DisplacedByPolicy(int64_t id) const {
-  const sched::Session* model = snapshot_.Find(id);
+  const sched::Session* model = state_.snapshot.Find(id);
   return model != nullptr && model->state == sched::SessionState::kSuspended &&
          model->displaced_by != sched::kNoSession;
 }
 
 bool LeaderService::Queued(int64_t id) const {
-  const sched::Session* model = snapshot_.Find(id);
+  const sched::Session* model = state_.snapshot.Find(id);
   return model != nullptr && model->state == sched::SessionState::kQueued;
 }
 
@@ -437,8 +405,7 @@ void LeaderService::DropQueued(int64_t id, int code, const std::string& message)
     c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, message}));
   // Queued children of MPI_Comm_spawn: their parent waits in the call for this answer.
   AnswerSpawn(*s, false, message);
-  histories_.Forget(id);
-  sched::RemoveSession(snapshot_, id);
+  sched::leader::Drop(state_, id);
   sessions_.erase(id);
 }
 
@@ -456,21 +423,12 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.parent_rank = s.parent_rank;
   order.app_sizes = s.app_sizes;
   order.mpi = req.mpi.empty() ? config_.default_mpi : req.mpi;
-  order.universe_size = std::max(order.size, snapshot_.TotalPus());
-  // Overbooked ranks share slots: busy-polling Open MPI ranks must yield to the others.
-  if (spawn.overbooked) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
+  order.universe_size = std::max(order.size, state_.snapshot.TotalPus());
+  const sched::leader::SpawnLayout layout = sched::leader::LayoutOf(state_.snapshot, spawn);
+  if (layout.yield_when_idle) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;
-  for (const sched::RankSlots& r : spawn.placement.ranks) {
-    std::vector<int> pus = r.pus;
-    if (spawn.floating) {  // overbook float: the whole node's slots, the kernel balances
-      pus.clear();
-      for (const sched::Node& n : snapshot_.nodes) {
-        if (n.id == r.node)
-          for (int pu = 0; pu < n.topology.NumPus(); ++pu) pus.push_back(pu);
-      }
-    }
-    order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, pus});
-  }
+  for (const sched::RankSlots& r : layout.ranks)
+    order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, r.pus});
   int max_node = 0;
   for (const auto& [id, name] : hostnames_) max_node = std::max(max_node, id);
   order.hostnames.resize(static_cast<size_t>(max_node) + 1);
@@ -504,7 +462,7 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
       if (!out) return;
       LiveSession* s = Find(out->session);
       if (s == nullptr) return;
-      if (s->parent != 0) return ForwardChildOutput(*s, std::move(*out));
+      if (ParentOf(*s) != 0) return ForwardChildOutput(*s, std::move(*out));
       if (auto c = s->launcher.lock()) {
         c->Send(proto::Encode(proto::MsgType::kIoOutput, *out));
         HoldOutputIfBacklogged(*s, *c);
@@ -536,7 +494,7 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
         metrics_.Update(*r);
         if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
           peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
-        metrics_.ApplyTo(snapshot_, /*links=*/false);  // links: before decisions
+        metrics_.ApplyTo(state_.snapshot, /*links=*/false);  // links: before decisions
       }
       return;
     default:
@@ -564,8 +522,9 @@ void LeaderService::HoldOutputIfBacklogged(LiveSession& s, Connection& launcher)
 }
 
 std::shared_ptr<Connection> LeaderService::OutputLauncherOf(const LiveSession& s) const {
-  if (s.parent == 0) return s.launcher.lock();
-  auto parent = sessions_.find(s.parent);
+  const int64_t parent_id = ParentOf(s);
+  if (parent_id == 0) return s.launcher.lock();
+  auto parent = sessions_.find(parent_id);
   return parent == sessions_.end() ? nullptr : parent->second.launcher.lock();
 }
 
@@ -615,31 +574,12 @@ void LeaderService::Finish(int64_t id) {
     c->Send(proto::Encode(proto::MsgType::kSessionEnded,
                           proto::SessionEnded{id, s.failed ? s.code : 0, s.message}));
   }
-  const sched::Session* ended = snapshot_.Find(id);
-  sched::Session copy = ended ? *ended : sched::Session{};
-  config::ResolvedPolicy policy = s.policy;
   const bool spawned = !s.nodes.empty();  // not a session that ended before its spawn
   ChildEnded(s);
   KillChildren(id);
-  sched::RemoveSession(snapshot_, id);
   sessions_.erase(id);
-  snapshot_.now = Now();
-  if (copy.start_time >= 0 && spawned) {  // it ran: its accuracy joins the owner's history
-    histories_.Finished(id, copy.request.owner, copy.request.estimate_s,
-                        snapshot_.now - copy.start_time);
-  } else {
-    histories_.Forget(id);
-  }
-  // Every session's policy was resolved at its arrival (a child's is its parent's).
-  auto decider = policies::MakePolicy(policy.name, policy.options);
-  if (!decider) return;
-  // The default allocator as every other decision reaches it: the one instance of that
-  // name, built with the admin's settings.
-  auto allocator = allocators_.Get(config_.default_allocator);
-  if (!allocator) return;
-  RefreshPriorities();
-  metrics_.ApplyTo(snapshot_, /*links=*/true);
-  Execute(DecideEnd(snapshot_, copy, **allocator, decider->get()), nullptr, 0);
+  metrics_.ApplyTo(state_.snapshot, /*links=*/true);
+  Execute(Step(sched::leader::End{id, spawned}).plan, nullptr, 0);
 }
 
 std::optional<int> LeaderService::LostNodeOf(const sched::Placement& placement) const {
@@ -660,7 +600,7 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
   for (int n : lost.nodes) {
     std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
     lost_[n] = lost.cause;
-    std::erase_if(snapshot_.nodes, [n](const sched::Node& node) { return node.id == n; });
+    std::erase_if(state_.snapshot.nodes, [n](const sched::Node& node) { return node.id == n; });
     metrics_.Forget(n);
   }
   // The others stop probing the lost nodes.

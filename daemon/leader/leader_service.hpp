@@ -1,6 +1,7 @@
-// The leader's state and handlers: the allocation's snapshot, the sessions with
-// their launchers, placement decisions (arrival.hpp), the end of sessions (first
-// failing rank wins, the rest are killed), lost nodes and psched-ctl requests.
+// The leader's handlers: what arrives is decoded into an event of the pure leader
+// (scheduler/leader/step.hpp), whose plan is carried out on the nodes; beside its
+// state the service keeps the sessions' launchers and nodes, the end of sessions
+// (first failing rank wins, the rest are killed), lost nodes and psched-ctl requests.
 // Only node 0 runs one. It talks to nodes only through PeerLink messages.
 #pragma once
 
@@ -19,7 +20,6 @@
 #include "common/clock.hpp"
 #include "config/config.hpp"
 #include "config/resolve.hpp"
-#include "daemon/leader/allocators.hpp"
 #include "daemon/leader/plan_executor.hpp"
 #include "daemon/monitor/metrics_board.hpp"
 #include "daemon/net/connection.hpp"
@@ -28,6 +28,8 @@
 #include "proto/messages.hpp"
 #include "proto/wire_ids.hpp"
 #include "scheduler/allocator.hpp"
+#include "scheduler/leader/state.hpp"
+#include "scheduler/leader/step.hpp"
 #include "scheduler/model.hpp"
 #include "scheduler/priorities/owner_histories.hpp"
 #include "scheduler/priorities/priority.hpp"
@@ -83,6 +85,8 @@ class LeaderService {
  private:
   static void SendError(Connection& c, const std::string& message);
 
+  // What carrying a session out needs beside its decision state (state_.sessions:
+  // policy, allocator, MPI_Comm_spawn parent, the user's stop).
   struct LiveSession {
     int64_t id = 0;
     std::weak_ptr<Connection> launcher;
@@ -96,36 +100,30 @@ class LeaderService {
     std::string owner, command;
     int ranks = 0, threads = 1;
     double start = 0;
-    proto::LaunchRequest request;   // kept to spawn a queued session later
-    config::ResolvedPolicy policy;  // decides at its arrival and at its end
-    // Children of MPI_Comm_spawn have no launcher: they belong to `parent`, whose
-    // launcher gets their output and failures; the asking node gets the answer.
-    int64_t parent = 0;
+    proto::LaunchRequest request;  // kept to spawn a queued session later
+    // Children of MPI_Comm_spawn have no launcher: they belong to their parent
+    // (ParentOf), whose launcher gets their output and failures; the asking node gets
+    // the answer.
     std::string parent_nspace;
     uint32_t parent_rank = 0;
     std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
     int spawn_node = -1;
     uint64_t spawn_request = 0;
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
-    // Ctrl-Z, psched-ctl suspend or PMIx pause: its ranks stay stopped until the user
-    // resumes it. It keeps its slots meanwhile (its uses stay counted in the snapshot).
-    bool stopped_by_user = false;
-    std::string wait_reason;  // while queued: the policy's why, shown by psched-ctl status
+    std::string wait_reason;   // while queued: the policy's why, shown by psched-ctl status
     // The session whose surpass yielded because it connected to this one (YieldTo):
     // status says "sidestepped by N, was surpassed: N connected to it". 0: none.
     int64_t yielded_to = 0;
   };
+  // The session MPI_Comm_spawn'ed `s` (0: none, a launch).
+  int64_t ParentOf(const LiveSession& s) const;
+  const sched::leader::Session* Model(int64_t id) const { return state_.Find(id); }
+  // What the step decides with (the priority module is the one of the moment).
+  sched::leader::Deciders Deciders();
+  // Steps the leader's state with `event` at Now().
+  sched::leader::Outcome Step(const sched::leader::Event& event);
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
-  // What an arrival (a launch, MPI_Comm_spawn's children) is decided with: the allocator
-  // the request names or the configured default, and its co-scheduling policy.
-  struct ArrivalDeciders {
-    std::string allocator_name;
-    sched::Allocator* allocator = nullptr;
-    std::unique_ptr<policies::Policy> policy;
-  };
-  Result<ArrivalDeciders> DecidersFor(const config::ResolvedPolicy& policy,
-                                      const std::string& requested_allocator);
   void Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
              LiveSession& session);
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
@@ -145,7 +143,7 @@ class LeaderService {
   void Fail(LiveSession& s, int code, std::string message);
   void Finish(int64_t id);
   // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes,
-  // but none on sessions the user stopped: LeavingUserStoppedAlone); `then` gets the
+  // but none on sessions the user stopped: sched::leader::NodePlan); `then` gets the
   // outcome and the snapshot from before the plan. `arrival` is the new session the
   // plan was made for, if any.
   using PlanOutcome = std::function<void(Result<void>, const sched::Snapshot& before)>;
@@ -155,10 +153,6 @@ class LeaderService {
   // (plan_executor.hpp) and records their time; the snapshot is left alone.
   void RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
                   PlanOutcome then);
-  // `plan` without its suspends and resumes of sessions the user stopped: their ranks
-  // are stopped already and stay so until the user resumes them, whatever a policy
-  // does with their slots meanwhile (a surpasser that displaced them ends, say).
-  sched::Plan LeavingUserStoppedAlone(const sched::Plan& plan) const;
   // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
   // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost
@@ -194,12 +188,8 @@ class LeaderService {
   // comm_spawn.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
-  // OnSpawnRequest's steps: each refusal is the reason the parent's launcher is told.
+  // OnSpawnRequest's check of the request itself: the refusal the parent's launcher is told.
   static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
-  std::optional<std::string> NeverFitsBesideParent(const LiveSession& parent, int64_t slots) const;
-  std::optional<std::string> PlanRefusesChildren(const sched::Plan& plan,
-                                                 const sched::SessionRequest& children,
-                                                 const LiveSession& parent);
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
                      const LiveSession& parent, int from);
   void SendSpawnReply(int node, const proto::ChildSpawnReply& reply);
@@ -210,9 +200,6 @@ class LeaderService {
   std::string NodeName(int node) const;
   LiveSession* Find(int64_t id);
   double Now() const;
-  // Sets every queued session's priority from the configured module ([priority]),
-  // at snapshot_.now: the queue order the policies and window allocators follow.
-  void RefreshPriorities();
 
   const Clock& clock_;
   const Clock::TimePoint started_;
@@ -220,24 +207,24 @@ class LeaderService {
   int expected_nodes_;
   proto::IdBounds ids_;  // what a node's frame may name: this allocation's nodes
   config::Config config_;
-  AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
+  sched::leader::AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state
   PlanExecutor executor_;
   event* plan_timer_ = nullptr;  // the executor's timeout for its transaction in flight
   int64_t plan_timer_txn_ = 0;
   std::deque<std::function<void()>> deferred_;
   std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
   Callbacks callbacks_;
-  sched::Snapshot snapshot_;
+  // The leader's decision state (scheduler/leader/): the snapshot, each session's
+  // policy, allocator, parent and user stop, the owners' histories.
+  sched::leader::State state_;
   monitor::MetricsBoard metrics_;  // what the nodes' monitors measured
   std::map<int, std::string> hostnames_;
   std::map<int, std::string> lost_;  // node -> cause
   std::map<int64_t, LiveSession> sessions_;
-  int64_t next_session_ = 1;
   // The config's module once every node has joined (BuildPriority); fcfs before that
   // and when the config's cannot be built.
   void BuildPriority();
   std::unique_ptr<sched::prio::PriorityModule> priority_;
-  sched::prio::OwnerHistories histories_;  // owners' finished sessions
 };
 
 }  // namespace psched::daemon

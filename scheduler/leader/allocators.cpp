@@ -1,8 +1,8 @@
-#include "daemon/leader/allocators.hpp"
+#include "scheduler/leader/allocators.hpp"
 
 #include "scheduler/allocator_registry.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
 Result<sched::Allocator*> AllocatorCache::Get(const std::string& name) {
   if (auto it = made_.find(name); it != made_.end()) return it->second.get();
@@ -13,4 +13,4 @@ Result<sched::Allocator*> AllocatorCache::Get(const std::string& name) {
   return raw;
 }
 
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

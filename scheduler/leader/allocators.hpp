@@ -13,7 +13,7 @@
 #include "scheduler/allocator.hpp"
 #include "scheduler/config.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
 class AllocatorCache {
  public:
@@ -30,4 +30,4 @@ class AllocatorCache {
   std::map<std::string, std::unique_ptr<sched::Allocator>> made_;
 };
 
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

@@ -10,7 +10,7 @@
 #include "scheduler/allocator.hpp"
 #include "scheduler/model.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
 // With a `policy`, a valid request that does not fit is the policy's call
 // (Policy::OnArrival); without one it is rejected.
@@ -23,4 +23,4 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
 sched::Plan DecideEnd(const sched::Snapshot& snapshot, const sched::Session& ended,
                       const sched::Allocator& allocator, const policies::Policy* policy = nullptr);
 
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

@@ -1,8 +1,8 @@
-#include "daemon/leader/allocators.hpp"
+#include "scheduler/leader/allocators.hpp"
 
 #include <gtest/gtest.h>
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 namespace {
 
 TEST(AllocatorCache, OneInstancePerName) {
@@ -38,4 +38,4 @@ TEST(AllocatorCache, UnknownNameListsTheValidOnes) {
 }
 
 }  // namespace
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

@@ -1,8 +1,8 @@
-#include "daemon/leader/arrival.hpp"
+#include "scheduler/leader/arrival.hpp"
 
 #include <cstdint>
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
 sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionRequest& request,
                           const sched::Allocator& allocator, const policies::Policy* policy) {
@@ -47,4 +47,4 @@ sched::Plan DecideEnd(const sched::Snapshot& snapshot, const sched::Session& end
   return policy->OnEnd(snapshot, ended, allocator);
 }
 
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

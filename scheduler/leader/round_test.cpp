@@ -1,8 +1,8 @@
-#include "daemon/leader/round.hpp"
+#include "scheduler/leader/round.hpp"
 
 #include <gtest/gtest.h>
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 namespace {
 
 sched::Snapshot OneNode(int pus) {
@@ -228,4 +228,4 @@ TEST(QueuePlanWithoutUndo, NothingQueuedNothingToDo) {
 }
 
 }  // namespace
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

@@ -1,8 +1,8 @@
-#include "daemon/leader/round.hpp"
+#include "scheduler/leader/round.hpp"
 
 #include "policies/queue.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 namespace {
 
 // Suspended or sidestepped by a session that is no longer there (its end plan
@@ -96,4 +96,4 @@ Result<sched::Plan> QueuePlanWithoutUndo(const sched::Snapshot& snapshot,
   return builder.Take();
 }
 
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

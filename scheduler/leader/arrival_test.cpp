@@ -1,10 +1,10 @@
-#include "daemon/leader/arrival.hpp"
+#include "scheduler/leader/arrival.hpp"
 
 #include <gtest/gtest.h>
 
 #include "scheduler/allocator_registry.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 namespace {
 
 sched::Snapshot TwoNodes() {
@@ -70,4 +70,4 @@ TEST(Arrival, RejectsZeroRanksAndTooManyNodes) {
 }
 
 }  // namespace
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

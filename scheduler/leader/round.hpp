@@ -9,10 +9,10 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "daemon/leader/allocators.hpp"
+#include "scheduler/leader/allocators.hpp"
 #include "scheduler/model.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
 // The plan of one round. The allocator is the one the queue's head asked for (a
 // window goes to one allocator), `default_allocator` when it named none. Window
@@ -33,4 +33,4 @@ Result<sched::Plan> QueuePlanWithoutUndo(const sched::Snapshot& snapshot,
                                          AllocatorCache& allocators,
                                          const std::string& default_allocator, bool backfill);
 
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader

@@ -1,0 +1,90 @@
+// The leader's decisions as one step function over its State (state.hpp), pure:
+// Step(state, event, now) -> the plan to carry out and, for a refused request, why.
+// Time is passed in, never read. pschedd's leader decodes what arrives into an event,
+// steps, carries the plan out on the nodes (NodePlan: without the user-stopped
+// sessions) and replies; psched-sim's allocation mode steps the same way.
+//
+// One arrival path serves psched-exec's launches and MPI_Comm_spawn's children: the
+// children only add the parent's rules (they must fit beside it, and no plan may
+// suspend it or an ancestor: it waits for them inside the call).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "scheduler/leader/allocators.hpp"
+#include "scheduler/leader/state.hpp"
+#include "scheduler/priorities/priority.hpp"
+
+namespace psched::sched::leader {
+
+// What the step decides with besides the state: one allocator instance per name, the
+// queue's priority module and the admin's defaults.
+struct Deciders {
+  AllocatorCache& allocators;
+  const prio::PriorityModule& priority;
+  std::string default_allocator;
+  bool backfill = false;  // the queue pass of a round backfills
+};
+
+// A session asks to run: a launch (no parent) or MPI_Comm_spawn's children. The step
+// gives it its id, submit time and priority; `request.allocator` is resolved already.
+struct Arrival {
+  SessionRequest request;
+  config::ResolvedPolicy policy;
+  SessionId parent = kNoSession;
+};
+
+// A session ended on every node: its slots are freed and its policy decides who takes
+// them. `ran`: it was started (its runtime joins its owner's history).
+struct End {
+  SessionId session = kNoSession;
+  bool ran = false;
+};
+
+// The periodic scheduling round (round.hpp).
+struct RoundTick {};
+
+// The user stops (Ctrl-Z, psched-ctl suspend, PMIx pause) or resumes a session.
+struct UserControl {
+  SessionId session = kNoSession;
+  bool stop = false;
+};
+
+using Event = std::variant<Arrival, End, RoundTick, UserControl>;
+
+struct Outcome {
+  SessionId session = kNoSession;  // the session the event was about (an arrival's new id)
+  SessionRequest request;          // Arrival: the request as decided (ApplyPlan adds it)
+  // For the snapshot: pschedd applies it and carries NodePlan(state, plan) out.
+  // UserControl's plan acts on the nodes only: the session keeps its slots.
+  Plan plan;
+  std::optional<std::string> refused;  // why the request was refused (nothing to carry out)
+};
+
+Outcome Step(State& state, const Event& event, double now, Deciders& deciders);
+
+// `plan` without suspends and resumes of sessions the user stopped: their ranks are
+// stopped already and stay so until the user resumes them, whatever a policy does with
+// their slots meanwhile (a surpasser that displaced them ends, say).
+Plan NodePlan(const State& state, const Plan& plan);
+
+// A UserControl plan was carried out on every node: the session is stopped (or not).
+void UserControlDone(State& state, SessionId session, bool stop);
+
+// A session leaves the state without an end plan (still queued when killed or its
+// launcher went, or a refused arrival rolled back).
+void Drop(State& state, SessionId session);
+
+// The ranks of a SpawnAction as the nodes bind them: an overbook float binds each rank
+// to all of its node's slots (the kernel balances), and overbooked ranks share slots,
+// so busy-polling MPI ranks must yield to the others.
+struct SpawnLayout {
+  std::vector<RankSlots> ranks;
+  bool yield_when_idle = false;
+};
+SpawnLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn);
+
+}  // namespace psched::sched::leader

@@ -1,0 +1,192 @@
+// The leader's step function with no daemon around it: events in, plans and refusals
+// out, the state as pschedd's leader keeps it (the plan applied once "carried out").
+#include "scheduler/leader/step.hpp"
+
+#include <gtest/gtest.h>
+
+#include "scheduler/priorities/fcfs.hpp"
+#include "scheduler/priorities/priority_registry.hpp"
+
+namespace psched::sched::leader {
+namespace {
+
+class StepTest : public ::testing::Test {
+ protected:
+  StepTest() : priority_(std::move(*prio::MakePriority("fcfs"))) {
+    state_.snapshot.nodes.push_back(Node::Make(0, "n0", NodeTopology::Uniform(1, 4, 1)));
+  }
+  static config::ResolvedPolicy Policy(const std::string& name) {
+    config::ResolvedPolicy p;
+    p.name = name;
+    return p;
+  }
+  Outcome Do(const Event& event, double now) {
+    Deciders deciders{allocators_, *priority_, "compact", false};
+    return Step(state_, event, now, deciders);
+  }
+  // An arrival as pschedd carries it out: the plan applied to the snapshot.
+  Outcome Arrive(int ranks, const std::string& policy, double now, SessionId parent = kNoSession) {
+    Arrival a;
+    a.request.owner = "ann";
+    a.request.ranks = ranks;
+    a.request.allocator = "compact";
+    a.policy = Policy(policy);
+    a.parent = parent;
+    Outcome out = Do(a, now);
+    if (!out.refused) ApplyPlan(state_.snapshot, out.plan, &out.request);
+    return out;
+  }
+  static bool Has(const Plan& plan, const auto& pred) {
+    return std::any_of(plan.actions.begin(), plan.actions.end(), pred);
+  }
+  static bool Suspends(const Plan& plan, SessionId id) {
+    return Has(plan, [id](const Action& a) {
+      const auto* s = std::get_if<SuspendAction>(&a);
+      return s != nullptr && s->session == id;
+    });
+  }
+  static bool Resumes(const Plan& plan, SessionId id) {
+    return Has(plan, [id](const Action& a) {
+      const auto* r = std::get_if<ResumeAction>(&a);
+      return r != nullptr && r->session == id;
+    });
+  }
+  static bool Starts(const Plan& plan, SessionId id) {
+    return Has(plan, [id](const Action& a) {
+      const auto* s = std::get_if<SpawnAction>(&a);
+      return s != nullptr && s->session == id;
+    });
+  }
+
+  AllocatorCache allocators_{AllocatorConfig{}};
+  std::unique_ptr<prio::PriorityModule> priority_;
+  State state_;
+};
+
+TEST_F(StepTest, AnArrivalGetsItsIdSubmitTimeAndPriorityFromTheStep) {
+  Outcome first = Arrive(2, "wait", 10);
+  ASSERT_FALSE(first.refused);
+  EXPECT_EQ(first.session, 1);
+  EXPECT_TRUE(Starts(first.plan, 1));
+  Outcome second = Arrive(4, "wait", 25);
+  EXPECT_EQ(second.session, 2);
+  EXPECT_DOUBLE_EQ(second.request.submit_time, 25);
+  EXPECT_DOUBLE_EQ(second.request.priority, prio::Fcfs::kBase - 25);
+  ASSERT_NE(state_.Find(2), nullptr);
+  EXPECT_EQ(state_.Find(2)->policy.name, "wait");
+  EXPECT_EQ(state_.snapshot.Find(2)->state, SessionState::kQueued);
+}
+
+TEST_F(StepTest, ARefusedArrivalLeavesNoSessionBehind) {
+  Outcome out = Arrive(5, "wait", 1);  // wider than the 4 slots
+  ASSERT_TRUE(out.refused);
+  EXPECT_NE(out.refused->find("the allocation has 4 slots on 1 nodes"), std::string::npos)
+      << *out.refused;
+  EXPECT_EQ(state_.Find(out.session), nullptr);
+  EXPECT_EQ(state_.histories.Submissions(), 0u) << "its history entry was kept";
+}
+
+// The user-stop rule: a policy's suspend or resume of a session the user stopped is
+// kept for the snapshot (its slots) and left out of what the nodes do.
+TEST_F(StepTest, ASessionTheUserStoppedStaysStoppedWhenItsSurpasserEnds) {
+  ASSERT_FALSE(Arrive(4, "surpass", 1).refused);
+  Outcome stop = Do(UserControl{1, true}, 2);
+  ASSERT_FALSE(stop.refused);
+  EXPECT_TRUE(Suspends(stop.plan, 1));
+  UserControlDone(state_, 1, true);
+  Outcome surpasser = Arrive(4, "surpass", 3);
+  ASSERT_TRUE(Suspends(surpasser.plan, 1)) << "surpass displaces session 1";
+  EXPECT_FALSE(Suspends(NodePlan(state_, surpasser.plan), 1)) << "its ranks are stopped already";
+  EXPECT_TRUE(Starts(NodePlan(state_, surpasser.plan), 2));
+  Outcome end = Do(End{2, true}, 9);
+  ASSERT_TRUE(Resumes(end.plan, 1)) << "the policy gives its slots back";
+  EXPECT_FALSE(Resumes(NodePlan(state_, end.plan), 1)) << "the user has not resumed it";
+  // Without the user's stop the resume reaches the nodes.
+  UserControlDone(state_, 1, false);
+  EXPECT_TRUE(Resumes(NodePlan(state_, end.plan), 1));
+}
+
+TEST_F(StepTest, UserControlRules) {
+  ASSERT_FALSE(Arrive(4, "surpass", 1).refused);
+  ASSERT_FALSE(Arrive(2, "wait", 2).refused);  // queued behind session 1
+  Outcome queued = Do(UserControl{2, true}, 3);
+  ASSERT_TRUE(queued.refused);
+  EXPECT_EQ(*queued.refused, "is queued: nothing of it runs yet to suspend or resume");
+  EXPECT_EQ(*Do(UserControl{7, true}, 3).refused, "has ended");
+  ASSERT_TRUE(Do(UserControl{1, true}, 3).plan.actions.size() == 1);
+  UserControlDone(state_, 1, true);
+  EXPECT_TRUE(Do(UserControl{1, true}, 4).plan.actions.empty()) << "Ctrl-Z twice";
+  // Displaced by a surpasser: resuming only withdraws the user's stop.
+  ApplyPlan(state_.snapshot, Arrive(4, "surpass", 5).plan);
+  ASSERT_EQ(state_.snapshot.Find(1)->displaced_by, 3);
+  Outcome resume = Do(UserControl{1, false}, 6);
+  EXPECT_FALSE(resume.refused);
+  EXPECT_TRUE(resume.plan.actions.empty());
+  EXPECT_FALSE(state_.Find(1)->stopped_by_user);
+  Outcome again = Do(UserControl{1, false}, 7);
+  ASSERT_TRUE(again.refused);
+  EXPECT_EQ(*again.refused,
+            "is suspended by session 3 (policy surpass): it resumes when that session ends");
+}
+
+// One arrival path: the same request as a launch and as MPI_Comm_spawn's children of
+// session 1 differ only by the parent's rules.
+TEST_F(StepTest, ChildrenArriveAsLaunchesDoPlusTheParentsRules) {
+  ASSERT_FALSE(Arrive(2, "surpass", 1).refused);
+  ASSERT_FALSE(Arrive(2, "surpass", 2).refused);  // the allocation is full
+  State before = state_;
+  Outcome launch = Arrive(2, "surpass", 3);
+  ASSERT_FALSE(launch.refused);
+  const bool displaces_1 = Suspends(launch.plan, 1);
+  state_ = before;
+  Outcome children = Arrive(2, "surpass", 3, /*parent=*/displaces_1 ? 1 : 2);
+  ASSERT_TRUE(children.refused) << "the plan suspends the parent, which waits for them";
+  EXPECT_NE(children.refused->find("waits for these children (MPI_Comm_spawn)"), std::string::npos)
+      << *children.refused;
+  EXPECT_EQ(state_.Find(children.session), nullptr);
+}
+
+TEST_F(StepTest, QueuedChildrenThatFitOnlyOnTheirParentsSlotsAreRefused) {
+  ASSERT_FALSE(Arrive(3, "wait", 1).refused);
+  Outcome wait = Arrive(2, "wait", 2, /*parent=*/1);
+  ASSERT_TRUE(wait.refused);
+  EXPECT_EQ(*wait.refused,
+            "the children need 2 slots but at most 1 of the allocation's 4 can be free while "
+            "session 1 holds its own");
+  // Overbook starts them at once on shared slots: never refused for their width.
+  state_ = State{};
+  state_.snapshot.nodes.push_back(Node::Make(0, "n0", NodeTopology::Uniform(1, 4, 1)));
+  ASSERT_FALSE(Arrive(3, "overbook", 1).refused);
+  Outcome overbook = Arrive(2, "overbook", 2, /*parent=*/1);
+  ASSERT_FALSE(overbook.refused) << *overbook.refused;
+  EXPECT_TRUE(Starts(overbook.plan, overbook.session));
+  EXPECT_EQ(state_.Find(overbook.session)->parent, 1);
+}
+
+TEST_F(StepTest, AFloatingSpawnBindsEachRankToItsWholeNodeAndOverbookedRanksYield) {
+  SpawnAction spawn;
+  spawn.session = 1;
+  spawn.placement.ranks = {RankSlots{0, 0, {2}}, RankSlots{1, 0, {3}}};
+  SpawnLayout pinned = LayoutOf(state_.snapshot, spawn);
+  EXPECT_EQ(pinned.ranks[1].pus, std::vector<int>{3});
+  EXPECT_FALSE(pinned.yield_when_idle);
+  spawn.floating = true;
+  spawn.overbooked = true;
+  SpawnLayout floating = LayoutOf(state_.snapshot, spawn);
+  EXPECT_EQ(floating.ranks[1].pus, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(floating.ranks[1].rank, 1);
+  EXPECT_TRUE(floating.yield_when_idle);
+}
+
+TEST_F(StepTest, AnEndFreesTheSlotsAndRecordsTheRuntimeAtTheStepsTime) {
+  ASSERT_FALSE(Arrive(4, "wait", 0).refused);
+  ASSERT_FALSE(Arrive(4, "wait", 1).refused);
+  Outcome end = Do(End{1, true}, 30);
+  EXPECT_TRUE(Starts(end.plan, 2));
+  EXPECT_EQ(state_.Find(1), nullptr);
+  EXPECT_EQ(state_.snapshot.Find(1), nullptr);
+  EXPECT_DOUBLE_EQ(state_.snapshot.now, 30);
+}
+
+}  // namespace
+}  // namespace psched::sched::leader
