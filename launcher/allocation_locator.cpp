@@ -31,9 +31,11 @@ std::string EmbeddedRunDir() {
 
 namespace {
 
-// A connect that found no daemon (no socket, or nobody listening on it), not a refusal.
+// A connect that found no daemon (no socket, or nobody listening on it), not a refusal,
+// nor a start that failed (an srun that cannot run fails with ENOENT too).
 bool NoDaemonThere(const Error& error) {
-  return error.sys_errno() == ENOENT || error.sys_errno() == ECONNREFUSED;
+  return error.syscall() == "connect" &&
+         (error.sys_errno() == ENOENT || error.sys_errno() == ECONNREFUSED);
 }
 
 // Starts pschedd detached (its own session, outliving us) and waits for "ready".
