@@ -1,7 +1,6 @@
 #include "daemon/net/launcher_tcp.hpp"
 
 #include <fcntl.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -11,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "daemon/net/tcp_address.hpp"
 #include "daemon/net/tcp_keepalive.hpp"
 #include "proto/messages.hpp"
 
@@ -75,25 +75,11 @@ Result<proto::Frame> ReceiveFrame(int fd, std::vector<uint8_t>& buf, Clock::time
 
 Result<int> Connect(const std::string& address, Clock::time_point deadline,
                     const std::string& what) {
-  const auto colon = address.rfind(':');
-  if (colon == std::string::npos)
-    return Fail(ErrorCode::kInvalidArgument, what + ": '" + address + "' is not host:port");
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  if (int rc = getaddrinfo(address.substr(0, colon).c_str(), address.substr(colon + 1).c_str(),
-                           &hints, &res);
-      rc != 0) {
-    return Fail(ErrorCode::kInvalidArgument, what + ": cannot resolve it: " + gai_strerror(rc));
-  }
+  auto to = ResolveHostPort(address, what);
+  if (!to) return Fail(to.error());
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) {
-    freeaddrinfo(res);
-    return Fail(Error::FromErrno("socket", what));
-  }
-  int rc = connect(fd, res->ai_addr, res->ai_addrlen);
-  freeaddrinfo(res);
+  if (fd < 0) return Fail(Error::FromErrno("socket", what));
+  int rc = connect(fd, reinterpret_cast<const sockaddr*>(&*to), sizeof *to);
   if (rc != 0 && errno == EINPROGRESS) {
     if (auto ok = WaitFor(fd, POLLOUT, deadline, what); !ok) {
       close(fd);

@@ -1,7 +1,6 @@
 #include "daemon/net/peer_link.hpp"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -13,6 +12,7 @@
 #include <cstring>
 #include <utility>
 
+#include "daemon/net/tcp_address.hpp"
 #include "daemon/net/tcp_keepalive.hpp"
 #include "proto/messages.hpp"
 
@@ -78,28 +78,14 @@ Result<int> PeerLink::Listen(const std::string& host, int port) {
 }
 
 Result<void> PeerLink::ConnectParent(const std::string& address) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos)
-    return Fail(ErrorCode::kInvalidArgument, "parent address '" + address + "' is not host:port");
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* res = nullptr;
-  if (int rc = getaddrinfo(address.substr(0, colon).c_str(), address.substr(colon + 1).c_str(),
-                           &hints, &res);
-      rc != 0) {
-    return Fail(ErrorCode::kInvalidArgument,
-                "cannot resolve parent '" + address + "': " + gai_strerror(rc));
-  }
+  const std::string what = "connecting to parent daemon at " + address;
+  auto to = ResolveHostPort(address, what);
+  if (!to) return Fail(to.error());
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    freeaddrinfo(res);
-    return Fail(Error::FromErrno("socket", "connecting to parent daemon at " + address));
-  }
-  int rc = connect(fd, res->ai_addr, res->ai_addrlen);
-  freeaddrinfo(res);
+  if (fd < 0) return Fail(Error::FromErrno("socket", what));
+  int rc = connect(fd, reinterpret_cast<const sockaddr*>(&*to), sizeof *to);
   if (rc != 0) {
-    Error e = Error::FromErrno("connect", "connecting to parent daemon at " + address);
+    Error e = Error::FromErrno("connect", what);
     close(fd);
     return Fail(e);
   }
