@@ -149,40 +149,28 @@ done
 
 echo
 echo "== 1 rank of /bin/true, $reps interleaved rounds, $nodes daemons =="
-printf '  %-40s %9s %9s %9s\n' "command" "min ms" "median ms" "max ms"
+timing_table_header
 for row in "${rows[@]}"; do
   # shellcheck disable=SC2086
-  read -r med lo hi <<<"$(timing_stats ${samples[$row]})"
-  median[$row]=$med
-  printf '  %-40s %9s %9s %9s\n' "${label[$row]}" "$(timing_ms "$lo")" "$(timing_ms "$med")" \
-    "$(timing_ms "$hi")"
+  timing_table_row "${label[$row]}" ${samples[$row]}
+  median[$row]=$TIMING_MEDIAN
 done
 
-missed=0
-verdict() {  # verdict OK? TEXT
-  if (($1)); then
-    echo "  $2: met"
-  else
-    echo "  $2: MISSED"
-    missed=1
-  fi
-}
-at_most() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 login_ratio=$(timing_ratio "${median[srun]}" "${median[login]}")
 node_ratio=$(timing_ratio "${median[srun]}" "${median[node]}")
 echo "  ratios (median of srun / median of psched-exec):"
 printf '    %-38s %sx\n' "${label[login]}" "$login_ratio" "${label[node]}" "$node_ratio"
-verdict "$(at_most "${median[login]}" 5000 && echo 1 || echo 0)" \
-  "  target login-host median <= 5 ms ($(timing_ms "${median[login]}") ms)"
-verdict "$(at_most 6 "$login_ratio" && echo 1 || echo 0)" "  target login host >= 6x faster than srun"
-verdict "$(at_most 10 "$node_ratio" && echo 1 || echo 0)" "  target Unix socket >= 10x faster than srun"
+timing_target "${median[login]}" 5000 \
+  "    target login-host median <= 5 ms ($(timing_ms "${median[login]}") ms)"
+timing_target 6 "$login_ratio" "    target login host >= 6x faster than srun"
+timing_target 10 "$node_ratio" "    target Unix socket >= 10x faster than srun"
 echo
 echo "== summary =="
 echo "  login host (TCP) $(timing_ms "${median[login]}") ms, first node (Unix)" \
   "$(timing_ms "${median[node]}") ms, srun $(timing_ms "${median[srun]}") ms:" \
   "srun/login ${login_ratio}x, srun/Unix ${node_ratio}x"
 echo "  load average at end: $(loadavg)"
-if ((check && missed)); then
+if ((check && TIMING_MISSED)); then
   exit 1
 fi
 exit 0

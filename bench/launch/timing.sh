@@ -9,6 +9,11 @@
 #   timing_stats US...         print "median min max" in microseconds
 #   timing_ms US               print microseconds as milliseconds with one decimal
 #   timing_ratio A B           print A/B with one decimal (or "n/a" when B is 0)
+#   timing_table_header        print the header of a table of rows (min, median, max in ms)
+#   timing_table_row LABEL US...  print LABEL's row of that table; its median (us) goes to
+#                              TIMING_MEDIAN
+#   timing_target A B TEXT     print "TEXT: met" when A <= B, else "TEXT: MISSED" and set
+#                              TIMING_MISSED=1 (a script's --check exits 1 then)
 
 timing_run_us() {
   local -n out_us=$1
@@ -37,4 +42,28 @@ timing_ms() {
 
 timing_ratio() {
   awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else printf "n/a" }'
+}
+
+timing_table_header() {
+  printf '  %-40s %9s %9s %9s\n' "command" "min ms" "median ms" "max ms"
+}
+
+TIMING_MEDIAN=0
+timing_table_row() {
+  local label=$1 med lo hi
+  shift
+  read -r med lo hi <<<"$(timing_stats "$@")"
+  TIMING_MEDIAN=$med
+  printf '  %-40s %9s %9s %9s\n' "$label" "$(timing_ms "$lo")" "$(timing_ms "$med")" \
+    "$(timing_ms "$hi")"
+}
+
+TIMING_MISSED=0
+timing_target() {
+  if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then
+    echo "$3: met"
+  else
+    echo "$3: MISSED"
+    TIMING_MISSED=1
+  fi
 }

@@ -190,32 +190,17 @@ measure() {
       samples[$row]+="$us "
     done
   done
-  printf '  %-40s %9s %9s %9s\n' "command" "min ms" "median ms" "max ms"
+  timing_table_header
   for row in "$@"; do
     if [[ -n "${skipped[$row]:-}" ]]; then
       printf '  %-40s   skipped: %s\n' "${label[$row]}" "${skipped[$row]}"
       continue
     fi
-    local stats med lo hi
     # shellcheck disable=SC2086
-    stats=$(timing_stats ${samples[$row]})
-    read -r med lo hi <<<"$stats"
-    median[$row]=$med
-    printf '  %-40s %9s %9s %9s\n' "${label[$row]}" "$(timing_ms "$lo")" "$(timing_ms "$med")" \
-      "$(timing_ms "$hi")"
+    timing_table_row "${label[$row]}" ${samples[$row]}
+    median[$row]=$TIMING_MEDIAN
   done
 }
-
-missed=0
-verdict() {  # verdict OK? TEXT
-  if (($1)); then
-    echo "  $2: met"
-  else
-    echo "  $2: MISSED"
-    missed=1
-  fi
-}
-less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
 if [[ ! -x "$psched_exec" ]]; then
   skipped[psched_true]="no $psched_exec (build the psched-exec target)"
@@ -242,10 +227,9 @@ if [[ -n "${median[psched_true]:-}" ]]; then
     [[ -n "${median[$row]:-}" ]] || continue
     r=$(timing_ratio "${median[$row]}" "$p")
     printf '    %-38s %sx\n' "${label[$row]}" "$r"
-    verdict "$(less_than 10 "$r" && echo 1 || echo 0)" "    target psched-exec >= 10x faster than ${label[$row]%% /bin/true*}"
+    timing_target 10 "$r" "      target psched-exec >= 10x faster than ${label[$row]%% /bin/true*}"
   done
-  verdict "$(less_than "$p" 10000 && echo 1 || echo 0)" \
-    "  target psched-exec median <= 10 ms ($(timing_ms "$p") ms)"
+  timing_target "$p" 10000 "    target psched-exec median <= 10 ms ($(timing_ms "$p") ms)"
   summary="psched-exec -n 1 /bin/true median $(timing_ms "$p") ms"
   for row in srun_true mpirun_true; do
     [[ -n "${median[$row]:-}" ]] &&
@@ -274,7 +258,7 @@ if [[ -n "${median[psched_hello]:-}" ]]; then
   if [[ -n "$best" ]]; then
     r=$(timing_ratio "${median[psched_hello]}" "$best")
     echo "  psched-exec / fastest other (${label[$best_row]}): ${r}x"
-    verdict "$(less_than "$r" 0.8 && echo 1 || echo 0)" "  target psched-exec <= 0.8x the fastest"
+    timing_target "$r" 0.8 "    target psched-exec <= 0.8x the fastest"
   fi
   if [[ -n "${median[mpirun_ob1_hello]:-}" ]]; then
     echo "  for reference, psched-exec / ${label[mpirun_ob1_hello]}:" \
@@ -286,7 +270,7 @@ echo
 echo "== summary =="
 echo "  ${summary:-psched-exec -n 1 /bin/true: not measured}"
 echo "  load average at end: $(loadavg)"
-if ((check && missed)); then
+if ((check && TIMING_MISSED)); then
   exit 1
 fi
 exit 0
