@@ -76,32 +76,44 @@ long Offers(int n, FreeOf free_of, const SessionRequest& r, const Need& need, Be
   return available;
 }
 
+// The smallest run that holds `need` (the first of equals), or nullptr.
+const Run* SmallestHolding(const std::vector<Run>& runs, long need) {
+  const Run* best = nullptr;
+  for (const Run& run : runs)
+    if (run.total >= need && (best == nullptr || run.total < best->total)) best = &run;
+  return best;
+}
+
+// The biggest runs (equals in node order) until they hold `need`, or all of them; returned
+// in node order, in `order`.
+const std::vector<const Run*>& BiggestFirst(const std::vector<Run>& runs, long need,
+                                            std::vector<const Run*>& order) {
+  order.clear();
+  for (const Run& run : runs) order.push_back(&run);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Run* a, const Run* b) { return a->total > b->total; });
+  long taken = 0;
+  size_t used = 0;
+  while (used < order.size() && taken < need) taken += order[used++]->total;
+  order.resize(used);
+  std::sort(order.begin(), order.end(),
+            [](const Run* a, const Run* b) { return a->begin < b->begin; });
+  return order;
+}
+
 // The nodes best fit takes, ascending, into s.chosen: the smallest consecutive set that
 // holds the whole job, its tightest window; or, when no set is big enough and the job need
 // not be contiguous, the biggest sets first. False when contiguity leaves none.
 bool ChooseNodes(const SessionRequest& r, long need, BestFitScratch& s) {
   s.chosen.clear();
-  const Run* best = nullptr;
-  for (const Run& run : s.runs)
-    if (run.total >= need && (best == nullptr || run.total < best->total)) best = &run;
-  if (best != nullptr) {
+  if (const Run* best = SmallestHolding(s.runs, need)) {
     const Window w = BestWindow(s.offer, *best, need);
     for (int i = w.begin; i < w.end; ++i) s.chosen.push_back(i);
     return true;
   }
   if (r.contiguous) return false;
-  std::vector<const Run*> order;
-  order.reserve(s.runs.size());
-  for (const Run& run : s.runs) order.push_back(&run);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Run* a, const Run* b) { return a->total > b->total; });
-  long taken = 0;
-  for (const Run* run : order) {
+  for (const Run* run : BiggestFirst(s.runs, need, s.order))
     for (int i = run->begin; i < run->end; ++i) s.chosen.push_back(i);
-    taken += run->total;
-    if (taken >= need) break;
-  }
-  std::sort(s.chosen.begin(), s.chosen.end());
   return true;
 }
 
@@ -151,29 +163,15 @@ std::optional<sim::SlotRuns> PlaceUnits(const sim::SlotMap& map, const SessionRe
   s.runs.clear();
   map.ForEachFreeRun([&](int begin, int end) { s.runs.push_back(Run{begin, end, end - begin}); });
   sim::SlotRuns out;
-  const Run* best = nullptr;
-  for (const Run& run : s.runs)
-    if (run.total >= need && (best == nullptr || run.total < best->total)) best = &run;
-  if (best != nullptr) {
+  if (const Run* best = SmallestHolding(s.runs, need)) {
     // Every window of a run offers the same: the first is the tightest.
     out.Append(best->begin, best->begin + static_cast<int>(need), 1);
     return out;
   }
   if (r.contiguous) return std::nullopt;
-  std::vector<const Run*> order;
-  order.reserve(s.runs.size());
-  for (const Run& run : s.runs) order.push_back(&run);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Run* a, const Run* b) { return a->total > b->total; });
-  long taken = 0;
-  size_t used = 0;
-  while (taken < need) taken += order[used++]->total;
-  order.resize(used);
   // The compact fill takes the chosen nodes in node order.
-  std::sort(order.begin(), order.end(),
-            [](const Run* a, const Run* b) { return a->begin < b->begin; });
   long left = need;
-  for (const Run* run : order) {
+  for (const Run* run : BiggestFirst(s.runs, need, s.order)) {
     const long k = std::min(left, run->total);
     out.Append(run->begin, run->begin + static_cast<int>(k), 1);
     left -= k;

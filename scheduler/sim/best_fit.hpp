@@ -26,7 +26,8 @@ struct BestFitScratch {
   std::vector<long> offer;
   std::vector<NodeRun> runs;
   std::vector<Node> subset;
-  std::vector<int> chosen;  // node indexes
+  std::vector<int> chosen;            // node indexes
+  std::vector<const NodeRun*> order;  // runs, biggest first
 };
 
 // nullopt when `request` does not fit on the free slots (uses == 0) and GPUs of `nodes` now.
