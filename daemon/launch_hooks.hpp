@@ -34,6 +34,7 @@ struct SessionLaunchInfo {
   std::vector<uint32_t> app_sizes;  // spawn_multiple children: ranks per app (empty: one)
   std::string mpi;                  // the wire-up asked for (pmi/wireup.hpp; "": auto)
   int universe_size = 0;            // the allocation's slots, at least `size`
+  std::vector<std::string> env;     // the ranks' environment from the order ("NAME=value")
 };
 
 class LaunchHooks {

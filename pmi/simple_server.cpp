@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "pmi/process_mapping.hpp"
+#include "proto/messages.hpp"
 
 namespace psched::pmi {
 
@@ -24,13 +25,17 @@ struct SimpleServer::Client {
 
 struct SimpleServer::Session {
   int64_t id = 0;
+  bool spawned = false;  // children of MPI_Comm_spawn (PMI_SPAWNED=1)
   std::vector<int> nodes;
   std::unique_ptr<SimpleSession> kvs;
   std::map<int, std::unique_ptr<Client>> clients;  // by rank
 };
 
 SimpleServer::SimpleServer(event_base* base, daemon::TreeServices& tree, FailSession fail)
-    : base_(base), tree_(tree), fail_(std::move(fail)) {}
+    : base_(base), tree_(tree), fail_(std::move(fail)) {
+  // The daemon owns this server and drops the service with it.
+  tree_.RegisterService("pmi1.spawned", [this](int, const std::string& d) { OnSpawned(d); });
+}
 
 SimpleServer::~SimpleServer() {
   for (auto& [id, s] : sessions_)
@@ -41,6 +46,7 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
   auto s = std::make_unique<Session>();
   s->id = info.session;
   s->nodes = info.nodes;
+  s->spawned = !info.parent_nspace.empty();
   // Nodes numbered within the session, as MPICH's node map wants them.
   std::vector<int> node_of_rank(static_cast<size_t>(info.size), 0);
   for (const auto& r : info.ranks) {
@@ -54,6 +60,16 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
   si.universe_size = std::max(info.size, info.universe_size);
   si.local_ranks = info.local_ranks;
   si.process_mapping = ProcessMapping(node_of_rank);
+  const std::string preput_entry = std::string(kPreputVariable) + "=";
+  for (const std::string& e : info.env) {
+    if (!s->spawned || !e.starts_with(preput_entry)) continue;
+    auto preput = SimpleSession::DecodePuts(e.substr(preput_entry.size()));
+    if (!preput) {
+      Error e = preput.error();
+      return Fail(e.Wrap(std::string(kPreputVariable)).WithSession(info.session));
+    }
+    si.preput = std::move(*preput);
+  }
   // Longer than a value may be: "unknown" (RFC 13), MPICH then asks the host names.
   if (si.process_mapping.size() >= static_cast<size_t>(kMaxLine / 2)) si.process_mapping.clear();
   if (!info.app_sizes.empty()) {
@@ -96,9 +112,10 @@ Result<std::vector<std::string>> SimpleServer::RankEnvironment(int64_t session, 
   if (it == sessions_.end()) return std::vector<std::string>{};
   auto c = it->second->clients.find(rank);
   if (c == it->second->clients.end() || c->second->rank_fd < 0) return std::vector<std::string>{};
-  return std::vector<std::string>{
-      "PMI_FD=" + std::to_string(c->second->rank_fd), "PMI_RANK=" + std::to_string(rank),
-      "PMI_SIZE=" + std::to_string(it->second->kvs->info().size), "PMI_SPAWNED=0"};
+  return std::vector<std::string>{"PMI_FD=" + std::to_string(c->second->rank_fd),
+                                  "PMI_RANK=" + std::to_string(rank),
+                                  "PMI_SIZE=" + std::to_string(it->second->kvs->info().size),
+                                  std::string("PMI_SPAWNED=") + (it->second->spawned ? "1" : "0")};
 }
 
 std::vector<int> SimpleServer::RankDescriptors(int64_t session, int rank) {
@@ -133,7 +150,10 @@ void SimpleServer::SessionEnded(int64_t session) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
   for (auto& [rank, c] : it->second->clients) CloseClient(*c);
-  sessions_.erase(it);  // a barrier still in flight finds no session and is dropped
+  sessions_.erase(it);
+  std::erase_if(spawns_, [session](const auto& p) {
+    return p.second.session == session;
+  });  // a barrier still in flight finds no session and is dropped
 }
 
 void SimpleServer::OnReadable(evutil_socket_t, short, void* arg) {
@@ -170,6 +190,7 @@ void SimpleServer::Apply(Session& s, Client& c, const Outcome& o) {
   }
   if (!o.reply.empty()) Send(c, o.reply);
   if (o.barrier_blob) StartBarrier(s, *o.barrier_blob);
+  if (o.spawn) StartSpawn(s, c, *o.spawn);
   if (o.abort && fail_) fail_(s.id, c.rank, o.abort->first, o.abort->second);
 }
 
@@ -199,6 +220,52 @@ void SimpleServer::StartBarrier(Session& s, std::string blob) {
                          Send(*c->second, line);
                      }
                    });
+}
+
+void SimpleServer::StartSpawn(Session& s, Client& c, const SpawnRequest& request) {
+  // The children are a session the leader decides like any arrival, under the parent's
+  // policy: the same request PMIx's MPI_Comm_spawn sends (pmix/daemon_spawn.cpp).
+  const SpawnApp& app = request.apps.front();
+  proto::ChildSpawnRequest ask;
+  ask.request = next_spawn_++;
+  ask.parent_session = s.id;
+  ask.parent_nspace = s.kvs->info().kvsname;
+  ask.parent_rank = static_cast<uint32_t>(c.rank);
+  ask.argv.push_back(app.execname);
+  ask.argv.insert(ask.argv.end(), app.args.begin(), app.args.end());
+  ask.cwd = request.Info("wdir");
+  ask.ranks = app.nprocs;
+  ask.reply_service = "pmi1.spawned";
+  if (!request.preput.empty()) {
+    std::map<std::string, std::string> preput(request.preput.begin(), request.preput.end());
+    ask.env.push_back(std::string(kPreputVariable) + "=" + SimpleSession::EncodePuts(preput));
+  }
+  spawns_[ask.request] = PendingSpawn{s.id, c.rank};
+  auto bytes = proto::Json::to_msgpack(proto::Json(ask));
+  tree_.SendToNode(0, "session.spawn_children", std::string(bytes.begin(), bytes.end()));
+}
+
+void SimpleServer::OnSpawned(const std::string& data) {
+  proto::ChildSpawnReply reply;
+  try {
+    reply = proto::Json::from_msgpack(data.begin(), data.end(), true, false)
+                .get<proto::ChildSpawnReply>();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pschedd: node %d: malformed pmi1.spawned dropped: %s\n", tree_.node(),
+                 e.what());
+    return;
+  }
+  auto pending = spawns_.find(reply.request);
+  if (pending == spawns_.end()) return;
+  const PendingSpawn asked = pending->second;
+  spawns_.erase(pending);
+  auto it = sessions_.find(asked.session);  // the parent may have ended meanwhile
+  if (it == sessions_.end()) return;
+  auto c = it->second->clients.find(asked.rank);
+  if (c == it->second->clients.end()) return;
+  Result<void> started;
+  if (!reply.ok) started = Fail(ErrorCode::kResourceExhausted, reply.message);
+  Apply(*it->second, *c->second, SimpleSession::SpawnAnswer(started));
 }
 
 void SimpleServer::CloseClient(Client& c) {

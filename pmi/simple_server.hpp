@@ -2,7 +2,10 @@
 // wire up through it. Each local rank gets one end of a socket pair as PMI_FD; the
 // commands it sends are decided by its session's SimpleSession and answered here.
 // A barrier becomes one TreeServices::Collective over the session's nodes (the
-// collective PMIx fences use), an abort fails the session through the leader.
+// collective PMIx fences use), an abort fails the session through the leader, a spawn
+// asks the leader for the children as PMIx's MPI_Comm_spawn does ("session.spawn_children",
+// answered on "pmi1.spawned"): the parent's preput pairs travel in the children's
+// environment (kPreputVariable) into their key-value space.
 //
 // All calls on the daemon's event-loop thread.
 #pragma once
@@ -14,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "daemon/launch_hooks.hpp"
@@ -24,6 +28,10 @@ namespace psched::pmi {
 // A rank called abort: fail the session on every node (the launcher prints `message`
 // and exits with `code`).
 using FailSession = std::function<void(int64_t session, int rank, int code, std::string message)>;
+
+// The children's environment entry that carries their parent's preput pairs
+// (SimpleSession::EncodePuts).
+inline constexpr std::string_view kPreputVariable = "PSCHED_PMI1_PREPUT";
 
 class SimpleServer final : public daemon::LaunchHooks {
  public:
@@ -50,12 +58,20 @@ class SimpleServer final : public daemon::LaunchHooks {
   void Apply(Session& s, Client& c, const Outcome& o);
   void Send(Client& c, const std::string& line);
   void StartBarrier(Session& s, std::string blob);
+  void StartSpawn(Session& s, Client& c, const SpawnRequest& request);
+  void OnSpawned(const std::string& data);
   void CloseClient(Client& c);
 
   event_base* base_;
   daemon::TreeServices& tree_;
   FailSession fail_;
   std::map<int64_t, std::unique_ptr<Session>> sessions_;
+  struct PendingSpawn {
+    int64_t session = 0;
+    int rank = 0;
+  };
+  std::map<uint64_t, PendingSpawn> spawns_;  // by ChildSpawnRequest::request
+  uint64_t next_spawn_ = 1;
 };
 
 }  // namespace psched::pmi

@@ -17,8 +17,9 @@ Outcome Reply(std::string_view name, const Args& args) {
 
 // An error answer under the reply's own name, so the client's wait for that reply
 // ends with rc != 0 and the reason in msg.
+// The reason is cut to fit the client's one-line buffer (kMaxLine) with room to spare.
 Outcome Refuse(std::string_view reply_name, const std::string& why) {
-  Outcome o = Reply(reply_name, {{"rc", "-1"}, {"msg", WireText(why)}});
+  Outcome o = Reply(reply_name, {{"rc", "-1"}, {"msg", WireText(why).substr(0, kMaxLine / 2)}});
   o.problem = why;
   return o;
 }
@@ -52,10 +53,14 @@ std::string_view ReplyName(std::string_view cmd) {
 
 }  // namespace
 
-SimpleSession::SimpleSession(SimpleSessionInfo info) : info_(std::move(info)) {}
+SimpleSession::SimpleSession(SimpleSessionInfo info) : info_(std::move(info)) {
+  kvs_ = info_.preput;
+}
 
 Outcome SimpleSession::Handle(int rank, const Result<std::string>& line) {
   if (!line) return Refuse("error", line.error().message());
+  if (auto it = spawns_.find(rank); SpawnReader::Opens(*line) || it != spawns_.end())
+    return Spawn(rank, *line);
   auto command = ParseLine(*line);
   if (!command) return Refuse("error", "malformed command: " + command.error().message());
   return Dispatch(rank, *command);
@@ -112,10 +117,32 @@ Outcome SimpleSession::Dispatch(int rank, const Command& c) {
     o.abort = std::make_pair(code, std::move(message));
     return o;  // no answer: the session ends
   }
-  // Known to the protocol but not served here (name publishing, spawn).
+  // Known to the protocol but not served here (name publishing; spawn is mcmd=spawn).
   const std::string_view reply = ReplyName(c.name);
   if (reply != "error") return Refuse(reply, "'" + c.name + "' is not supported by psched");
   return Refuse("error", "unknown command '" + c.name + "'");
+}
+
+Outcome SimpleSession::Spawn(int rank, std::string_view line) {
+  SpawnReader& reader = spawns_[rank];
+  auto done = reader.Add(line);
+  if (!done) return {};  // more lines or blocks to come: the client waits
+  spawns_.erase(rank);
+  if (!*done) return Refuse("spawn_result", done->error().message());
+  SpawnRequest& request = **done;
+  if (request.apps.size() > 1) {
+    return Refuse("spawn_result", "MPI_Comm_spawn_multiple of " +
+                                      std::to_string(request.apps.size()) +
+                                      " commands is not served over PMI-1 (one command is)");
+  }
+  Outcome o;
+  o.spawn = std::move(request);
+  return o;
+}
+
+Outcome SimpleSession::SpawnAnswer(const Result<void>& started) {
+  if (!started) return Refuse("spawn_result", started.error().message());
+  return Reply("spawn_result", {{"rc", "0"}});
 }
 
 bool SimpleSession::KvsNameOk(const Command& c) const {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "pmi/spawn_block.hpp"
 #include "pmi/wire.hpp"
 
 namespace psched::pmi {
@@ -28,6 +29,9 @@ struct SimpleSessionInfo {
   std::vector<int> local_ranks;           // this node's ranks of the session
   std::vector<int> appnum_of_local_rank;  // parallel to local_ranks (empty: all 0)
   std::string process_mapping;            // PMI_process_mapping (process_mapping.hpp)
+  // MPI_Comm_spawn children: what the parent put for them (its port), visible to every
+  // rank from the start.
+  std::map<std::string, std::string> preput;
 };
 
 // What the server must do after one command.
@@ -41,6 +45,8 @@ struct Outcome {
   // The rank called abort: end the session with this code and message.
   std::optional<std::pair<int, std::string>> abort;
   bool finalized = false;  // the rank said finalize (its connection may close)
+  // The rank asked for MPI_Comm_spawn: start the children, then answer SpawnAnswer.
+  std::optional<SpawnRequest> spawn;
 };
 
 class SimpleSession {
@@ -54,6 +60,9 @@ class SimpleSession {
   // node's contribution, concatenated. Returns the ranks to answer barrier_out (with
   // the reply line, an error line when the collective failed).
   std::pair<std::vector<int>, std::string> BarrierDone(const Result<std::string>& blobs);
+
+  // The answer to a spawn once the children were started (or why not).
+  static Outcome SpawnAnswer(const Result<void>& started);
 
   int barriers_done() const { return barriers_done_; }
   bool initialized(int rank) const { return initialized_.contains(rank); }
@@ -70,6 +79,7 @@ class SimpleSession {
   Outcome Put(const Command& c);
   Outcome Get(const Command& c) const;
   Outcome Barrier(int rank);
+  Outcome Spawn(int rank, std::string_view line);
   bool KvsNameOk(const Command& c) const;
   int AppnumOf(int rank) const;
 
@@ -81,6 +91,7 @@ class SimpleSession {
   int barriers_done_ = 0;
   std::set<int> initialized_;
   std::set<int> finalized_;
+  std::map<int, SpawnReader> spawns_;  // by rank, while its spawn blocks arrive
 };
 
 }  // namespace psched::pmi

@@ -140,5 +140,57 @@ TEST(SimpleSession, BlobsRoundTripAndRejectGarbage) {
   EXPECT_FALSE(SimpleSession::DecodePuts("novalue\n"));
 }
 
+// mcmd=spawn blocks are gathered per rank without answers; after the last, the session
+// asks the server to start the children, and SpawnAnswer is the reply the client reads.
+TEST(SimpleSession, SpawnBlocksBecomeOneRequestAndOneAnswer) {
+  SimpleSession s(TwoLocalOfFour());
+  const std::vector<std::string> block = {"mcmd=spawn",   "nprocs=3",      "execname=./child",
+                                          "totspawns=1",  "spawnssofar=1", "argcnt=0",
+                                          "preput_num=0", "info_num=0"};
+  for (const auto& line : block) {
+    Outcome o = Send(s, 1, line);
+    EXPECT_TRUE(o.reply.empty()) << line << ": " << o.reply;
+    EXPECT_FALSE(o.spawn.has_value());
+  }
+  // Another rank's commands are served meanwhile.
+  EXPECT_EQ(Send(s, 0, "cmd=get_appnum").reply, "cmd=appnum appnum=0 rc=0\n");
+  Outcome end = Send(s, 1, "endcmd");
+  ASSERT_TRUE(end.spawn.has_value());
+  EXPECT_EQ(end.spawn->apps.at(0).nprocs, 3);
+  EXPECT_TRUE(end.reply.empty());
+  EXPECT_EQ(SimpleSession::SpawnAnswer({}).reply, "cmd=spawn_result rc=0\n");
+  Outcome refused =
+      SimpleSession::SpawnAnswer(Fail(ErrorCode::kResourceExhausted, "needs 9 slots"));
+  EXPECT_EQ(refused.reply, "cmd=spawn_result rc=-1 msg=needs_9_slots\n");
+  EXPECT_EQ(refused.problem, "needs 9 slots");
+  // The rank is back to single-line commands.
+  EXPECT_EQ(Send(s, 1, "cmd=get_appnum").reply, "cmd=appnum appnum=0 rc=0\n");
+}
+
+TEST(SimpleSession, SpawnMultipleIsRefusedWithTheReason) {
+  SimpleSession s(TwoLocalOfFour());
+  Outcome o;
+  for (int b = 1; b <= 2; ++b) {
+    for (const auto& line :
+         {std::string("mcmd=spawn"), std::string("nprocs=1"), std::string("execname=x"),
+          std::string("totspawns=2"), "spawnssofar=" + std::to_string(b), std::string("argcnt=0"),
+          std::string("preput_num=0"), std::string("info_num=0"), std::string("endcmd")})
+      o = Send(s, 0, line);
+  }
+  EXPECT_FALSE(o.spawn.has_value());
+  EXPECT_NE(o.reply.find("cmd=spawn_result rc=-1 msg=MPI_Comm_spawn_multiple_of_2_commands"),
+            std::string::npos)
+      << o.reply;
+}
+
+// Children see their parent's preput pairs (MPICH's PARENT_ROOT_PORT_NAME) from the start.
+TEST(SimpleSession, PreputPairsAreThereForEveryRank) {
+  SimpleSessionInfo info = TwoLocalOfFour();
+  info.preput = {{"PARENT_ROOT_PORT_NAME", "tag#0$x$"}};
+  SimpleSession s(info);
+  EXPECT_EQ(Send(s, 1, "cmd=get kvsname=psched.9.1 key=PARENT_ROOT_PORT_NAME").reply,
+            "cmd=get_result rc=0 msg=success value=tag#0$x$\n");
+}
+
 }  // namespace
 }  // namespace psched::pmi

@@ -80,12 +80,15 @@ struct ChildSpawnRequest {
   std::string cwd;
   int ranks = 1;
   std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app (sums to `ranks`)
+  // The asking node's service for the ChildSpawnReply: the wire-up's spawn side
+  // (PMIx's, or pmi/'s "pmi1.spawned").
+  std::string reply_service = "pmix.spawned";
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChildSpawnRequest, request, parent_session,
                                                 parent_nspace, parent_rank, argv, env, cwd, ranks,
-                                                app_sizes)
+                                                app_sizes, reply_service)
 
-// leader -> the asking node (PeerSend "pmix.spawned"): the children were launched
+// leader -> the asking node (PeerSend to its reply_service): the children were launched
 // (ok, with their nspace) or will not be (message says why).
 struct ChildSpawnReply {
   uint64_t request = 0;

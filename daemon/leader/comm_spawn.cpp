@@ -34,7 +34,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
                                  "MPI_Comm_spawn of " + std::to_string(ask.ranks) +
                                      " process(es) from session " +
                                      std::to_string(ask.parent_session) + " refused: " + why};
-    SendSpawnReply(from, reply);
+    SendSpawnReply(from, ask.reply_service, reply);
     // The user sees why, not only the MPI error class the parent gets.
     if (LiveSession* p = Find(ask.parent_session)) {
       if (auto c = p->launcher.lock()) {
@@ -103,6 +103,7 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.app_sizes = ask.app_sizes;
   child.spawn_node = from;
   child.spawn_request = ask.request;
+  child.spawn_reply_service = ask.reply_service;
 }
 
 void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message) {
@@ -118,14 +119,15 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
                     ": children session " + std::to_string(child.id) + " " + message;
   }
   child.spawn_request = 0;
-  SendSpawnReply(child.spawn_node, reply);
+  SendSpawnReply(child.spawn_node, child.spawn_reply_service, reply);
 }
 
-void LeaderService::SendSpawnReply(int node, const proto::ChildSpawnReply& reply) {
+void LeaderService::SendSpawnReply(int node, const std::string& service,
+                                   const proto::ChildSpawnReply& reply) {
   auto bytes = proto::Json::to_msgpack(proto::Json(reply));
-  peers_.Send({node}, proto::MsgType::kPeerSend,
-              proto::Json(proto::PeerSend{node, 0, "pmix.spawned",
-                                          std::string(bytes.begin(), bytes.end())}));
+  peers_.Send(
+      {node}, proto::MsgType::kPeerSend,
+      proto::Json(proto::PeerSend{node, 0, service, std::string(bytes.begin(), bytes.end())}));
 }
 
 void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {

@@ -109,6 +109,7 @@ class LeaderService {
     std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
     int spawn_node = -1;
     uint64_t spawn_request = 0;
+    std::string spawn_reply_service;  // ChildSpawnRequest::reply_service
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
     std::string wait_reason;   // while queued: the policy's why, shown by psched-ctl status
     // The session whose surpass yielded because it connected to this one (YieldTo):
@@ -192,7 +193,7 @@ class LeaderService {
   static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
                      const LiveSession& parent, int from);
-  void SendSpawnReply(int node, const proto::ChildSpawnReply& reply);
+  void SendSpawnReply(int node, const std::string& service, const proto::ChildSpawnReply& reply);
   void ForwardChildOutput(LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);
   void KillChildren(int64_t parent);

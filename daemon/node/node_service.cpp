@@ -159,7 +159,8 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
                          order.parent_rank,
                          order.app_sizes,
                          order.mpi,
-                         std::max(order.size, order.universe_size)};
+                         std::max(order.size, order.universe_size),
+                         order.env};
   for (const auto& r : order.ranks) {
     if (r.node == node_) info.local_ranks.push_back(r.rank);
     if (info.nodes.empty() || info.nodes.back() != r.node) info.nodes.push_back(r.node);

@@ -76,6 +76,29 @@ TEST(MpichDaemon, UniverseSizeIsTheAllocationsSlots) {
   EXPECT_EQ(Count(o.out, "of 12: universe 12"), 12) << o.out << o.err;
 }
 
+// MPI_Comm_spawn over PMI-1 goes the leader's way for PMIx spawns: the children are a
+// session of their own (PMI_SPAWNED=1) with the parent's preput pairs in their key-value
+// space, their output labelled in the parent's launcher; the parent reads one
+// spawn_result. Children the allocation can never hold are refused with the reason, and
+// the parent's session goes on. A bare client asks, as Debian's MPICH refuses
+// MPI_Comm_spawn before it speaks PMI (ch4:ucx, see pmi/README.md).
+TEST(MpichDaemon, SpawnOverPmi1StartsChildrenThroughTheLeader) {
+  auto o = InAllocation(kTwoNodes,
+                        "d=$(mktemp -d); "
+                        "psched-exec -n 2 --ppn 1 --mpi pmi1 pmi_spawn 3 $d; echo first=$?; "
+                        "psched-exec -n 1 pmi_spawn 40 $d; echo second=$?; rm -rf $d");
+  EXPECT_NE(o.out.find("first=0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "parent rank 0: cmd=spawn_result rc=0"), 1) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 3 (child): parent port port-of-psched."), 3) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "[spawned "), 3) << o.out;
+  EXPECT_NE(o.out.find("second=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: cmd=spawn_result rc=-1 msg=MPI_Comm_spawn_of_40"),
+            std::string::npos)
+      << o.out << o.err;
+  EXPECT_NE(o.err.find("MPI_Comm_spawn of 40 process(es) from session"), std::string::npos)
+      << o.err;
+}
+
 // --mpi none: no PMI for the ranks, so MPICH starts each as a singleton (the old
 // behaviour, now only on request); an unknown wire-up is a usage error.
 TEST(MpichDaemon, WireUpChoice) {
