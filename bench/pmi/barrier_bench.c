@@ -1,0 +1,86 @@
+/* PMI-1 barrier latency, measured from inside a session's ranks: the counterpart of
+ * bench/pmix/fence_bench.c's empty fence for MPICH-family ranks. Each rank is a bare
+ * PMI-1 client on PMI_FD (no MPI library); ROUNDS barrier_in/barrier_out with nothing
+ * put, then ROUNDS with one key put by every rank before each barrier. Rank 0 prints
+ * the median and 90th percentile. Usage: barrier_bench [ROUNDS]  (default 50) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fd = -1;
+
+static double Now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int Cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sends one command and reads its one-line answer, which must start with `want`. */
+static void Ask(const char* line, const char* want) {
+  size_t len = strlen(line), n = 0;
+  char buf[1024];
+  if (write(fd, line, len) != (ssize_t)len) {
+    perror("barrier_bench: write");
+    exit(2);
+  }
+  while (n + 1 < sizeof buf) {
+    if (read(fd, buf + n, 1) != 1) {
+      fprintf(stderr, "barrier_bench: PMI connection closed\n");
+      exit(2);
+    }
+    if (buf[n] == '\n') break;
+    ++n;
+  }
+  buf[n] = '\0';
+  if (strncmp(buf, want, strlen(want)) != 0 || strstr(buf, "rc=-1")) {
+    fprintf(stderr, "barrier_bench: expected '%s', got '%s'\n", want, buf);
+    exit(3);
+  }
+}
+
+static void Report(const char* what, double* t, int n, int size) {
+  qsort(t, n, sizeof *t, Cmp);
+  printf("%s: %d ranks, %d rounds: median %.3f ms, p90 %.3f ms, min %.3f ms\n", what, size, n,
+         t[n / 2] * 1e3, t[(n * 9) / 10] * 1e3, t[0] * 1e3);
+  fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : 50;
+  if (rounds < 1) rounds = 1;
+  const char* fd_text = getenv("PMI_FD");
+  if (!fd_text) {
+    fprintf(stderr, "barrier_bench: no PMI_FD (run it with psched-exec --mpi pmi1)\n");
+    return 2;
+  }
+  fd = atoi(fd_text);
+  const int rank = atoi(getenv("PMI_RANK")), size = atoi(getenv("PMI_SIZE"));
+  Ask("cmd=init pmi_version=1 pmi_subversion=1\n", "cmd=response_to_init");
+  double* t = malloc(sizeof(double) * rounds);
+  Ask("cmd=barrier_in\n", "cmd=barrier_out"); /* warm up: every rank is up */
+  for (int i = 0; i < rounds; ++i) {
+    double s = Now();
+    Ask("cmd=barrier_in\n", "cmd=barrier_out");
+    t[i] = Now() - s;
+  }
+  if (rank == 0) Report("PMI-1 barrier, nothing put", t, rounds, size);
+  char line[256];
+  for (int i = 0; i < rounds; ++i) {
+    snprintf(line, sizeof line, "cmd=put key=r%d.%d value=%d\n", rank, i, i);
+    double s = Now();
+    Ask(line, "cmd=put_result");
+    Ask("cmd=barrier_in\n", "cmd=barrier_out");
+    t[i] = Now() - s;
+  }
+  if (rank == 0) Report("PMI-1 put + barrier, 1 key per rank", t, rounds, size);
+  Ask("cmd=finalize\n", "cmd=finalize_ack");
+  free(t);
+  return 0;
+}
