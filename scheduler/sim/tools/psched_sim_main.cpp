@@ -28,6 +28,7 @@
 #include "scheduler/sim/scheduler_spec.hpp"
 #include "scheduler/sim/simulator.hpp"
 #include "scheduler/sim/swf_file.hpp"
+#include "scheduler/sim/tools/allocation_command.hpp"
 
 namespace psched::sim {
 namespace {
@@ -513,16 +514,22 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--csv-dir", o.csv_dir, "write one per-job CSV per run here");
   app.add_option("--svg", o.svg_path, "write utilisation and waiting-time CDF (SVG) here");
   app.add_flag("-q,--quiet", o.quiet, "no progress lines");
+  std::string allocation;
+  app.add_option("--allocation", allocation,
+                 "allocation mode: replay the sessions of this JSON spec inside one allocation "
+                 "through pschedd's leader, once per policy (docs/sim/allocation.md)");
   app.name("psched-sim");
   app.footer(
       "Examples:\n"
       "  psched-sim --swf data/traces/KTH-SP2-1996-2.1-cln.swf.gz --scheduler easy,easy/psp+aging\n"
       "  psched-sim --auction all --machine S --seeds 7 --scheduler easy,auction -j2\n"
       "  psched-sim --esp --esp-modified --scheduler easy,ipwindow --table ip\n"
+      "  psched-sim --allocation docs/sim/djsb_4x40.json\n"
       "Nothing runs for real: jobs start and end on a virtual clock (docs/sim/README.md).\n\n"
       "Exit status: 0 the table was printed; 2 a bad option, trace or config (the message\n"
       "says which, with file:line for a trace); 1 the simulation itself failed.");
   if (auto code = psched::ParseCommandLine(app, "psched-sim", argc, argv)) return *code;
+  if (!allocation.empty()) return psched::sim::RunAllocationCommand(allocation);
   return psched::sim::Run(o);
 }
 
