@@ -89,8 +89,12 @@ TEST(DjsbReport, InteractiveTableShowsLatenciesAndWhatDidNotComplete) {
   EXPECT_EQ(j["scenarios"][1]["interaction"]["all_completed"], true);
   EXPECT_DOUBLE_EQ(j["scenarios"][1]["interaction"]["p95_s"].get<double>(), 0.2);
   EXPECT_EQ(j["scenarios"][0]["interaction"]["error"], "no simulation serves 'x'");
+  const std::string svg = RenderSvg(r);
+  EXPECT_NE(svg.find("5 of 5 pulls completed, p50 30.0 ms, p95 200.0 ms"), std::string::npos);
+  EXPECT_NE(svg.find("0 of 5 pulls completed: no simulation serves"), std::string::npos);
   // Not interactive: no such rows.
   EXPECT_EQ(FormatTable(PaperLikeResults()).find("Interaction"), std::string::npos);
+  EXPECT_EQ(RenderSvg(PaperLikeResults()).find("Interaction"), std::string::npos);
 }
 
 TEST(DjsbReport, VerdictComparesTheBestPolicyWithTheBaseline) {

@@ -160,6 +160,28 @@ std::string RenderSvg(const DjsbResults& r) {
     vline(baseline_d, "#D55E00", "baseline");
   y += 42;
 
+  // ---- The interactive djsb: a pull's latency beside D, per scenario.
+  if (r.config.interaction.enabled()) {
+    Text(body, 20, y,
+         "Interaction: an analysis pulls a slice from the running simulation (request to reply)",
+         "start", 14, "bold");
+    y += 18;
+    for (const ScenarioResult& s : r.scenarios) {
+      if (!s.skipped.empty()) continue;
+      const InteractionSummary& x = s.interaction;
+      std::string line =
+          std::to_string(x.completed) + " of " + std::to_string(x.asked) + " pulls completed";
+      if (x.latencies > 0)
+        line += ", p50 " + F(1000 * x.median_s) + " ms, p95 " + F(1000 * x.p95_s) + " ms";
+      if (!x.all_completed() && !x.error.empty()) line += ": " + x.error.substr(0, 90);
+      Text(body, kLeft - 8, y, s.scenario.name, "end", 12);
+      Text(body, kLeft + 4, y, line, "start", 12, x.all_completed() ? "bold" : "normal",
+           x.all_completed() ? "#222" : "#D55E00");
+      y += 16;
+    }
+    y += 20;
+  }
+
   // ---- Legend.
   double lx = 20;
   for (const StateStyle& st : kStyles) {

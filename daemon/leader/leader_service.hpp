@@ -184,7 +184,8 @@ class LeaderService {
   // connect_yield.cpp: `connector` connected to `victim`, which it surpassed: the plan of
   // policies::YieldToConnect, carried out as any other.
   void YieldTo(int64_t connector, int64_t victim);
-  // " (sidestepped by 2), was surpassed: 2 connected to it" for status, or "".
+  // What status adds to the state of a session whose surpasser connected to it: ", was
+  // surpassed: 2 connected to it" (", sharing 2's slots, was ..." when resumed in place), or "".
   std::string YieldedDetail(const LiveSession& s, const sched::Session& model) const;
   // comm_spawn.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
