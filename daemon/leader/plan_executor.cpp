@@ -6,10 +6,10 @@
 namespace psched::daemon {
 namespace {
 
-proto::Json RanksOn(const sched::Placement& placement, int node) {
-  proto::Json ranks = proto::Json::array();
+std::vector<proto::CoschedRank> RanksOn(const sched::Placement& placement, int node) {
+  std::vector<proto::CoschedRank> ranks;
   for (const sched::RankSlots& r : placement.ranks)
-    if (r.node == node) ranks.push_back({{"rank", r.rank}, {"pus", r.pus}});
+    if (r.node == node) ranks.push_back({r.rank, r.pus});
   return ranks;
 }
 
@@ -33,47 +33,50 @@ std::string WithoutNodePrefix(const std::string& error, int node) {
 
 }  // namespace
 
-std::string DescribeOp(const proto::Json& op);
-
 namespace {
 
 // "step suspend session 2", "steps resume session 1, re-pin session 4"
-std::string Steps(const proto::Json& ops) {
+std::string Steps(const std::vector<proto::CoschedOp>& ops) {
   std::string out;
-  for (const proto::Json& op : ops) out += (out.empty() ? "" : ", ") + DescribeOp(op);
+  for (const proto::CoschedOp& op : ops) out += (out.empty() ? "" : ", ") + DescribeOp(op);
   return (ops.size() > 1 ? "steps " : "step ") + out;
 }
 
 }  // namespace
 
-std::string DescribeOp(const proto::Json& op) {
-  std::string what = op.value("op", "?");
+std::string DescribeOp(const proto::CoschedOp& op) {
+  std::string what = op.op.empty() ? "?" : op.op;
   if (what == "repin") what = "re-pin";
-  return what + " session " + std::to_string(op.value("session", int64_t{0}));
+  return what + " session " + std::to_string(op.session);
 }
 
 void PlanExecutor::Run(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
                        Done done) {
   auto txn = std::make_unique<Txn>();
-  auto add = [&](int node, proto::Json op, proto::Json inverse) {
+  auto add = [&](int node, proto::CoschedOp op, proto::CoschedOp inverse) {
     txn->ops[node].push_back(std::move(op));
     txn->inverses[node].push_back(std::move(inverse));
   };
   // Every suspend order, a plan's or an undo's, carries the confirmation time.
   auto suspend = [&](int64_t session, double grace) {
-    return proto::Json{
-        {"op", "suspend"}, {"session", session}, {"grace_s", grace}, {"confirm_s", confirm_s_}};
+    return proto::CoschedOp{
+        .op = "suspend", .session = session, .grace_s = grace, .confirm_s = confirm_s_};
+  };
+  auto resume = [](int64_t session) {
+    return proto::CoschedOp{.op = "resume", .session = session};
+  };
+  auto repin = [](int64_t session, const sched::Placement& placement, int node) {
+    return proto::CoschedOp{.op = "repin", .session = session, .ranks = RanksOn(placement, node)};
   };
   for (const sched::Action& action : plan.actions) {
     if (const auto* s = std::get_if<sched::SuspendAction>(&action)) {
       if (const sched::Session* was = before.Find(s->session)) {
         for (int n : was->placement.Nodes())
-          add(n, suspend(s->session, grace_s), {{"op", "resume"}, {"session", s->session}});
+          add(n, suspend(s->session, grace_s), resume(s->session));
       }
     } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
       if (const sched::Session* was = before.Find(r->session)) {
-        for (int n : was->placement.Nodes())
-          add(n, {{"op", "resume"}, {"session", r->session}}, suspend(r->session, 0));
+        for (int n : was->placement.Nodes()) add(n, resume(r->session), suspend(r->session, 0));
       }
     } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
       const sched::Session* was = before.Find(p->session);
@@ -82,8 +85,7 @@ void PlanExecutor::Run(const sched::Snapshot& before, const sched::Plan& plan, d
       for (int n : p->placement.Nodes())
         if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
       for (int n : nodes) {
-        add(n, {{"op", "repin"}, {"session", p->session}, {"ranks", RanksOn(p->placement, n)}},
-            {{"op", "repin"}, {"session", p->session}, {"ranks", RanksOn(was->placement, n)}});
+        add(n, repin(p->session, p->placement, n), repin(p->session, was->placement, n));
       }
     }
   }
@@ -103,15 +105,14 @@ void PlanExecutor::Send(Txn& txn, double timeout_s) {
   std::vector<std::pair<int, std::string>> orders;
   orders.reserve(txn.ops.size());
   for (const auto& [node, ops] : txn.ops)
-    orders.emplace_back(node, proto::Json{{"txn", txn.id}, {"ops", ops}}.dump());
+    orders.emplace_back(node, proto::EncodeCoschedOrder({.txn = txn.id, .ops = ops}));
   for (auto& [node, data] : orders) send_(node, std::move(data));
 }
 
 void PlanExecutor::OnReply(const std::string& data) {
-  proto::Json reply = proto::Json::parse(data, nullptr, false);
-  if (reply.is_discarded() || !txn_ || reply.value("txn", int64_t{-1}) != txn_->id) return;
-  Replied(reply.value("node", -1), reply.value("ok", false),
-          reply.value("done", std::vector<int>{}), reply.value("error", ""));
+  auto reply = proto::DecodeCoschedReply(data);
+  if (!reply || !txn_ || reply->txn != txn_->id) return;
+  Replied(reply->node, reply->ok, std::move(reply->done), reply->error);
 }
 
 void PlanExecutor::NodesLost(const std::vector<int>& nodes) {
@@ -156,7 +157,7 @@ void PlanExecutor::Replied(int node, bool ok, std::vector<int> done, const std::
     if (!ok) {
       // A node stops at its first failing op: the next one after those done.
       size_t step = done.size();
-      const proto::Json& ops = txn.ops[node];
+      const std::vector<proto::CoschedOp>& ops = txn.ops[node];
       std::string what = step < ops.size() ? "step '" + DescribeOp(ops[step]) + "'" : "a step";
       if (step < ops.size()) txn.failed_step[node] = static_cast<int>(step);
       txn.error += (txn.error.empty() ? "" : "; ") + std::string("node ") + std::to_string(node) +
@@ -196,7 +197,7 @@ void PlanExecutor::Complete() {
   }
   // Undo, node by node and in reverse order, what was done: on a failing node also
   // the step that failed (it may be half done), on a silent node every step.
-  std::map<int, proto::Json> undo;
+  std::map<int, std::vector<proto::CoschedOp>> undo;
   for (const auto& [node, ops] : txn.ops) {
     if (txn.lost.contains(node)) continue;
     std::vector<int> steps;

@@ -16,11 +16,8 @@
 // Spawns, enqueues and rejects stay with the caller: they come after the node
 // operations succeeded.
 //
-// Wire format (PeerSend data, service "cosched" down, "cosched.reply" up):
-//   order {"txn": 7, "ops": [{"op": "suspend", "session": 3, "grace_s": 0, "confirm_s": 5},
-//                            {"op": "resume", "session": 2},
-//                            {"op": "repin", "session": 4, "ranks": [{"rank": 0, "pus": [5]}]}]}
-//   reply {"txn": 7, "node": 1, "ok": false, "done": [0], "error": "..."}
+// Wire format: proto/cosched.hpp (PeerSend data, service "cosched" down,
+// "cosched.reply" up).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +30,7 @@
 
 #include "common/error.hpp"
 #include "config/config.hpp"
+#include "proto/cosched.hpp"
 #include "proto/messages.hpp"
 #include "scheduler/model.hpp"
 
@@ -78,8 +76,8 @@ class PlanExecutor {
   struct Txn {
     int64_t id = 0;
     bool rollback = false;
-    std::map<int, proto::Json> ops;       // node -> ops
-    std::map<int, proto::Json> inverses;  // node -> inverse of each op, same indices
+    std::map<int, std::vector<proto::CoschedOp>> ops;       // node -> ops
+    std::map<int, std::vector<proto::CoschedOp>> inverses;  // node -> inverse of each op
     std::set<int> pending;
     std::map<int, std::vector<int>> done;  // node -> ops done
     std::map<int, int> failed_step;        // node -> index of the op that failed
@@ -103,7 +101,7 @@ class PlanExecutor {
   std::unique_ptr<Txn> txn_;
 };
 
-// "suspend session 3", "re-pin session 4": an op of the wire format, for people.
-std::string DescribeOp(const proto::Json& op);
+// "suspend session 3", "re-pin session 4": an op of an order, for people.
+std::string DescribeOp(const proto::CoschedOp& op);
 
 }  // namespace psched::daemon

@@ -18,7 +18,7 @@ namespace psched::daemon {
 struct CoschedNode::Txn {
   CoschedNode* owner = nullptr;
   int64_t id = 0;
-  proto::Json ops;
+  std::vector<proto::CoschedOp> ops;
   size_t next = 0;
   std::vector<int> done;  // indices of ops carried out
   event* timer = nullptr;
@@ -50,10 +50,10 @@ CoschedNode::~CoschedNode() {
 void CoschedNode::OnOrder(const std::string& data) {
   auto txn = std::make_unique<Txn>();
   txn->owner = this;
-  proto::Json order = proto::Json::parse(data, nullptr, false);
-  if (order.is_discarded() || !order.contains("ops")) return;  // not from our leader
-  txn->id = order.value("txn", int64_t{0});
-  txn->ops = order["ops"];
+  auto order = proto::DecodeCoschedOrder(data);
+  if (!order) return;  // not from our leader
+  txn->id = order->txn;
+  txn->ops = std::move(order->ops);
   Txn& t = *txn;
   waiting_.push_back(std::move(txn));
   // One at a time, in the order received: a rollback must not overtake the order it
@@ -98,7 +98,7 @@ Result<bool> CoschedNode::Suspend(Txn& txn, int64_t session, double confirm_s) {
   return false;
 }
 
-Result<void> CoschedNode::Repin(int64_t session, const proto::Json& ranks) {
+Result<void> CoschedNode::Repin(int64_t session, const std::vector<proto::CoschedRank>& ranks) {
   if (topology_ == nullptr) {
     hwloc_topology_init(&topology_);
     if (hwloc_topology_load(topology_) != 0) {
@@ -108,11 +108,10 @@ Result<void> CoschedNode::Repin(int64_t session, const proto::Json& ranks) {
     }
   }
   auto local = ranks_.LocalProcesses(session);
-  for (const auto& r : ranks) {
-    int rank = r.value("rank", -1);
-    auto it = std::find_if(local.begin(), local.end(), [&](auto& p) { return p.first == rank; });
+  for (const proto::CoschedRank& r : ranks) {
+    auto it = std::find_if(local.begin(), local.end(), [&](auto& p) { return p.first == r.rank; });
     if (it == local.end()) continue;  // exited already
-    cpu_set_t cpus = CpuSetFor(r.value("pus", std::vector<int>{}), real_pus_);
+    cpu_set_t cpus = CpuSetFor(r.pus, real_pus_);
     if (auto ok = RepinProcessTree(topology_, it->second, cpus); !ok)
       return Fail(ok.error().WithSession(session));
   }
@@ -121,10 +120,10 @@ Result<void> CoschedNode::Repin(int64_t session, const proto::Json& ranks) {
 
 void CoschedNode::Step(Txn& txn) {
   while (txn.next < txn.ops.size()) {
-    const proto::Json& op = txn.ops[txn.next];
-    std::string what = op.value("op", "");
-    int64_t session = op.value("session", int64_t{0});
-    double grace = op.value("grace_s", 0.0);
+    const proto::CoschedOp& op = txn.ops[txn.next];
+    const std::string& what = op.op;
+    const int64_t session = op.session;
+    const double grace = op.grace_s;
     Result<void> ok;
     if (what == "suspend" && grace > 0 && !txn.graced) return StartGrace(txn);
     if (txn.timer) {
@@ -134,7 +133,7 @@ void CoschedNode::Step(Txn& txn) {
     if (what == "suspend") {
       // The leader's [policy] suspend_confirm_timeout_s; an order without one (or with
       // a value no config accepts) gets the default.
-      double confirm = op.value("confirm_s", kConfirmTimeoutS);
+      double confirm = op.confirm_s;
       if (!std::isfinite(confirm) || confirm <= 0) confirm = kConfirmTimeoutS;
       auto confirmed = Suspend(txn, session, confirm);
       if (confirmed && !*confirmed) return;  // the poll timer calls Step again
@@ -142,7 +141,7 @@ void CoschedNode::Step(Txn& txn) {
     } else if (what == "resume") {
       ranks_.Resume(session);
     } else if (what == "repin") {
-      ok = Repin(session, op.value("ranks", proto::Json::array()));
+      ok = Repin(session, op.ranks);
     } else {
       ok = Fail(ErrorCode::kProtocol, "unknown co-scheduling operation '" + what + "'");
     }
@@ -160,11 +159,11 @@ void CoschedNode::StartGrace(Txn& txn) {
   txn.graced = true;
   double grace = 0;
   for (size_t i = txn.next; i < txn.ops.size(); ++i) {
-    const proto::Json& op = txn.ops[i];
-    if (op.value("op", "") != "suspend" || op.value("grace_s", 0.0) <= 0) continue;
-    ranks_.Signal(op.value("session", int64_t{0}), SIGTSTP);
+    const proto::CoschedOp& op = txn.ops[i];
+    if (op.op != "suspend" || op.grace_s <= 0) continue;
+    ranks_.Signal(op.session, SIGTSTP);
     txn.warned.push_back(i);
-    grace = std::max(grace, op.value("grace_s", 0.0));
+    grace = std::max(grace, op.grace_s);
   }
   txn.timer = evtimer_new(base_, &CoschedNode::OnGrace, &txn);
   timeval tv = TimevalFromSeconds(grace);
@@ -175,7 +174,7 @@ void CoschedNode::StartGrace(Txn& txn) {
 // later suspend was never suspended, but SIGTSTP may have stopped it: it runs on.
 void CoschedNode::ContinueWarnedBeyond(const Txn& txn, size_t failed) {
   for (size_t i : txn.warned)
-    if (i > failed) ranks_.Signal(txn.ops[i].value("session", int64_t{0}), SIGCONT);
+    if (i > failed) ranks_.Signal(txn.ops[i].session, SIGCONT);
 }
 
 void CoschedNode::OnGrace(evutil_socket_t, short, void* arg) {
@@ -186,11 +185,11 @@ void CoschedNode::OnGrace(evutil_socket_t, short, void* arg) {
 
 void CoschedNode::Finish(Txn& txn, Result<void> result) {
   if (!result) ContinueWarnedBeyond(txn, txn.next);
-  proto::Json reply{
-      {"txn", txn.id}, {"node", node_}, {"ok", result.has_value()}, {"done", txn.done}};
-  if (!result) reply["error"] = result.error().WithNode(node_).ToString();
+  proto::CoschedReply reply{
+      .txn = txn.id, .node = node_, .ok = result.has_value(), .done = txn.done};
+  if (!result) reply.error = result.error().WithNode(node_).ToString();
   std::erase_if(waiting_, [&](const auto& t) { return t.get() == &txn; });  // frees txn
-  reply_(reply.dump());
+  reply_(proto::EncodeCoschedReply(reply));
   if (!waiting_.empty()) Step(*waiting_.front());
 }
 

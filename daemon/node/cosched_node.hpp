@@ -16,6 +16,7 @@
 
 #include "common/clock.hpp"
 #include "daemon/node/node_service.hpp"
+#include "proto/cosched.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::daemon {
@@ -38,7 +39,7 @@ class CoschedNode {
   // Asks once, then looks: true once confirmed, false while a look is scheduled; fails
   // after `confirm_s` (the order's, from the leader's config) without confirmation.
   Result<bool> Suspend(Txn& txn, int64_t session, double confirm_s);
-  Result<void> Repin(int64_t session, const proto::Json& ranks);
+  Result<void> Repin(int64_t session, const std::vector<proto::CoschedRank>& ranks);
   void StartGrace(Txn& txn);
   void ContinueWarnedBeyond(const Txn& txn, size_t failed);
   void Finish(Txn& txn, Result<void> result);
