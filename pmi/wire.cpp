@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "pmi/spawn_block.hpp"
+
 namespace psched::pmi {
 
 namespace {
@@ -106,11 +108,21 @@ std::optional<Result<std::string>> LineSplitter::Next() {
 
 int FuzzWire(const uint8_t* data, size_t size) {
   LineSplitter splitter;
+  SpawnReader spawn;  // MPICH's mcmd=spawn blocks, fed every line as the session does
   splitter.Append(std::string_view(reinterpret_cast<const char*>(data), size));
   while (auto line = splitter.Next()) {
     if (!*line) continue;
     if (line->value().size() >= kMaxLine || line->value().find('\n') != std::string::npos)
       std::abort();
+    if (spawn.open() || SpawnReader::Opens(line->value())) {
+      auto done = spawn.Add(line->value());
+      if (done && spawn.open()) std::abort();  // an answer ends the spawn
+      if (done && *done) {
+        for (const SpawnApp& app : (*done)->apps)
+          if (app.nprocs < 1 || app.execname.empty()) std::abort();
+      }
+      continue;
+    }
     auto command = ParseLine(line->value());
     if (!command) continue;
     // What parses prints back to a line that parses to the same command.

@@ -62,7 +62,8 @@ class LineSplitter {
 };
 
 // libFuzzer-style entry (a fuzz target's LLVMFuzzerTestOneInput calls it): feeds the
-// bytes through LineSplitter and ParseLine and checks what must always hold.
+// bytes through LineSplitter, ParseLine and SpawnReader (mcmd=spawn blocks) and checks
+// what must always hold.
 int FuzzWire(const uint8_t* data, size_t size);
 
 }  // namespace psched::pmi

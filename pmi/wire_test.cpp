@@ -79,7 +79,10 @@ TEST(PmiWire, FuzzEntryTakesArbitraryBytes) {
                                 "=\n=",
                                 std::string(3000, '='),
                                 "cmd=a b=c d e\ncmd=x\x01=\xff\n",
-                                "mcmd=spawn\nnprocs=2\n"};
+                                "mcmd=spawn\nnprocs=2\n",
+                                "mcmd=spawn\nnprocs=1\nexecname=x\ntotspawns=1\nspawnssofar=1\n"
+                                "argcnt=0\npreput_num=0\ninfo_num=0\nendcmd\ncmd=x\n",
+                                "mcmd=spawn\nendcmd\nmcmd=spawn\nno pair\nendcmd\n"};
   for (const auto& in : inputs)
     EXPECT_EQ(FuzzWire(reinterpret_cast<const uint8_t*>(in.data()), in.size()), 0);
 }
