@@ -1,8 +1,11 @@
 #include "scheduler/placement.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 #include <unordered_map>
+
+#include "scheduler/node_shares.hpp"
 
 namespace psched::sched {
 
@@ -107,16 +110,11 @@ void NumberRanksByNode(Placement& out) {
   for (size_t i = 0; i < out.ranks.size(); ++i) out.ranks[i].rank = static_cast<int>(i);
 }
 
-// The nodes of a -N request under compact, and each one's share of the ranks: the
-// earliest nodes in order that can hold the session together (a node is skipped only
-// when the ones after it are needed to hold it), with the ranks as even as their room
-// allows, the first nodes taking the extra ones. --ppn caps a node's share (with -n it
-// is a maximum, as srun's --ntasks-per-node). Empty when no N nodes can hold it.
+// The nodes of a -N request under compact and each one's share (NodesAndShares), on `work`.
 std::vector<std::pair<NodeWork*, int>> CompactNodesAndShares(std::vector<NodeWork>& work,
                                                              const SessionRequest& req, int threads,
                                                              int max_uses,
                                                              std::vector<int>& scratch) {
-  const size_t want = static_cast<size_t>(std::min(req.nodes, req.ranks));
   std::vector<int> room(work.size(), -1);  // ranks each node can take, computed on demand
   auto room_of = [&](size_t i) {
     if (room[i] < 0) {
@@ -125,49 +123,9 @@ std::vector<std::pair<NodeWork*, int>> CompactNodesAndShares(std::vector<NodeWor
     }
     return room[i];
   };
-  std::vector<size_t> chosen;
-  int held = 0;
-  // Usually the first nodes with room hold it.
-  for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
-    if (room_of(i) > 0) {
-      chosen.push_back(i);
-      held += room_of(i);
-    }
-  }
-  if (chosen.size() < want) return {};
-  if (held < req.ranks) {
-    // Take node i when the best nodes after it can still hold what is left.
-    chosen.clear();
-    held = 0;
-    for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
-      if (room_of(i) == 0) continue;
-      std::vector<int> later;
-      for (size_t j = i + 1; j < work.size(); ++j)
-        if (room_of(j) > 0) later.push_back(room_of(j));
-      const size_t more = want - chosen.size() - 1;
-      if (later.size() < more) break;
-      std::partial_sort(later.begin(), later.begin() + static_cast<long>(more), later.end(),
-                        std::greater<>());
-      const int best_after =
-          std::accumulate(later.begin(), later.begin() + static_cast<long>(more), 0);
-      if (held + room_of(i) + best_after < req.ranks) continue;
-      chosen.push_back(i);
-      held += room_of(i);
-    }
-    if (chosen.size() < want || held < req.ranks) return {};
-  }
-  // One rank per node in turn, skipping full ones: as even as the room allows.
   std::vector<std::pair<NodeWork*, int>> shares;
-  shares.reserve(chosen.size());
-  for (size_t i : chosen) shares.emplace_back(&work[i], 0);
-  for (int left = req.ranks; left > 0;) {
-    for (size_t k = 0; k < shares.size() && left > 0; ++k) {
-      if (shares[k].second < room_of(chosen[k])) {
-        ++shares[k].second;
-        --left;
-      }
-    }
-  }
+  for (auto [i, share] : NodesAndShares(work.size(), room_of, req))
+    shares.emplace_back(&work[i], share);
   return shares;
 }
 
@@ -291,6 +249,56 @@ std::optional<Placement> PlaceContiguous(std::vector<NodeWork>& work, const Sess
 }
 
 }  // namespace
+
+std::vector<std::pair<size_t, int>> NodesAndShares(size_t n,
+                                                   const std::function<int(size_t)>& room_of,
+                                                   const SessionRequest& req) {
+  const size_t want = static_cast<size_t>(std::min(req.nodes, req.ranks));
+  std::vector<size_t> chosen;
+  int held = 0;
+  // Usually the first nodes with room hold it.
+  for (size_t i = 0; i < n && chosen.size() < want; ++i) {
+    if (room_of(i) > 0) {
+      chosen.push_back(i);
+      held += room_of(i);
+    }
+  }
+  if (chosen.size() < want) return {};
+  if (held < req.ranks) {
+    // Take node i when the best nodes after it can still hold what is left.
+    chosen.clear();
+    held = 0;
+    for (size_t i = 0; i < n && chosen.size() < want; ++i) {
+      if (room_of(i) == 0) continue;
+      std::vector<int> later;
+      for (size_t j = i + 1; j < n; ++j)
+        if (room_of(j) > 0) later.push_back(room_of(j));
+      const size_t more = want - chosen.size() - 1;
+      if (later.size() < more) break;
+      std::partial_sort(later.begin(), later.begin() + static_cast<long>(more), later.end(),
+                        std::greater<>());
+      const int best_after =
+          std::accumulate(later.begin(), later.begin() + static_cast<long>(more), 0);
+      if (held + room_of(i) + best_after < req.ranks) continue;
+      chosen.push_back(i);
+      held += room_of(i);
+    }
+    if (chosen.size() < want || held < req.ranks) return {};
+  }
+  // One rank per node in turn, skipping full ones: as even as the room allows.
+  std::vector<std::pair<size_t, int>> shares;
+  shares.reserve(chosen.size());
+  for (size_t i : chosen) shares.emplace_back(i, 0);
+  for (int left = req.ranks; left > 0;) {
+    for (auto& [i, share] : shares) {
+      if (left > 0 && share < room_of(i)) {
+        ++share;
+        --left;
+      }
+    }
+  }
+  return shares;
+}
 
 int UsablePus(const Node& node, int max_uses) {
   return static_cast<int>(

@@ -1,9 +1,9 @@
 #include "scheduler/sim/slot_map.hpp"
 
 #include <algorithm>
-#include <functional>
-#include <numeric>
 #include <utility>
+
+#include "scheduler/node_shares.hpp"
 
 namespace psched::sim {
 
@@ -134,62 +134,15 @@ struct Fill {
   }
 };
 
-// sched's CompactNodesAndShares: the nodes of a -N request and each one's share of the
-// ranks (see placement.cpp), on `work` (node indexes). Empty when no N nodes hold it.
-std::vector<std::pair<int, int>> NodesAndShares(const Fill& f, std::span<const int> work) {
-  const sched::SessionRequest& req = f.req;
-  const size_t want = static_cast<size_t>(std::min(req.nodes, req.ranks));
-  std::vector<size_t> chosen;
-  int held = 0;
-  for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
-    if (f.Room(work[i]) > 0) {
-      chosen.push_back(i);
-      held += f.Room(work[i]);
-    }
-  }
-  if (chosen.size() < want) return {};
-  if (held < req.ranks) {
-    chosen.clear();
-    held = 0;
-    for (size_t i = 0; i < work.size() && chosen.size() < want; ++i) {
-      if (f.Room(work[i]) == 0) continue;
-      std::vector<int> later;
-      for (size_t j = i + 1; j < work.size(); ++j)
-        if (f.Room(work[j]) > 0) later.push_back(f.Room(work[j]));
-      const size_t more = want - chosen.size() - 1;
-      if (later.size() < more) break;
-      std::partial_sort(later.begin(), later.begin() + static_cast<long>(more), later.end(),
-                        std::greater<>());
-      const int best_after =
-          std::accumulate(later.begin(), later.begin() + static_cast<long>(more), 0);
-      if (held + f.Room(work[i]) + best_after < req.ranks) continue;
-      chosen.push_back(i);
-      held += f.Room(work[i]);
-    }
-    if (chosen.size() < want || held < req.ranks) return {};
-  }
-  std::vector<std::pair<int, int>> shares;
-  shares.reserve(chosen.size());
-  for (size_t i : chosen) shares.emplace_back(work[i], 0);
-  for (int left = req.ranks; left > 0;) {
-    for (auto& [node, share] : shares) {
-      if (left > 0 && share < f.Room(node)) {
-        ++share;
-        --left;
-      }
-    }
-  }
-  return shares;
-}
-
 // sched's PlaceCompact at use level 0 on `work`.
 std::optional<SlotRuns> Compact(const Fill& f, std::span<const int> work) {
   SlotRuns out;
   out.gpus_per_node = f.req.gpus_per_node;
   if (f.req.nodes > 0) {
-    const std::vector<std::pair<int, int>> shares = NodesAndShares(f, work);
+    const std::vector<std::pair<size_t, int>> shares = sched::NodesAndShares(
+        work.size(), [&](size_t i) { return f.Room(work[i]); }, f.req);
     if (shares.empty()) return std::nullopt;
-    for (auto [node, share] : shares) f.Take(node, share, out);
+    for (auto [i, share] : shares) f.Take(work[i], share, out);
     return out;
   }
   int left = f.req.ranks;
