@@ -3,13 +3,9 @@
  * PMI-1 client on PMI_FD (no MPI library); ROUNDS barrier_in/barrier_out with nothing
  * put, then ROUNDS with one key put by every rank before each barrier. Rank 0 prints
  * the median and 90th percentile. Usage: barrier_bench [ROUNDS]  (default 50) */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-static int fd = -1;
+#include "tests/mpich/programs/pmi_client.h"
 
 static double Now(void) {
   struct timespec ts;
@@ -22,25 +18,12 @@ static int Cmp(const void* a, const void* b) {
   return x < y ? -1 : x > y;
 }
 
-/* Sends one command and reads its one-line answer, which must start with `want`. */
+/* Sends one command; its answer must start with `want` and not be an error. */
 static void Ask(const char* line, const char* want) {
-  size_t len = strlen(line), n = 0;
-  char buf[1024];
-  if (write(fd, line, len) != (ssize_t)len) {
-    perror("barrier_bench: write");
-    exit(2);
-  }
-  while (n + 1 < sizeof buf) {
-    if (read(fd, buf + n, 1) != 1) {
-      fprintf(stderr, "barrier_bench: PMI connection closed\n");
-      exit(2);
-    }
-    if (buf[n] == '\n') break;
-    ++n;
-  }
-  buf[n] = '\0';
-  if (strncmp(buf, want, strlen(want)) != 0 || strstr(buf, "rc=-1")) {
-    fprintf(stderr, "barrier_bench: expected '%s', got '%s'\n", want, buf);
+  char reply[1024];
+  PmiAsk(line, reply, sizeof reply, want);
+  if (strstr(reply, "rc=-1")) {
+    fprintf(stderr, "barrier_bench: '%s' was refused: %s\n", line, reply);
     exit(3);
   }
 }
@@ -60,7 +43,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "barrier_bench: no PMI_FD (run it with psched-exec --mpi pmi1)\n");
     return 2;
   }
-  fd = atoi(fd_text);
+  pmi_fd = atoi(fd_text);
   const int rank = atoi(getenv("PMI_RANK")), size = atoi(getenv("PMI_SIZE"));
   Ask("cmd=init pmi_version=1 pmi_subversion=1\n", "cmd=response_to_init");
   double* t = malloc(sizeof(double) * rounds);

@@ -2,42 +2,7 @@
  * one key, all meet in a barrier, each gets every other rank's key. Then it sends a
  * malformed command and prints the server's answer. Prints "exchange ok" when every
  * value came back as put. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static int fd = -1;
-
-static void Send(const char* line) {
-  size_t len = strlen(line);
-  if (write(fd, line, len) != (ssize_t)len) {
-    perror("write");
-    exit(2);
-  }
-}
-
-/* One reply line into buf (without the newline). */
-static void Receive(char* buf, size_t size) {
-  size_t n = 0;
-  while (n + 1 < size) {
-    ssize_t r = read(fd, buf + n, 1);
-    if (r <= 0) {
-      fprintf(stderr, "PMI connection closed\n");
-      exit(2);
-    }
-    if (buf[n] == '\n') break;
-    ++n;
-  }
-  buf[n] = '\0';
-}
-
-static void Expect(const char* reply, const char* prefix) {
-  if (strncmp(reply, prefix, strlen(prefix)) != 0) {
-    fprintf(stderr, "expected '%s', got '%s'\n", prefix, reply);
-    exit(3);
-  }
-}
+#include "pmi_client.h"
 
 int main(void) {
   const char* fd_text = getenv("PMI_FD");
@@ -47,32 +12,24 @@ int main(void) {
     fprintf(stderr, "no PMI_FD/PMI_RANK/PMI_SIZE\n");
     return 2;
   }
-  fd = atoi(fd_text);
+  pmi_fd = atoi(fd_text);
   const int rank = atoi(rank_text), size = atoi(size_text);
   char reply[1024], line[1024], kvs[256];
 
-  Send("cmd=init pmi_version=1 pmi_subversion=1\n");
-  Receive(reply, sizeof reply);
-  Expect(reply, "cmd=response_to_init");
-  Send("cmd=get_my_kvsname\n");
-  Receive(reply, sizeof reply);
-  Expect(reply, "cmd=my_kvsname");
+  PmiAsk("cmd=init pmi_version=1 pmi_subversion=1\n", reply, sizeof reply, "cmd=response_to_init");
+  PmiAsk("cmd=get_my_kvsname\n", reply, sizeof reply, "cmd=my_kvsname");
   if (sscanf(strstr(reply, "kvsname=") + 8, "%255s", kvs) != 1) return 3;
 
   snprintf(line, sizeof line, "cmd=put kvsname=%s key=k%d value=v%d-%d\n", kvs, rank, rank,
            rank * 7);
-  Send(line);
-  Receive(reply, sizeof reply);
-  Expect(reply, "cmd=put_result rc=0");
-  Send("cmd=barrier_in\n");
-  Receive(reply, sizeof reply);
-  Expect(reply, "cmd=barrier_out");
+  PmiAsk(line, reply, sizeof reply, "cmd=put_result rc=0");
+  PmiAsk("cmd=barrier_in\n", reply, sizeof reply, "cmd=barrier_out");
 
   int good = 0;
   for (int r = 0; r < size; ++r) {
     snprintf(line, sizeof line, "cmd=get kvsname=%s key=k%d\n", kvs, r);
-    Send(line);
-    Receive(reply, sizeof reply);
+    PmiSend(line);
+    PmiReceive(reply, sizeof reply);
     char want[64];
     snprintf(want, sizeof want, "value=v%d-%d", r, r * 7);
     if (strstr(reply, "rc=0") && strstr(reply, want))
@@ -81,15 +38,13 @@ int main(void) {
       fprintf(stderr, "rank %d: get k%d: %s\n", rank, r, reply);
   }
   snprintf(line, sizeof line, "cmd=get kvsname=%s key=PMI_process_mapping\n", kvs);
-  Send(line);
-  Receive(reply, sizeof reply);
+  PmiSend(line);
+  PmiReceive(reply, sizeof reply);
   printf("rank %d mapping %s\n", rank, strstr(reply, "value=") ? strstr(reply, "value=") + 6 : "?");
-  Send("this is not pmi\n");
-  Receive(reply, sizeof reply);
+  PmiSend("this is not pmi\n");
+  PmiReceive(reply, sizeof reply);
   printf("rank %d malformed reply: %s\n", rank, reply);
-  Send("cmd=finalize\n");
-  Receive(reply, sizeof reply);
-  Expect(reply, "cmd=finalize_ack");
+  PmiAsk("cmd=finalize\n", reply, sizeof reply, "cmd=finalize_ack");
   printf("rank %d of %d: got %d of %d keys: exchange %s\n", rank, size, good, size,
          good == size ? "ok" : "WRONG");
   return good == size ? 0 : 1;

@@ -9,43 +9,7 @@
  *   pmi_spawn child DIR   (a child, PMI_SPAWNED=1): prints what it finds of its parent
  *                     in its own key-value space, meets its siblings in a barrier and
  *                     leaves DIR/child<R>. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static int fd = -1;
-
-static void Send(const char* text) {
-  size_t len = strlen(text);
-  if (write(fd, text, len) != (ssize_t)len) {
-    perror("write");
-    exit(2);
-  }
-}
-
-static void Receive(char* buf, size_t size) {
-  size_t n = 0;
-  while (n + 1 < size) {
-    ssize_t r = read(fd, buf + n, 1);
-    if (r <= 0) {
-      fprintf(stderr, "PMI connection closed\n");
-      exit(2);
-    }
-    if (buf[n] == '\n') break;
-    ++n;
-  }
-  buf[n] = '\0';
-}
-
-static void Ask(const char* text, char* reply, size_t size, const char* want) {
-  Send(text);
-  Receive(reply, size);
-  if (strncmp(reply, want, strlen(want)) != 0) {
-    fprintf(stderr, "expected '%s', got '%s'\n", want, reply);
-    exit(3);
-  }
-}
+#include "pmi_client.h"
 
 int main(int argc, char** argv) {
   const char* fd_text = getenv("PMI_FD");
@@ -54,22 +18,22 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: pmi_spawn N|child DIR, with PMI_FD and PMI_SPAWNED\n");
     return 2;
   }
-  fd = atoi(fd_text);
+  pmi_fd = atoi(fd_text);
   const int rank = atoi(getenv("PMI_RANK")), size = atoi(getenv("PMI_SIZE"));
   char reply[1024], line[1024], kvs[256];
-  Ask("cmd=init pmi_version=1 pmi_subversion=1\n", reply, sizeof reply, "cmd=response_to_init");
-  Ask("cmd=get_my_kvsname\n", reply, sizeof reply, "cmd=my_kvsname");
+  PmiAsk("cmd=init pmi_version=1 pmi_subversion=1\n", reply, sizeof reply, "cmd=response_to_init");
+  PmiAsk("cmd=get_my_kvsname\n", reply, sizeof reply, "cmd=my_kvsname");
   if (sscanf(strstr(reply, "kvsname=") + 8, "%255s", kvs) != 1) return 3;
 
   if (strcmp(spawned, "1") == 0) {
     snprintf(line, sizeof line, "cmd=get kvsname=%s key=PARENT_ROOT_PORT_NAME\n", kvs);
-    Ask(line, reply, sizeof reply, "cmd=get_result");
+    PmiAsk(line, reply, sizeof reply, "cmd=get_result");
     const char* value = strstr(reply, "value=");
     printf("child rank %d of %d (%s): parent port %s\n", rank, size, argv[1],
            value ? value + 6 : "(none)");
     fflush(stdout);
-    Ask("cmd=barrier_in\n", reply, sizeof reply, "cmd=barrier_out");
-    Ask("cmd=finalize\n", reply, sizeof reply, "cmd=finalize_ack");
+    PmiAsk("cmd=barrier_in\n", reply, sizeof reply, "cmd=barrier_out");
+    PmiAsk("cmd=finalize\n", reply, sizeof reply, "cmd=finalize_ack");
     snprintf(line, sizeof line, "%s/child%d", argv[2], rank);
     FILE* mark = fopen(line, "w");
     if (mark) fclose(mark);
@@ -84,7 +48,7 @@ int main(int argc, char** argv) {
              "arg2=%s\nargcnt=2\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
              "preput_val_0=port-of-%s\ninfo_num=0\nendcmd\n",
              n, argv[0], argv[2], kvs);
-    Ask(line, reply, sizeof reply, "cmd=spawn_result");
+    PmiAsk(line, reply, sizeof reply, "cmd=spawn_result");
     printf("parent rank 0: %s\n", reply);
     fflush(stdout);
     started = strstr(reply, "rc=0") != NULL;
@@ -99,7 +63,7 @@ int main(int argc, char** argv) {
     if (done == n) break;
     usleep(100 * 1000);
   }
-  Ask("cmd=barrier_in\n", reply, sizeof reply, "cmd=barrier_out");
-  Ask("cmd=finalize\n", reply, sizeof reply, "cmd=finalize_ack");
+  PmiAsk("cmd=barrier_in\n", reply, sizeof reply, "cmd=barrier_out");
+  PmiAsk("cmd=finalize\n", reply, sizeof reply, "cmd=finalize_ack");
   return 0;
 }
