@@ -65,8 +65,8 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
     if (!s->spawned || !e.starts_with(preput_entry)) continue;
     auto preput = SimpleSession::DecodePuts(e.substr(preput_entry.size()));
     if (!preput) {
-      Error e = preput.error();
-      return Fail(e.Wrap(std::string(kPreputVariable)).WithSession(info.session));
+      Error bad = preput.error();
+      return Fail(bad.Wrap(std::string(kPreputVariable)).WithSession(info.session));
     }
     si.preput = std::move(*preput);
   }
@@ -150,10 +150,9 @@ void SimpleServer::SessionEnded(int64_t session) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
   for (auto& [rank, c] : it->second->clients) CloseClient(*c);
-  sessions_.erase(it);
-  std::erase_if(spawns_, [session](const auto& p) {
-    return p.second.session == session;
-  });  // a barrier still in flight finds no session and is dropped
+  sessions_.erase(it);  // a barrier still in flight finds no session and is dropped
+  // So is a spawn's answer that comes later: no rank is left to read it.
+  std::erase_if(spawns_, [session](const auto& p) { return p.second.session == session; });
 }
 
 void SimpleServer::OnReadable(evutil_socket_t, short, void* arg) {
