@@ -25,6 +25,11 @@ inline constexpr std::string_view kConfigEnv = "PSCHED_CONF";
 inline constexpr double kDefaultPlanTimeoutS = 10;
 inline constexpr double kDefaultSuspendConfirmTimeoutS = 5;
 inline constexpr double kDefaultEmbeddedIdleExitS = 600;
+// Seconds between SIGTERM and SIGKILL when a session is ended ([launch] kill_wait_s):
+// mpirun's (Open MPI's odls_base_sigkill_timeout), shorter than Slurm's KillWait.
+inline constexpr double kDefaultKillWaitS = 1;
+// The longest: psched-exec --kill-wait beyond it is refused, a node's order held to it.
+inline constexpr double kMaxKillWaitS = 3600;
 
 // How pschedd suspends a session's processes on each node (surpass, psched-ctl
 // suspend): SIGSTOP to each process, or the session's cgroup freezer (v2
@@ -58,6 +63,9 @@ struct Config {
   sched::PriorityConfig priority;
   // [launch] mpi: the wire-up of sessions whose launcher names none (pmi/wireup.hpp).
   std::string default_mpi = "auto";
+  // When a rank fails (or the session is killed, its launcher gone, MPI_Abort) the other
+  // ranks get SIGTERM, and SIGKILL this long after (psched-exec --kill-wait overrides).
+  double kill_wait_s = kDefaultKillWaitS;
   // [daemon]
   // The daemon psched-exec starts on first use outside an allocation exits after this
   // long with no session and no client (0: never), as nobody is told it runs.

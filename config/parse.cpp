@@ -140,7 +140,9 @@ std::vector<Section> Schema() {
   s.push_back({"", {}, {"policy", "allocator", "priority", "launch", "daemon"}});
   s.push_back({"launch",
                {{"mpi", OneOf([](Config& c) -> std::string& { return c.default_mpi; },
-                              pmi::WireUpNames, "MPI wire-up")}},
+                              pmi::WireUpNames, "MPI wire-up")},
+                {"kill_wait_s", Number([](Config& c) -> double& { return c.kill_wait_s; }, 0,
+                                       kMaxKillWaitS, false, "seconds between 0 and 3600")}},
                {}});
   s.push_back({"daemon",
                {

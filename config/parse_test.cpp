@@ -113,6 +113,16 @@ TEST(ParseConfig, LaunchMpiNamesTheDefaultWireUp) {
   EXPECT_EQ(c->default_mpi, "pmi1");
 }
 
+TEST(ParseConfig, LaunchKillWaitIsTheGraceBeforeSigkill) {
+  EXPECT_DOUBLE_EQ(DefaultConfig().kill_wait_s, 1);  // mpirun's
+  auto c = ParseConfig("[launch]\nkill_wait_s = 2.5\n", "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_DOUBLE_EQ(c->kill_wait_s, 2.5);
+  auto none = ParseConfig("[launch]\nkill_wait_s = 0\n", "t.toml");
+  ASSERT_TRUE(none) << none.error().message();
+  EXPECT_DOUBLE_EQ(none->kill_wait_s, 0);
+}
+
 TEST(ParseConfig, LaterFileOverridesKeyByKey) {
   auto base = ParseConfig("[policy]\nbackfill = true\ndefault = \"surpass\"\n", "etc.toml");
   ASSERT_TRUE(base);
@@ -127,6 +137,15 @@ TEST(ParseConfig, LaterFileOverridesKeyByKey) {
 TEST(RejectedConfig, UnknownMpiWireUp) {
   EXPECT_EQ(ErrorOf("[launch]\nmpi = \"pmi3\"\n"),
             "t.toml:2:7: launch.mpi: unknown MPI wire-up 'pmi3' (valid: auto, pmix, pmi1, none)");
+}
+
+TEST(RejectedConfig, KillWaitOutOfRange) {
+  EXPECT_EQ(ErrorOf("[launch]\nkill_wait_s = -1\n"),
+            "t.toml:2:15: launch.kill_wait_s: must be seconds between 0 and 3600, got -1");
+  EXPECT_EQ(ErrorOf("[launch]\nkill_wait_s = 3601\n"),
+            "t.toml:2:15: launch.kill_wait_s: must be seconds between 0 and 3600, got 3601");
+  EXPECT_EQ(ErrorOf("[launch]\nkill_wait_s = \"1s\"\n"),
+            "t.toml:2:15: launch.kill_wait_s: expected a number (seconds between 0 and 3600)");
 }
 
 TEST(RejectedConfig, ForbiddenDefaultPolicy) {

@@ -67,7 +67,7 @@ std::string ToToml(const Config& c) {
                                {"multifactor_age_weight", c.priority.multifactor_age_weight},
                                {"multifactor_size_weight", c.priority.multifactor_size_weight},
                                {"multifactor_max_age_s", c.priority.multifactor_max_age_s}}},
-      {"launch", toml::table{{"mpi", c.default_mpi}}},
+      {"launch", toml::table{{"mpi", c.default_mpi}, {"kill_wait_s", c.kill_wait_s}}},
   };
   std::ostringstream out;
   out << "# effective psched configuration, from: "

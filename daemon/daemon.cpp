@@ -321,6 +321,11 @@ void Daemon::DeliverNodeOrder(const proto::Frame& frame) {
       node_service_->HoldOutput(flow->session, flow->held);
     return;
   }
+  if (frame.type == MsgType::kSessionKill) {
+    if (auto kill = proto::DecodeChecked<proto::KillOrder>(frame, ids_))
+      node_service_->Terminate(kill->session, kill->grace_s);
+    return;
+  }
   auto ref = proto::DecodeChecked<proto::SessionRef>(frame, ids_);
   if (!ref) return;
   // Suspend and resume come as plan orders (plan_executor.hpp), confirmed.

@@ -63,6 +63,9 @@ class LaunchHooks {
   // One local rank was reaped (code: exit status or 128+signal). A hook may know
   // that even a 0 is a failure (an MPI rank that left without MPI_Finalize).
   virtual void RankExited(int64_t /*session*/, int /*rank*/, int /*code*/) {}
+  // The leader ended the session (a failed rank, a kill): its ranks here get SIGTERM,
+  // and a clean exit from then on is their answer to it, not a failure of their own.
+  virtual void SessionEnding(int64_t /*session*/) {}
   // Every local rank of the session has exited (or the session was killed).
   virtual void SessionEnded(int64_t session) = 0;
   // The leader only: these nodes' daemons are lost (what they would have said, e.g.

@@ -49,6 +49,7 @@ int RunCommand(int argc, char** argv) {
   req.policy = o.policy;
   req.allocator = o.allocator;
   req.mpi = o.mpi;
+  req.kill_wait_s = o.kill_wait_s;
 
   AllocationSocket where;
   auto say = [&o](const std::string& what) {

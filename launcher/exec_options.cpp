@@ -10,6 +10,7 @@
 
 #include "common/command_line.hpp"
 #include "common/find_executable.hpp"
+#include "config/config.hpp"
 #include "launcher/help_text.hpp"
 #include "pmi/wireup.hpp"
 
@@ -82,7 +83,7 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   ExecOptions& o = out.options;
   CLI::App app{"psched-exec: run an MPI session (N ranks x T threads) in the current allocation",
                "psched-exec"};
-  std::string time_text;
+  std::string time_text, kill_wait_text;
   // Counts are read as text and converted here: CLI11 says "Could not convert: --np = abc".
   std::string ranks_text, nodes_text, ppn_text, cpus_text;
   app.add_option("-n,--np", ranks_text, "number of ranks (default 1); mpiexec's -np N works too")
@@ -110,6 +111,11 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
                  "MPI wire-up: auto (PMIx and PMI-1: Open MPI and MPICH), pmix, pmi1, none "
                  "(default: the admin's [launch] mpi, else auto)")
       ->type_name("NAME");
+  app.add_option("--kill-wait", kill_wait_text,
+                 "when a rank fails or the session is killed, the other ranks get SIGTERM and "
+                 "SIGKILL this many seconds later (0: at once; default: the admin's [launch] "
+                 "kill_wait_s, else 1, as mpirun)")
+      ->type_name("SECONDS");
   app.add_flag("-q,--quiet", o.quiet, "only the ranks' output and errors");
   app.add_flag("-v,--verbose", o.verbose, "say what happens");
   app.prefix_command();
@@ -156,7 +162,22 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
     if (!t) return fail(t.error().message());
     o.time_s = *t;
   }
+  if (!kill_wait_text.empty()) {
+    auto wait = ParseKillWait(kill_wait_text);
+    if (!wait) return fail(wait.error().message());
+    o.kill_wait_s = *wait;
+  }
   return out;
+}
+
+Result<double> ParseKillWait(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0 || v > config::kMaxKillWaitS) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--kill-wait needs seconds between 0 and 3600, got '" + text + "'");
+  }
+  return v;
 }
 
 Result<std::string> RanksDirectory(const std::string& chdir) {

@@ -21,7 +21,8 @@ struct ExecOptions {
   double time_s = 0;  // --time
   std::string policy;
   std::string allocator;
-  std::string mpi;  // --mpi: the wire-up ("": the admin's default)
+  std::string mpi;          // --mpi: the wire-up ("": the admin's default)
+  double kill_wait_s = -1;  // --kill-wait (negative: the admin's [launch] kill_wait_s)
   bool quiet = false;
   int verbose = 0;
   std::vector<std::string> command;
@@ -40,6 +41,9 @@ Result<int> ParseCount(const std::string& flag, const std::string& text);
 
 // "90", "1:30", "1:00:00" -> seconds.
 Result<double> ParseDuration(const std::string& text);
+
+// --kill-wait: seconds in [0, config::kMaxKillWaitS].
+Result<double> ParseKillWait(const std::string& text);
 
 // The ranks' working directory in full: --chdir DIR (from here when relative), else
 // this one. An error when the current directory is needed and cannot be named

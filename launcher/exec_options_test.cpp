@@ -113,6 +113,20 @@ TEST(ExecOptions, DurationsMustBeFinite) {
   EXPECT_EQ(Parse({"--time", "nan", "true"}).exit_code, 2);
 }
 
+TEST(ExecOptions, KillWaitIsSecondsUpToAnHour) {
+  EXPECT_EQ(Parse({"true"}).options.kill_wait_s, -1);  // the admin's default
+  EXPECT_EQ(Parse({"--kill-wait", "2.5", "true"}).options.kill_wait_s, 2.5);
+  EXPECT_EQ(Parse({"--kill-wait", "0", "true"}).options.kill_wait_s, 0);
+  for (const char* text : {"-1", "3601", "nan", "inf", "1s", ""}) {
+    auto w = ParseKillWait(text);
+    ASSERT_FALSE(w) << text;
+    EXPECT_NE(w.error().message().find("--kill-wait needs seconds between 0 and 3600"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_EQ(Parse({"--kill-wait", "soon", "true"}).exit_code, 2);
+}
+
 TEST(ExecOptions, ExportsOverrideAndRequireSetVars) {
   char a[] = "A=old", b[] = "B=2";
   char* env[] = {a, b, nullptr};

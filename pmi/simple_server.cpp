@@ -29,6 +29,7 @@ struct SimpleServer::Session {
   std::vector<int> nodes;
   std::unique_ptr<SimpleSession> kvs;
   std::map<int, std::unique_ptr<Client>> clients;  // by rank
+  bool ending = false;                             // SessionEnding: ranks leave at psched's SIGTERM
 };
 
 SimpleServer::SimpleServer(event_base* base, daemon::TreeServices& tree, FailSession fail)
@@ -126,13 +127,17 @@ std::vector<int> SimpleServer::RankDescriptors(int64_t session, int rank) {
   return {c->second->rank_fd};
 }
 
+void SimpleServer::SessionEnding(int64_t session) {
+  if (auto it = sessions_.find(session); it != sessions_.end()) it->second->ending = true;
+}
+
 void SimpleServer::RankExited(int64_t session, int rank, int code) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
   // A non-zero exit already fails the session; a clean exit between PMI init and
   // finalize would leave the other ranks waiting in the next barrier forever.
   const SimpleSession& kvs = *it->second->kvs;
-  if (code == 0 && kvs.initialized(rank) && !kvs.finalized(rank) && fail_)
+  if (code == 0 && !it->second->ending && kvs.initialized(rank) && !kvs.finalized(rank) && fail_)
     fail_(session, rank, 1, "exited before MPI_Finalize (PMI finalize)");
   it = sessions_.find(session);  // failing may have ended the session
   if (it == sessions_.end()) return;

@@ -45,6 +45,7 @@ class SimpleServer final : public daemon::LaunchHooks {
   Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
   std::vector<int> RankDescriptors(int64_t session, int rank) override;
   void RankExited(int64_t session, int rank, int code) override;
+  void SessionEnding(int64_t session) override;
   void SessionEnded(int64_t session) override;
 
   size_t num_sessions() const { return sessions_.size(); }

@@ -59,6 +59,10 @@ void WireUpHooks::RankExited(int64_t session, int rank, int code) {
   for (daemon::LaunchHooks* h : Serving(session)) h->RankExited(session, rank, code);
 }
 
+void WireUpHooks::SessionEnding(int64_t session) {
+  for (daemon::LaunchHooks* h : Serving(session)) h->SessionEnding(session);
+}
+
 void WireUpHooks::SessionEnded(int64_t session) {
   for (daemon::LaunchHooks* h : Serving(session)) h->SessionEnded(session);
   sessions_.erase(session);

@@ -23,6 +23,7 @@ class WireUpHooks final : public daemon::LaunchHooks {
   std::vector<std::string> EnvironmentDefaults() const override;
   std::vector<int> RankDescriptors(int64_t session, int rank) override;
   void RankExited(int64_t session, int rank, int code) override;
+  void SessionEnding(int64_t session) override;
   void SessionEnded(int64_t session) override;
   void NodesLost(const std::vector<int>& nodes) override;
 

@@ -233,6 +233,11 @@ void DaemonPmixHost::ClientFinalized(int64_t session, uint32_t rank) {
   if (auto it = in_mpi_.find(session); it != in_mpi_.end()) it->second.erase(rank);
 }
 
+// Ranks that leave MPI at psched's SIGTERM (a checkpoint, then exit 0) are not failures.
+void DaemonPmixHost::SessionEnding(int64_t session) {
+  in_mpi_.erase(session);
+}
+
 void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
   // The finalize upcall was posted before the rank could exit: see it first.
   server_->queue().Drain();

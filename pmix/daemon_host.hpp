@@ -76,6 +76,7 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   Result<std::vector<std::string>> RankEnvironment(int64_t session, int rank) override;
   std::vector<std::string> EnvironmentDefaults() const override;
   void RankExited(int64_t session, int rank, int code) override;
+  void SessionEnding(int64_t session) override;
   void SessionEnded(int64_t session) override;
   // The leader ends the directory's sessions the lost nodes published.
   void NodesLost(const std::vector<int>& nodes) override;

@@ -58,7 +58,7 @@ enum class MsgType : uint16_t {
   kSessionSignal,      // launcher -> leader -> nodes: {session, signal}
   kSessionSuspend,     // launcher -> leader: {session} (Ctrl-Z; nodes get plan orders)
   kSessionResume,      // launcher -> leader: {session} (fg)
-  kSessionKill,        // leader -> nodes: {session, signal}
+  kSessionKill,        // leader -> nodes: KillOrder (SIGTERM, SIGKILL after a grace)
   kIoOutput,           // node -> leader -> launcher: {session, rank, stream, data}
   kIoStdin,            // launcher -> leader -> node: {session, data, eof}
   kCtlStatus,          // ctl -> leader: {}

@@ -29,10 +29,13 @@ struct LaunchRequest {
   std::string policy;
   std::string allocator;
   std::string mpi;  // psched-exec --mpi ("": the admin's default)
+  // psched-exec --kill-wait: seconds between SIGTERM and SIGKILL when the session is
+  // ended (negative: the admin's [launch] kill_wait_s).
+  double kill_wait_s = -1;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, argv, env, cwd, owner, ranks,
                                                 threads_per_rank, nodes, ppn, spread, estimate_s,
-                                                policy, allocator, mpi)
+                                                policy, allocator, mpi, kill_wait_s)
 
 struct RankSpec {
   int rank = 0;
@@ -162,6 +165,15 @@ struct SessionRef {
   int signal = 0;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionRef, session, signal)
+
+// leader -> nodes: end a session's ranks there. SIGTERM first, so that a rank can say
+// its last words (flush, checkpoint, a traceback), then SIGKILL to what is left after
+// `grace_s` (0: SIGKILL at once), as mpirun and Slurm's KillWait do.
+struct KillOrder {
+  int64_t session = 0;
+  double grace_s = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KillOrder, session, grace_s)
 
 struct SessionStarted {
   int64_t session = 0;

@@ -98,6 +98,7 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.request.ranks = ask.ranks;
   child.request.policy = request.policy;
   child.request.allocator = request.allocator;
+  child.request.kill_wait_s = parent.request.kill_wait_s;
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
   child.app_sizes = ask.app_sizes;
@@ -160,7 +161,7 @@ void LeaderService::NoteToParent(const LiveSession& child, const std::string& te
 void LeaderService::ChildEnded(LiveSession& child) {
   if (ParentOf(child) == 0) return;
   AnswerSpawn(child, false, "ended before it was launched");
-  if (child.failed) NoteToParent(child, "failed: " + child.message);
+  if (child.failed) NoteToParent(child, "failed: " + FailureText(child));
 }
 
 void LeaderService::KillChildren(int64_t parent) {

@@ -10,6 +10,7 @@
 
 #include "common/exec_args.hpp"
 #include "common/timeval.hpp"
+#include "daemon/leader/failure_report.hpp"
 #include "pmi/wireup.hpp"
 #include "policies/queue.hpp"
 #include "scheduler/leader/round.hpp"
@@ -38,6 +39,11 @@ Result<void> CheckLaunchRequest(const proto::LaunchRequest& req) {
                     std::to_string(req.estimate_s));
   }
   if (auto wire_up = pmi::ParseWireUp(req.mpi); !wire_up) return Fail(wire_up.error());
+  if (!(req.kill_wait_s <= config::kMaxKillWaitS)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "the kill wait must be at most " + std::to_string(config::kMaxKillWaitS) +
+                    " seconds, got " + std::to_string(req.kill_wait_s));
+  }
   return {};
 }
 
@@ -544,14 +550,22 @@ void LeaderService::Fail(LiveSession& s, int code, std::string message) {
   std::vector<int> alive;
   alive.reserve(s.pending.size());
   for (int n : s.pending) alive.push_back(n);
-  if (!alive.empty())
-    peers_.Send(alive, proto::MsgType::kSessionKill, proto::Json(proto::SessionRef{s.id, SIGKILL}));
+  if (!alive.empty()) {
+    peers_.Send(alive, proto::MsgType::kSessionKill,
+                proto::Json(proto::KillOrder{s.id, KillWaitOf(s)}));
+  }
   KillChildren(s.id);  // no orphans of MPI_Comm_spawn
+}
+
+double LeaderService::KillWaitOf(const LiveSession& s) const {
+  return s.request.kill_wait_s >= 0 ? s.request.kill_wait_s : config_.kill_wait_s;
 }
 
 void LeaderService::RankFailed(const proto::RankExit& e) {
   LiveSession* s = Find(e.session);
-  if (s == nullptr || s->failed) return;
+  // Each failure comes twice (at once, and in node_done): it counts once.
+  if (s == nullptr || !s->failed_ranks.insert(e.rank).second) return;
+  if (s->failed) return s->later_failures.push_back(e);
   Fail(*s, e.code,
        "rank " + std::to_string(e.rank) + " on " + NodeName(e.node) + " " + e.cause +
            (s->ranks > 1 ? "; the other ranks were killed" : ""));
@@ -566,13 +580,19 @@ void LeaderService::NodeDone(const proto::NodeDone& done) {
   if (s->pending.empty()) Finish(done.session);
 }
 
+std::string LeaderService::FailureText(const LiveSession& s) const {
+  if (!s.failed) return s.message;
+  return DescribeFailures(s.message, s.later_failures, KillWaitOf(s),
+                          [this](int node) { return NodeName(node); });
+}
+
 void LeaderService::Finish(int64_t id) {
   if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
   if (!sessions_.contains(id)) return;  // ended meanwhile (a failed arrival, a drop)
   LiveSession& s = sessions_.at(id);
   if (auto c = s.launcher.lock()) {
     c->Send(proto::Encode(proto::MsgType::kSessionEnded,
-                          proto::SessionEnded{id, s.failed ? s.code : 0, s.message}));
+                          proto::SessionEnded{id, s.failed ? s.code : 0, FailureText(s)}));
   }
   const bool spawned = !s.nodes.empty();  // not a session that ended before its spawn
   ChildEnded(s);

@@ -115,6 +115,10 @@ class LeaderService {
     // The session whose surpass yielded because it connected to this one (YieldTo):
     // status says "sidestepped by N, was surpassed: N connected to it". 0: none.
     int64_t yielded_to = 0;
+    // Ranks whose non-zero exit was heard (each is reported at once and in node_done),
+    // and those after the first failure, listed to the launcher at the end.
+    std::set<int> failed_ranks;
+    std::vector<proto::RankExit> later_failures;
   };
   // The session MPI_Comm_spawn'ed `s` (0: none, a launch).
   int64_t ParentOf(const LiveSession& s) const;
@@ -141,7 +145,11 @@ class LeaderService {
   std::optional<int> LostNodeOf(const sched::Placement& placement) const;
   // "lost node 1 (host) (its daemon is gone: CAUSE) WHEN": what its sessions' launchers print.
   std::string LostMessage(int node, const std::string& when = "") const;
+  // Ends the session: its ranks get SIGTERM, then SIGKILL after its kill wait.
   void Fail(LiveSession& s, int code, std::string message);
+  double KillWaitOf(const LiveSession& s) const;
+  // The first failure and the others (failure_report.hpp), for the launcher.
+  std::string FailureText(const LiveSession& s) const;
   void Finish(int64_t id);
   // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes,
   // but none on sessions the user stopped: sched::leader::NodePlan); `then` gets the

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "common/timeval.hpp"
+#include "config/config.hpp"
 #include "daemon/node/freezer.hpp"
 #include "daemon/node/ompi_env.hpp"
 #include "daemon/node/slurm_task_env.hpp"
@@ -120,8 +121,10 @@ struct NodeService::LocalSession {
   int killed_before_start = 0;    // a fatal signal that arrived meanwhile
   bool leftovers_killed = false;  // every rank exited and what they left was killed
   event* stop_again = nullptr;    // ends the grace a fatal signal got while suspended
+  event* kill_after = nullptr;    // Terminate's SIGKILL, once its grace is over
   ~LocalSession() {
     if (stop_again) event_free(stop_again);
+    if (kill_after) event_free(kill_after);
   }
 };
 
@@ -456,6 +459,25 @@ void NodeService::Signal(int64_t session, int sig) {
   for (const LocalRank& r : s->ranks)
     if (!r.reaped && r.pid > 0 && (s->pgid <= 0 || getpgid(r.pid) != s->pgid)) kill(r.pid, sig);
   if (s->suspended && EndsASession(sig)) LetTheSignalAct(*s);
+}
+
+void NodeService::Terminate(int64_t session, double grace_s) {
+  LocalSession* s = Find(session);
+  if (s == nullptr) return;
+  // NaN and negatives from the wire mean no grace.
+  const double grace = grace_s > 0 ? std::min(grace_s, config::kMaxKillWaitS) : 0;
+  if (grace == 0) return Signal(session, SIGKILL);
+  if (s->kill_after != nullptr) return;  // already ending: the first grace holds
+  if (hooks_) hooks_->SessionEnding(session);
+  Signal(session, SIGTERM);
+  s->kill_after = evtimer_new(base_, &NodeService::OnKillWaitOver, s);
+  timeval wait = TimevalFromSeconds(grace);
+  evtimer_add(s->kill_after, &wait);
+}
+
+void NodeService::OnKillWaitOver(evutil_socket_t, short, void* arg) {
+  auto* s = static_cast<LocalSession*>(arg);
+  s->owner->Signal(s->id, SIGKILL);
 }
 
 // A stopped process only acts on a fatal signal once continued: the session runs for

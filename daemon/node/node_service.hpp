@@ -57,6 +57,10 @@ class NodeService {
   // To every local process of the session. A suspended session gets kFatalSignalGraceS
   // to act on one that would end it, and is then stopped again.
   void Signal(int64_t session, int sig);
+  // Ends the session's ranks here: SIGTERM now, SIGKILL after `grace_s` to whatever is
+  // left (at once for 0; at most config::kMaxKillWaitS). Their output up to their end is still
+  // forwarded, and the session ends here as when they exit on their own.
+  void Terminate(int64_t session, double grace_s);
   Result<void> Suspend(int64_t session);
   void Resume(int64_t session);
   // (rank, pid) of the session's ranks on this node that have not exited (co-scheduling).
@@ -96,6 +100,7 @@ class NodeService {
   void KillLeftovers(LocalSession& s);
   void LetTheSignalAct(LocalSession& s);
   static void OnGraceOver(evutil_socket_t, short, void* arg);
+  static void OnKillWaitOver(evutil_socket_t, short, void* arg);
   // SIGSTOP or freeze; SIGCONT (and thaw). The session's `suspended` stays as it is.
   Result<void> Stop(LocalSession& s);
   void Continue(LocalSession& s);

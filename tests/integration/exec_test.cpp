@@ -254,6 +254,53 @@ TEST_F(ExecTest, ExitCodeIsTheFailingRanksAndNamesIt) {
   EXPECT_NE(r.err.find("other ranks were killed"), std::string::npos) << r.err;
 }
 
+// When a rank fails the others get SIGTERM, then SIGKILL after the kill wait: a rank
+// that traps SIGTERM says its last words (they reach the launcher), one that ignores it
+// is killed and named. Without the grace every rank got SIGKILL at once: no last words.
+// Rank 1 fails only once the others' traps are set (the marker files).
+std::string Hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+constexpr const char* kLastWords =
+    "case $PSCHED_RANK in "
+    "0) trap 'echo last words of 0; exit 0' TERM; touch $D/0; sleep 300 & wait;; "
+    "1) until [ -e $D/0 ] && [ -e $D/2 ]; do sleep 0.02; done; exit 7;; "
+    "2) trap '' TERM; touch $D/2; exec sleep 300;; "
+    "esac";
+
+TEST_F(ExecTest, FailingRankEndsTheOthersWithSigtermThenSigkillAndListsThem) {
+  TempDir d;
+  auto r = Exec({"-n", "3", "--policy", "overbook", "--kill-wait", "0.5", "-x", "D=" + d.path(),
+                 "sh", "-c", kLastWords});
+  EXPECT_EQ(r.code, 7);
+  EXPECT_EQ(r.out, "last words of 0\n") << r.err;
+  EXPECT_NE(r.err.find("psched-exec: session 1: rank 1 on node 0 (" + Hostname() +
+                       ") exited with status 7; the other ranks were killed\n"
+                       "psched-exec: session 1:   also rank 2 on node 0 (" +
+                       Hostname() + ") outlived SIGTERM and was killed after 0.5 s\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(CountOccurrences(r.err, "also rank 0"), 0) << r.err;
+}
+
+// The admin's [launch] kill_wait_s is the default grace; 0 is SIGKILL at once.
+TEST_F(ExecTest, KillWaitComesFromTheConfig) {
+  TempDir d;
+  const std::string conf = d / "psched.toml";
+  std::ofstream(conf) << "[launch]\nkill_wait_s = 0\n";
+  auto env = daemon_.Env();
+  env.push_back("PSCHED_CONF=" + conf);
+  auto r = RunCmd({Bin("psched-exec"), "-n", "3", "--policy", "overbook", "-x", "D=" + d.path(),
+                   "sh", "-c", kLastWords},
+                  env);
+  EXPECT_EQ(r.code, 7);
+  EXPECT_EQ(r.out, "") << r.err;
+  EXPECT_EQ(CountOccurrences(r.err, "also rank"), 0) << r.err;
+}
+
 TEST_F(ExecTest, SignalledRankGives128PlusSignal) {
   auto r = Exec({"sh", "-c", "kill -SEGV $$"});
   EXPECT_EQ(r.code, 128 + SIGSEGV);

@@ -162,6 +162,28 @@ TEST(PmixDaemon, AbortKillsSessionEverywhere) {
   EXPECT_EQ(Count(o.err, "N/A"), 0) << o.err;
 }
 
+// A rank fails: the others get SIGTERM and, kill wait later, SIGKILL (issue #26, item 6).
+// Rank 0 traps SIGTERM, writes a checkpoint and says so (its words reach the launcher);
+// rank 2 ignores it, is killed at the end of the grace and named; rank 3 ends at
+// SIGTERM and is not listed. Without the grace all got SIGKILL at once: no checkpoint.
+TEST(PmixDaemon, FailingRankGivesTheOthersSigtermBeforeSigkill) {
+  psched::testing::TempDir d;
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 --kill-wait 0.5 mpi_last_words " + d.path());
+  EXPECT_EQ(o.code, 3) << o.err;
+  EXPECT_EQ(o.out, "rank 0 got SIGTERM and wrote its checkpoint\n") << o.err;
+  EXPECT_TRUE(std::filesystem::exists(d / "rank0")) << o.err;
+  EXPECT_NE(o.err.find(": rank 1 on node 0 (node0) exited with status 3; the other ranks were "
+                       "killed\n"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find(":   also rank 2 on node 1 (node1) outlived SIGTERM and was killed after "
+                       "0.5 s\n"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(Count(o.err, "also rank"), 1) << o.err;
+}
+
 // A program that aborts through PMIx with a message of its own: the launcher prints it.
 TEST(PmixDaemon, AbortMessageReachesTheLauncher) {
   auto o = InAllocation(kTwoNodes, "psched-exec -n 2 --ppn 1 pmix_abort_message");
