@@ -66,13 +66,19 @@ TEST(LeaderDeath, EveryNodeDaemonEndsWhenTheLeadersHostFallsSilent) {
   // Generous for a loaded machine; without keepalive they never end.
   EXPECT_NE(node1.Wait(15), -1) << "node 1's daemon still runs: " << node1.err();
   EXPECT_NE(node2.Wait(15), -1) << "node 2's daemon still runs: " << node2.err();
-  std::printf("nodes 1 and 2 ended %.2f s after the leader's host fell silent\n",
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  EXPECT_NE(node1.err().find("stopping: parent daemon gone: node 0 at 127.0.0.1:" + leader_port +
-                             ": connection error: Connection timed out (its host answered "
-                             "nothing for 3 s)"),
-            std::string::npos)
-      << node1.err();
+  const double ended_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("nodes 1 and 2 ended %.2f s after the leader's host fell silent\n", ended_s);
+  // Not at once: no FIN came, the kernel gave up on the link (3 s without an answer).
+  EXPECT_GE(ended_s, 2.0) << "a FIN reached node 1, so this did not test a silent host";
+  // The kernel's ETIMEDOUT is read once: when libevent's read comes after it was taken,
+  // the same end reads as EOF, "connection closed by peer" (seen on an idle machine).
+  const std::string gone = "stopping: parent daemon gone: node 0 at 127.0.0.1:" + leader_port;
+  const bool timed_out =
+      node1.err().find(gone + ": connection error: Connection timed out (its host answered "
+                              "nothing for 3 s)") != std::string::npos;
+  const bool eof = node1.err().find(gone + ": connection closed by peer") != std::string::npos;
+  EXPECT_TRUE(timed_out || eof) << node1.err();
   EXPECT_NE(node2.err().find("stopping: parent daemon gone: node 1 at 127.0.0.1:" + node1_port),
             std::string::npos)
       << node2.err();
