@@ -75,8 +75,9 @@ TEST(LeaderDeath, EveryNodeDaemonEndsWhenTheLeadersHostFallsSilent) {
   // the same end reads as EOF, "connection closed by peer" (seen on an idle machine).
   const std::string gone = "stopping: parent daemon gone: node 0 at 127.0.0.1:" + leader_port;
   const bool timed_out =
-      node1.err().find(gone + ": connection error: Connection timed out (its host answered "
-                              "nothing for 3 s)") != std::string::npos;
+      node1.err().find(gone +
+                       ": connection error: Connection timed out (its host answered "
+                       "nothing for 3 s)") != std::string::npos;
   const bool eof = node1.err().find(gone + ": connection closed by peer") != std::string::npos;
   EXPECT_TRUE(timed_out || eof) << node1.err();
   EXPECT_NE(node2.err().find("stopping: parent daemon gone: node 1 at 127.0.0.1:" + node1_port),
