@@ -3,20 +3,9 @@
  * PMI-1 client on PMI_FD (no MPI library); ROUNDS barrier_in/barrier_out with nothing
  * put, then ROUNDS with one key put by every rank before each barrier. Rank 0 prints
  * the median and 90th percentile. Usage: barrier_bench [ROUNDS]  (default 50) */
-#include <time.h>
+#include "bench/latency_report.h"
 
 #include "tests/mpich/programs/pmi_client.h"
-
-static double Now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int Cmp(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
 
 /* Sends one command; its answer must start with `want` and not be an error. */
 static void Ask(const char* line, const char* want) {
@@ -26,13 +15,6 @@ static void Ask(const char* line, const char* want) {
     fprintf(stderr, "barrier_bench: '%s' was refused: %s\n", line, reply);
     exit(3);
   }
-}
-
-static void Report(const char* what, double* t, int n, int size) {
-  qsort(t, n, sizeof *t, Cmp);
-  printf("%s: %d ranks, %d rounds: median %.3f ms, p90 %.3f ms, min %.3f ms\n", what, size, n,
-         t[n / 2] * 1e3, t[(n * 9) / 10] * 1e3, t[0] * 1e3);
-  fflush(stdout);
 }
 
 int main(int argc, char** argv) {

@@ -8,25 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double Now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int Cmp(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
-static void Report(const char* what, double* t, int n, pmix_rank_t size) {
-  qsort(t, n, sizeof *t, Cmp);
-  printf("%s: %u ranks, %d rounds: median %.3f ms, p90 %.3f ms, min %.3f ms\n", what, size, n,
-         t[n / 2] * 1e3, t[(n * 9) / 10] * 1e3, t[0] * 1e3);
-  fflush(stdout);
-}
+#include "bench/latency_report.h"
 
 int main(int argc, char** argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 50;
