@@ -1,9 +1,9 @@
 // A surpass that yields to interaction (issue #20, item 7), the leader's side: the PMIx
 // host tells which sessions connect (pmix/daemon_interact.cpp); when one of them was
 // suspended by another's surpass, that one asked it for something and would wait on a
-// stopped process. The decision is policies::YieldToConnect's; the leader carries its
-// plan out like any other (one transaction, rolled back on failure) and remembers it
-// for psched-ctl status.
+// stopped process. The decision is the pure leader's Connect step (policies::YieldToConnect
+// for a connector that surpassed its victim); the leader carries its plan out like any
+// other (one transaction, rolled back on failure) and remembers it for psched-ctl status.
 #include <unistd.h>
 
 #include <charconv>
@@ -11,7 +11,6 @@
 #include <optional>
 
 #include "daemon/leader/leader_service.hpp"
-#include "policies/yield.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -36,18 +35,16 @@ void LeaderService::SessionsInteract(const std::vector<std::string>& nspaces) {
   for (const std::string& ns : nspaces)
     if (auto id = SessionOfNspace(ns)) ids.push_back(*id);
   for (int64_t victim : ids) {
-    const sched::Session* model = state_.snapshot.Find(victim);
-    if (model == nullptr || model->state != sched::SessionState::kSuspended) continue;
     for (int64_t connector : ids)
-      if (connector != victim && model->displaced_by == connector) YieldTo(connector, victim);
+      if (connector != victim) YieldTo(connector, victim);
   }
 }
 
 void LeaderService::YieldTo(int64_t connector, int64_t victim) {
-  // One plan at a time; the decision is made when it runs, on the snapshot of then.
+  // One plan at a time; the step decides when it runs, on the state of then.
   if (executor_.busy())
     return deferred_.push_back([this, connector, victim] { YieldTo(connector, victim); });
-  policies::Yield yield = policies::YieldToConnect(state_.snapshot, connector, victim);
+  sched::leader::Outcome yield = Step(sched::leader::Connect{connector, victim});
   if (!yield.note.empty()) std::fprintf(stderr, "pschedd[0]: %s\n", yield.note.c_str());
   if (yield.plan.empty()) return;
   RunPlan(yield.plan, nullptr, 0,

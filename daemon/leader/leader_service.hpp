@@ -189,8 +189,8 @@ class LeaderService {
                   std::chrono::steady_clock::duration took, bool ok);
   // Runs what waited for a plan in flight: one plan at a time keeps rollback simple.
   void RunDeferred();
-  // connect_yield.cpp: `connector` connected to `victim`, which it surpassed: the plan of
-  // policies::YieldToConnect, carried out as any other.
+  // connect_yield.cpp: `connector` connected to `victim`: the Connect step's plan (a
+  // surpass yields to its victim), carried out as any other.
   void YieldTo(int64_t connector, int64_t victim);
   // What status adds to the state of a session whose surpasser connected to it: ", was
   // surpassed: 2 connected to it" (", sharing 2's slots, was ..." when resumed in place), or "".

@@ -1,6 +1,7 @@
 #include "scheduler/leader/step.hpp"
 
 #include "policies/policy_registry.hpp"
+#include "policies/yield.hpp"
 #include "scheduler/leader/arrival.hpp"
 #include "scheduler/leader/round.hpp"
 
@@ -8,7 +9,7 @@ namespace psched::sched::leader {
 namespace {
 
 Outcome Refuse(SessionId id, std::string why) {
-  return {id, {}, {}, std::move(why)};
+  return {id, {}, {}, std::move(why), {}};
 }
 
 // The parent waits inside MPI_Comm_spawn holding its slots: queued children that fit
@@ -77,7 +78,7 @@ Outcome Arrive(State& state, Arrival arrival, double now, Deciders& deciders) {
   }
   state.sessions[request.id] =
       leader::Session{request.id, arrival.policy, request.allocator, arrival.parent, false};
-  return {request.id, request, std::move(plan), std::nullopt};
+  return {request.id, request, std::move(plan), std::nullopt, {}};
 }
 
 Outcome Ended(State& state, const End& end, double now, Deciders& deciders) {
@@ -145,6 +146,13 @@ Outcome Control(State& state, const UserControl& control) {
   return {s.id, {}, std::move(plan), std::nullopt};
 }
 
+// YieldToConnect decides nothing unless `connector` suspended `victim` by surpass.
+Outcome Connected(const State& state, const Connect& connect) {
+  policies::Yield yield =
+      policies::YieldToConnect(state.snapshot, connect.connector, connect.victim);
+  return {connect.victim, {}, std::move(yield.plan), std::nullopt, std::move(yield.note)};
+}
+
 }  // namespace
 
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
@@ -152,6 +160,7 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
     return Arrive(state, *arrival, now, deciders);
   if (const auto* end = std::get_if<End>(&event)) return Ended(state, *end, now, deciders);
   if (std::holds_alternative<RoundTick>(event)) return Round(state, now, deciders);
+  if (const auto* connect = std::get_if<Connect>(&event)) return Connected(state, *connect);
   return Control(state, std::get<UserControl>(event));
 }
 

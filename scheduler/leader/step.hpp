@@ -53,7 +53,16 @@ struct UserControl {
   bool stop = false;
 };
 
-using Event = std::variant<Arrival, End, RoundTick, UserControl>;
+// Ranks of `connector` connected to `victim` (a PMIx connect naming both, a lookup of a
+// name `victim` published). If `connector` surpassed `victim`, which is suspended for
+// it, the surpass yields (policies/yield.hpp): `victim` is resumed beside it, and the
+// outcome's note says how. Any other pair decides nothing.
+struct Connect {
+  SessionId connector = kNoSession;
+  SessionId victim = kNoSession;
+};
+
+using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect>;
 
 struct Outcome {
   SessionId session = kNoSession;  // the session the event was about (an arrival's new id)
@@ -62,6 +71,7 @@ struct Outcome {
   // UserControl's plan acts on the nodes only: the session keeps its slots.
   Plan plan;
   std::optional<std::string> refused;  // why the request was refused (nothing to carry out)
+  std::string note;  // Connect: what the plan does and why, for people (the daemon's log)
 };
 
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders);

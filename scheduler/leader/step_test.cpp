@@ -188,5 +188,25 @@ TEST_F(StepTest, AnEndFreesTheSlotsAndRecordsTheRuntimeAtTheStepsTime) {
   EXPECT_DOUBLE_EQ(state_.snapshot.now, 30);
 }
 
+// A surpass yields to interaction: the connector that suspended its victim resumes it
+// beside itself (policies/yield.hpp); any other pair of sessions that connect changes
+// nothing.
+TEST_F(StepTest, AConnectToTheSessionItSurpassedResumesItAndNoOtherConnectDoes) {
+  state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 4, 1))};
+  ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
+  ASSERT_FALSE(Arrive(2, "surpass", 1).refused);
+  Outcome surpass = Arrive(4, "surpass", 2);
+  ASSERT_TRUE(Suspends(surpass.plan, 1)) << "session 3 surpasses both";
+  ASSERT_EQ(state_.snapshot.Find(1)->displaced_by, 3);
+  Outcome yield = Do(Connect{3, 1}, 3);
+  EXPECT_FALSE(yield.refused);
+  EXPECT_TRUE(Resumes(yield.plan, 1)) << "the victim runs again beside its connector";
+  EXPECT_FALSE(Resumes(yield.plan, 2)) << "session 2 was not connected to";
+  EXPECT_NE(yield.note.find("session 1"), std::string::npos) << yield.note;
+  EXPECT_TRUE(Do(Connect{1, 3}, 3).plan.empty()) << "session 1 surpassed nobody";
+  EXPECT_TRUE(Do(Connect{2, 1}, 3).plan.empty()) << "session 2 did not displace session 1";
+  EXPECT_TRUE(Do(Connect{3, 9}, 3).plan.empty()) << "no session 9";
+}
+
 }  // namespace
 }  // namespace psched::sched::leader
