@@ -11,7 +11,8 @@ uid=${SLURM_JOB_UID:-$(id -u "$user")}
 [[ "$job" =~ ^[0-9]+$ ]] || exit 0
 # The leader's run directory on this node (launcher/slurm SlurmRunDir).
 rm -rf "/tmp/psched-$uid-slurm-$job"
-# The contact file, as the user: root may not write a home on NFS (root_squash).
+# The job's directory (contact file, start lock), as the user: root may not write a home
+# on NFS (root_squash).
 home=$(getent passwd "$user" | cut -d: -f6)
 if [[ -n "$home" && -d "$home/.psched/$job" ]]; then
   runuser -u "$user" -- rm -rf "$home/.psched/$job"

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/read_file.hpp"
+#include "daemon/net/start_lock.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -69,12 +70,14 @@ std::string ContactPath(const std::string& job_id) {
   return ContactDir(job_id) + "/contact";
 }
 
+Result<void> MakeContactDir(const std::string& dir) {
+  if (auto ok = MakePrivateDir(std::filesystem::path(dir).parent_path()); !ok) return ok;
+  return MakePrivateDir(dir);
+}
+
 Result<void> WriteContact(const std::string& path, const std::string& address,
                           const Secret& secret) {
-  const std::filesystem::path file(path);
-  const std::string dir = file.parent_path();
-  if (auto ok = MakePrivateDir(file.parent_path().parent_path()); !ok) return ok;
-  if (auto ok = MakePrivateDir(dir); !ok) return ok;
+  if (auto ok = MakeContactDir(std::filesystem::path(path).parent_path()); !ok) return ok;
   const std::string tmp = path + ".tmp." + std::to_string(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Fail(Error::FromErrno("open", "writing contact file '" + tmp + "'"));
@@ -131,7 +134,9 @@ void RemoveContact(const std::string& path, const std::string& address) {
     if (!text || text->find("address " + address + "\n") == std::string::npos) return;
   }
   unlink(path.c_str());
-  rmdir(std::filesystem::path(path).parent_path().c_str());  // only when empty
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  RemoveFreeStartLock(dir / kStartLockName);  // kept while a launcher starts daemons
+  rmdir(dir.c_str());                         // only when empty
 }
 
 }  // namespace psched::daemon

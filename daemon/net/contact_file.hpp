@@ -28,6 +28,10 @@ std::string ContactRoot();
 std::string ContactDir(const std::string& job_id);
 std::string ContactPath(const std::string& job_id);
 
+// Makes a job's directory `dir` (ContactDir) and the one above, 0700, when missing; refuses
+// (kPermissionDenied) ones that are not 0700 directories of ours.
+Result<void> MakeContactDir(const std::string& dir);
+
 // Writes `contact` to `path`, making its directory and the one above 0700 when missing.
 Result<void> WriteContact(const std::string& path, const std::string& address,
                           const Secret& secret);
@@ -38,8 +42,9 @@ Result<void> WriteContact(const std::string& path, const std::string& address,
 // with errno ENOENT.
 Result<Contact> ReadContact(const std::string& path, const std::string& job_id);
 
-// Removes the file when it still names `address` (or always, when `address` is empty), and
-// its directory when nothing else is left in it. A leader that ends removes only its own.
+// Removes the file when it still names `address` (or always, when `address` is empty), the
+// job's start lock (start_lock.hpp) unless a launcher holds it, and the directory when
+// nothing else is left in it. A leader that ends removes only its own.
 void RemoveContact(const std::string& path, const std::string& address = "");
 
 }  // namespace psched::daemon

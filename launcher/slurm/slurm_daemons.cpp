@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +23,7 @@
 #include "daemon/net/launcher_service.hpp"
 #include "daemon/net/launcher_tcp.hpp"
 #include "daemon/net/run_dir.hpp"
+#include "daemon/net/start_lock.hpp"
 #include "daemon/net/tree.hpp"
 #include "launcher/slurm/daemon_plan.hpp"
 
@@ -297,7 +297,7 @@ Result<void> StartDaemons(const SlurmAllocation& allocation, const SlurmDaemonOp
 }
 
 // How many of the allocation's daemons have reported their port so far, from the srun
-// logs of the launcher that starts them (in the run directory on this host).
+// logs of the launcher that starts them (in the run directory on its host).
 int DaemonsReported(const std::string& rundir) {
   int reported = 0;
   for (int level = 0;; ++level) {
@@ -308,45 +308,54 @@ int DaemonsReported(const std::string& rundir) {
   }
 }
 
-// The leader's socket answers as soon as the leader listens, before the other daemons
-// have joined, and the leader refuses sessions until they have. A launcher that finds it
-// while another one still starts the daemons (holding the start lock) waits for that one
-// to finish, up to the time that one may take, as a launcher that came first would.
+// How long a start may take: the starter's srun steps and the leader's "ready" (each
+// bounded by start_timeout_seconds), and as much again for what comes before them
+// (scontrol, the sweeps). A launcher waits for another one's start that long at most.
+std::chrono::seconds StartBound(const SlurmAllocation& allocation,
+                                const SlurmDaemonOptions& options) {
+  const auto levels = static_cast<int>(TreeLevels(allocation.NumNodes(), options.fanout).size());
+  return std::chrono::seconds(options.start_timeout_seconds * (levels + 2));
+}
+
+// What a launcher that waits for another one's start tells (psched-exec -v): whom it waits
+// for, then how far the start is (from the srun logs when that one runs on this host).
+daemon::StartLockWaiting StarterProgress(const SlurmAllocation& allocation,
+                                         const SlurmDaemonOptions& options,
+                                         const std::string& rundir) {
+  if (!options.progress) return {};
+  const std::string bound = std::to_string(StartBound(allocation, options).count());
+  const std::string nodes = std::to_string(allocation.NumNodes());
+  return [=, said = false](const std::string& holder, std::chrono::seconds waited) mutable {
+    const std::string who = holder.empty() ? "another psched-exec" : "psched-exec " + holder;
+    if (!said) {
+      said = true;
+      options.progress("waiting up to " + bound + " s for the daemons of Slurm job " +
+                       allocation.job_id + " to join (" + who + " starts them)");
+      return;
+    }
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    options.progress(
+        holder.ends_with(std::string(" on ") + host)
+            ? std::to_string(DaemonsReported(rundir)) + " of " + nodes + " have started"
+            : who + " has been starting them for " + std::to_string(waited.count()) + " s");
+  };
+}
+
+// The leader answers as soon as it listens, before the other daemons have joined, and
+// refuses sessions until they have. A launcher that finds it while another one, on any
+// host, still starts the daemons (holding the job's start lock in the shared home) waits
+// for that one to finish, up to the time that one may take, as a launcher that came first
+// would.
 Result<void> WaitForStarter(const SlurmAllocation& allocation, const SlurmDaemonOptions& options,
                             const std::string& rundir) {
-  const std::string lock_path = rundir + "/start.lock";
-  int lock = open(lock_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (lock < 0) return {};  // no starter on this host ever: nothing to wait for
-  const int levels = static_cast<int>(TreeLevels(allocation.NumNodes(), options.fanout).size());
-  const int bound_s = options.start_timeout_seconds * (levels + 1);
-  const std::string what = "the daemons of Slurm job " + allocation.job_id;
-  const auto start = Clock::now();
-  auto pause = std::chrono::milliseconds(1);
-  auto next_report = start;
-  bool said = false;
-  while (flock(lock, LOCK_SH | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) break;  // cannot tell: try the socket
-    const auto now = Clock::now();
-    const std::string joined = std::to_string(DaemonsReported(rundir)) + " of " +
-                               std::to_string(allocation.NumNodes()) + " have started";
-    if (now - start > std::chrono::seconds(bound_s)) {
-      close(lock);
-      return Fail(ErrorCode::kTimeout, what + " did not all join within " +
-                                           std::to_string(bound_s) + " s (" + joined + "); see " +
-                                           rundir + "/srun-level-*.err");
-    }
-    if (options.progress && now >= next_report) {
-      options.progress(said ? joined
-                            : "waiting up to " + std::to_string(bound_s) + " s for " + what +
-                                  " to join (another psched-exec starts them)");
-      said = true;
-      next_report = now + std::chrono::seconds(1);
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(100));
-  }
-  close(lock);
-  return {};
+  auto waited = daemon::WaitForStartLock(daemon::StartLockPath(allocation.job_id),
+                                         StartBound(allocation, options),
+                                         StarterProgress(allocation, options, rundir));
+  if (waited || waited.error().code() != ErrorCode::kTimeout) return {};  // else: try the leader
+  return Fail(waited.error().Wrap("the daemons of Slurm job " + allocation.job_id +
+                                  " did not all join (the starter's srun logs: " + rundir +
+                                  "/srun-level-*.err on its host)"));
 }
 
 }  // namespace
@@ -389,18 +398,21 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
     if (LeaderAnswers(allocation, rundir)) return rundir;  // else the starter failed: start here
   }
   if (auto ok = daemon::EnsurePrivateDir(rundir); !ok) return Fail(ok.error());
-  // One starter at a time; whoever waited finds the daemons the first one started.
-  const std::string lock_path = rundir + "/start.lock";
-  int lock = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (lock < 0) return Fail(Error::FromErrno("open", "lock '" + lock_path + "'"));
-  int rc;
-  while ((rc = flock(lock, LOCK_EX)) != 0 && errno == EINTR) {
-  }
-  if (rc != 0) {
-    Error e = Error::FromErrno("flock", "locking '" + lock_path + "'");
-    close(lock);
-    return Fail(e);
-  }
+  // One starter at a time, on whichever host (the lock is in the shared home); whoever
+  // waited finds the daemons the first one started.
+  const std::string what = "starting psched's daemons in Slurm job " + allocation.job_id;
+  if (auto ok = daemon::MakeContactDir(daemon::ContactDir(allocation.job_id)); !ok)
+    return Fail(ok.error().Wrap(what));
+  auto lock = daemon::StartLock::Take(daemon::StartLockPath(allocation.job_id),
+                                      StartBound(allocation, options),
+                                      StarterProgress(allocation, options, rundir));
+  if (!lock) return Fail(lock.error().Wrap(what));
+  // The run directory here keeps its srun logs while we start, for our error messages,
+  // even when a leader that fails meanwhile removes its own (on this host): RemoveRunDir
+  // leaves a run directory whose start lock is held. Only we take it (under the job's lock).
+  auto rundir_lock = daemon::StartLock::Take(rundir + "/" + daemon::kStartLockName,
+                                             StartBound(allocation, options));
+  if (!rundir_lock) return Fail(rundir_lock.error().Wrap(what));
   const bool answers = LeaderAnswers(allocation, rundir);
   if (!answers) {
     // A job's first daemons: the time to clear what ended jobs left behind.
@@ -408,10 +420,8 @@ Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
     SweepEndedJobContacts(daemon::ContactRoot(), allocation.job_id, SlurmJobActive);
   }
   Result<void> started = answers ? Result<void>() : StartDaemons(allocation, options, rundir);
-  close(lock);
   if (!started) {
-    return Fail(
-        started.error().Wrap("starting psched's daemons in Slurm job " + allocation.job_id));
+    return Fail(started.error().Wrap(what));
   }
   return rundir;
 }

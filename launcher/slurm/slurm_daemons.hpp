@@ -46,19 +46,21 @@ struct SlurmDaemonOptions {
 std::string SlurmRunDir(const SlurmAllocation& allocation);
 
 // Removes the run directories psched-<uid>-slurm-<job> in `parent` of this user's other
-// jobs whose daemons are gone: nothing answers on the socket, no launcher holds the start
-// lock, and `job_active(job)` is false (Slurm killed the daemons at the job's end, before
-// they could clean up). Returns how many went. Called whenever a job starts its daemons.
+// jobs whose daemons are gone: nothing answers on the socket and `job_active(job)` is false
+// (Slurm killed the daemons at the job's end, before they could clean up). Returns how many went.
+// Called whenever a job starts its daemons.
 int SweepEndedJobRunDirs(const std::string& parent, const std::string& current_job,
                          const std::function<bool(const std::string& job)>& job_active);
 
 // Returns SlurmRunDir(allocation) once the allocation's daemons answer there: reuses
-// running daemons, otherwise starts them (one starter at a time: a lock file in the run
-// directory makes concurrent first calls share one daemon network). A call that finds the
-// leader answering while another launcher still starts the daemons (holds the lock) waits
-// for it, up to start_timeout_seconds per tree level and one more for "ready", instead of
-// meeting a leader that refuses sessions until every node has joined. Errors name the
-// node and point at the srun logs in the run directory (srun-level-K.err).
+// running daemons, otherwise starts them (one starter at a time: the job's start lock in
+// the shared home, ~/.psched/JOBID/start.lock (daemon/net/start_lock.hpp), makes concurrent
+// first calls on any hosts share one daemon network). A call that finds the leader
+// answering while another launcher still starts the daemons (holds the lock) waits for it,
+// up to start_timeout_seconds per tree level and two more (for "ready" and what comes
+// before the steps), instead of meeting a leader that refuses sessions until every node
+// has joined. Errors name the node and point at the srun logs in the run directory on the
+// starter's host (srun-level-K.err).
 Result<std::string> EnsureSlurmDaemons(const SlurmAllocation& allocation,
                                        const SlurmDaemonOptions& options);
 
