@@ -153,8 +153,9 @@ int RunCommand(int argc, char** argv) {
   app.add_option("--repeats", o.repeats,
                  "repeats per scenario (alone: exactly; with --max-repeats: at least)");
   app.add_option("--max-repeats", o.max_repeats,
-                 "repeat until D's 95% interval is within +-10% of its median (config: "
-                 "ci_relative_half_width), at most this often");
+                 "repeat the best policy and the baseline until their D's 95% intervals are "
+                 "apart or within +-10% of their medians (config: ci_relative_half_width), at "
+                 "most this often");
   app.add_option("--sim-target", o.sim_target,
                  "seconds the simulation should take alone: a calibration run picks the "
                  "iterations (0: as configured)");
@@ -255,9 +256,11 @@ int RunCommand(int argc, char** argv) {
     std::cout << "; " << config->simulation.iterations << " and " << config->analysis.iterations
               << " iterations";
   }
-  std::cout << "\npsched-djsb: repeats " << config->repeats << " to " << config->max_repeats
-            << ", until D's 95% interval is within +-" << 100 * config->ci_relative_half_width
-            << "% of its median\n";
+  std::cout << "\npsched-djsb: repeats " << config->repeats << " to " << config->max_repeats << ": "
+            << config->repeats
+            << " of each scenario, then only of the best policy and the baseline until their "
+               "95% intervals are apart or within +-"
+            << 100 * config->ci_relative_half_width << "% of their medians\n";
   if (!folded.empty()) std::cout << "psched-djsb: " << folded << "\n";
   std::cout << "psched-djsb: scenarios:";
   for (const Scenario& s : PlanScenarios(*config, tools.in_slurm)) std::cout << " " << s.name;

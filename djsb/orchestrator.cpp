@@ -13,7 +13,9 @@
 #include <optional>
 #include <set>
 
+#include "djsb/paired_metrics.hpp"
 #include "djsb/proc_sampler.hpp"
+#include "djsb/repeat_rule.hpp"
 #include "djsb/session_process.hpp"
 #include "djsb/timeline.hpp"
 
@@ -255,22 +257,10 @@ Result<void> Orchestrator::Calibrate(const Launcher& launcher, DjsbResults* resu
   return {};
 }
 
-// Metrics of every run so far against the references of every run so far: medians over all
-// repeats, so each scenario is compared with the same references at the end.
+// Metrics of every run so far, each against its own round's references
+// (paired_metrics.hpp); the table shows the medians of every round's.
 void Orchestrator::Recompute(DjsbResults* results) {
-  for (FamilyReferences& fam : results->references) {
-    std::vector<double> sim_x, ana_x, ana_wait;
-    for (const ScenarioRun& r : fam.sim_alone) sim_x.push_back(r.sessions[0].times.Execution());
-    for (const ScenarioRun& r : fam.ana_alone) {
-      ana_x.push_back(r.sessions[0].times.Execution());
-      ana_wait.push_back(std::max(0.0, r.sessions[0].times.Wait()));
-    }
-    fam.refs.sim_alone_execution = Median(sim_x);
-    fam.refs.ana_alone_execution = Median(ana_x);
-    fam.refs.ana_static_wait = Median(ana_wait);
-    fam.refs.sim_slots = config_.simulation.Slots();
-    fam.refs.ana_slots = config_.analysis.Slots();
-  }
+  for (FamilyReferences& fam : results->references) fam.refs = ReferencesOf(fam, config_, -1);
   for (ScenarioResult& sr : results->scenarios) {
     if (!sr.skipped.empty() || sr.runs.empty()) continue;
     auto fam = std::find_if(results->references.begin(), results->references.end(),
@@ -282,18 +272,12 @@ void Orchestrator::Recompute(DjsbResults* results) {
       continue;
     }
     fam->constants = *constants;
-    sr.metrics.clear();
-    for (const ScenarioRun& run : sr.runs) {
-      std::vector<RunTimes> ana;
-      for (size_t i = 1; i < run.sessions.size(); ++i) ana.push_back(run.sessions[i].times);
-      auto m = ComputeRun(run.sessions[0].times, ana, fam->refs, *constants);
-      if (!m) {
-        sr.skipped = "metrics: " + m.error().ToString();
-        break;
-      }
-      sr.metrics.push_back(std::move(*m));
+    auto metrics = PairedMetrics(sr.runs, *fam, config_);
+    if (!metrics) {
+      sr.skipped = "metrics: " + metrics.error().ToString();
+      continue;
     }
-    if (!sr.skipped.empty()) continue;
+    sr.metrics = std::move(*metrics);
     if (auto summary = Summarize(sr.metrics)) sr.summary = *summary;
     std::vector<InteractionRecord> pulls;
     for (const ScenarioRun& run : sr.runs) {
@@ -440,62 +424,95 @@ Result<DjsbResults> Orchestrator::Run() {
   }
   results.config = config_;
 
-  // Rounds: each open scenario runs once per round beside its family's reference runs, so
-  // a drift of the machine's load hits the references and every scenario alike. A scenario
-  // closes once it has `repeats` runs and its D's interval is tight enough.
-  std::vector<bool> settled(results.scenarios.size(), false);
+  // Rounds: each scenario the repeat rule names runs once per round beside its family's
+  // reference runs, and is compared with that round's references, so a drift of the
+  // machine's speed between rounds hits a scenario and its references alike. The rule
+  // (repeat_rule.hpp): `repeats` of every scenario, then only the verdict's two.
   std::map<std::string, double> seconds_of;  // last duration of each kind of run
-  auto is_open = [&](size_t i) { return results.scenarios[i].skipped.empty() && !settled[i]; };
-  for (int round = 0; round < config_.max_repeats; ++round) {
-    std::vector<size_t> open;
-    for (size_t i = 0; i < results.scenarios.size(); ++i)
-      if (is_open(i)) open.push_back(i);
-    if (open.empty()) break;
-    // An estimate of one round: what each of its runs took last time; a scenario not run
-    // yet as long as its family's reference runs (simulation alone, then analysis alone).
-    // Nothing is known before the first reference runs, and the progress line says so.
-    auto round_estimate = [&](size_t from) {
-      double total = 0;
-      for (size_t k = from; k < open.size(); ++k) {
-        const ScenarioResult& sr = results.scenarios[open[k]];
-        auto it = seconds_of.find(sr.scenario.name);
-        if (it == seconds_of.end()) it = seconds_of.find("alone-" + sr.family);
+  // What the runs from `from` on of a round of `ordered` take: what each took last time (a
+  // scenario not run yet: as long as its family's reference runs), plus the reference runs
+  // of each family whose first scenario is at `refs_from` or later.
+  auto round_estimate = [&](const std::vector<size_t>& ordered, size_t from, size_t refs_from) {
+    double total = 0;
+    std::set<std::string> seen;
+    for (size_t k = 0; k < ordered.size(); ++k) {
+      const ScenarioResult& sr = results.scenarios[ordered[k]];
+      if (seen.insert(sr.family).second && k >= refs_from) {
+        auto it = seconds_of.find("alone-" + sr.family);
         if (it != seconds_of.end()) total += it->second;
       }
-      return total;
-    };
+      if (k < from) continue;
+      auto it = seconds_of.find(sr.scenario.name);
+      if (it == seconds_of.end()) it = seconds_of.find("alone-" + sr.family);
+      if (it != seconds_of.end()) total += it->second;
+    }
+    return total;
+  };
+  for (int round = 0; round < config_.max_repeats; ++round) {
+    const RepeatPlan plan = PlanRepeats(RepeatCandidates(results.scenarios), config_.repeats,
+                                        config_.max_repeats, config_.ci_relative_half_width);
+    if (!plan.racing.empty()) {
+      Progress((plan.repeat.empty() ? "after round " + std::to_string(round)
+                                    : "round " + std::to_string(round + 1)) +
+               ": " + plan.racing);
+      if (results.racing.empty()) {
+        results.racing = "after " + std::to_string(config_.repeats) +
+                         " repeats of each scenario: " + plan.racing;
+      } else if (plan.repeat.empty()) {
+        results.racing += "; then " + plan.racing;
+      }
+    }
+    // Each family's reference runs right before its scenarios: a scenario is compared with
+    // references measured as close to it in time as the round allows.
+    std::vector<size_t> open;
+    for (const FamilyReferences& fam : results.references) {
+      for (size_t i : plan.repeat)
+        if (results.scenarios[i].family == fam.family) open.push_back(i);
+    }
+    if (open.empty()) break;
+    // The time budget ends the repeats early, never before `repeats`: when this round (as
+    // long as its runs took last time) would overrun it.
+    if (config_.time_budget_s > 0 && round >= config_.repeats) {
+      const double next_round = round_estimate(open, 0, 0);
+      const double spent = WallClockNow() - started_;
+      if (spent + next_round > config_.time_budget_s) {
+        results.stopped_early = "stopped after " + std::to_string(round) + " rounds: another (~" +
+                                Fixed(next_round, 0) + " s) would overrun the time budget of " +
+                                Fixed(config_.time_budget_s, 0) + " s; intervals wider than +-" +
+                                Fixed(100 * config_.ci_relative_half_width, 0) +
+                                "% are shown as they are";
+        Progress(results.stopped_early);
+        break;
+      }
+    }
     auto eta = [&](size_t from) -> std::string {
       if (seconds_of.empty()) return "ETA after the first round";
-      double refs = 0;
-      for (const FamilyReferences& f : results.references) {
-        auto it = seconds_of.find("alone-" + f.family);
-        if (it != seconds_of.end()) refs += it->second;
-      }
-      const double rest = round_estimate(from);
-      const double whole = round_estimate(0) + refs;
+      const double rest = round_estimate(open, from, from + 1);
+      const double whole = round_estimate(open, 0, 0);
       const int min_more = std::max(0, config_.repeats - round - 1);
       const int max_more = config_.max_repeats - round - 1;
       return "ETA " + Fixed(rest + min_more * whole, 0) + " s (at most " +
              Fixed(rest + max_more * whole, 0) + " s if every open scenario needs " +
              std::to_string(config_.max_repeats) + " repeats)";
     };
-    for (FamilyReferences& fam : results.references) {
-      bool needed = false;
-      for (size_t i : open) needed = needed || results.scenarios[i].family == fam.family;
-      if (!needed) continue;
-      const double t0 = WallClockNow();
-      if (auto ok = RunReferences(reference_launcher(fam.family), round, &fam); !ok) {
-        Progress("reference runs (" + fam.family + ") failed: " + ok.error().ToString());
-        for (size_t i : open) {
-          if (results.scenarios[i].family == fam.family)
-            results.scenarios[i].skipped = "reference runs failed: " + ok.error().ToString();
-        }
-        continue;
-      }
-      seconds_of["alone-" + fam.family] = WallClockNow() - t0;
-    }
+    std::string refs_done;
     for (size_t k = 0; k < open.size(); ++k) {
       ScenarioResult& sr = results.scenarios[open[k]];
+      if (sr.family != refs_done) {
+        refs_done = sr.family;
+        auto fam = std::find_if(results.references.begin(), results.references.end(),
+                                [&](const FamilyReferences& f) { return f.family == sr.family; });
+        const double t0 = WallClockNow();
+        if (auto ok = RunReferences(reference_launcher(sr.family), round, &*fam); !ok) {
+          Progress("reference runs (" + sr.family + ") failed: " + ok.error().ToString());
+          for (size_t i : open) {
+            if (results.scenarios[i].family == sr.family)
+              results.scenarios[i].skipped = "reference runs failed: " + ok.error().ToString();
+          }
+        } else {
+          seconds_of["alone-" + sr.family] = WallClockNow() - t0;
+        }
+      }
       if (!sr.skipped.empty()) continue;
       Progress("round " + std::to_string(round + 1) + ", scenario " + std::to_string(k + 1) +
                " of " + std::to_string(open.size()) + ": " + sr.scenario.name + " repeat " +
@@ -517,38 +534,13 @@ Result<DjsbResults> Orchestrator::Run() {
       if (!sr.skipped.empty() || sr.metrics.empty()) continue;
       const RunMetrics& m = sr.metrics.back();
       const Interval& d = sr.summary.d_interval;
-      settled[i] = d.n >= config_.repeats && TightEnough(d, config_.ci_relative_half_width);
+      const bool tight = d.n >= config_.repeats && TightEnough(d, config_.ci_relative_half_width);
       Progress(sr.scenario.name + " #" + std::to_string(d.n) + ": E_sim " + Fixed(m.e_sim) +
                ", E_ana " + Fixed(m.e_ana) + ", W_ana " + Fixed(m.w_ana) + ", D " + Fixed(m.d) +
                " (states from " + sr.runs.back().state_source + "); D median " + Fixed(d.median) +
                " [" + Fixed(d.lo) + ", " + Fixed(d.hi) + "] over " + std::to_string(d.n) +
-               (settled[i] ? ": settled" : ": repeats"));
-    }
-    // The time budget ends the repeats early, never before `repeats`: when one more round
-    // of what is still open (as long as its runs took this round) would overrun it.
-    if (config_.time_budget_s > 0 && round + 1 >= config_.repeats) {
-      double next_round = 0;
-      for (const FamilyReferences& f : results.references) {
-        auto it = seconds_of.find("alone-" + f.family);
-        if (it != seconds_of.end()) next_round += it->second;
-      }
-      bool any_open = false;
-      for (size_t i = 0; i < results.scenarios.size(); ++i) {
-        if (!is_open(i)) continue;
-        any_open = true;
-        auto it = seconds_of.find(results.scenarios[i].scenario.name);
-        if (it != seconds_of.end()) next_round += it->second;
-      }
-      const double spent = WallClockNow() - started_;
-      if (any_open && spent + next_round > config_.time_budget_s) {
-        results.stopped_early =
-            "stopped after " + std::to_string(round + 1) + " rounds: another (~" +
-            Fixed(next_round, 0) + " s) would overrun the time budget of " +
-            Fixed(config_.time_budget_s, 0) + " s; intervals wider than +-" +
-            Fixed(100 * config_.ci_relative_half_width, 0) + "% are shown as they are";
-        Progress(results.stopped_early);
-        break;
-      }
+               (tight ? ": within +-" + Fixed(100 * config_.ci_relative_half_width, 0) + "%"
+                      : ": wider"));
     }
   }
   results.finished = WallClockNow();

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "djsb/repeat_rule.hpp"
+
 namespace psched::djsb {
 namespace {
 
@@ -72,25 +74,19 @@ nlohmann::json ConstantsJson(const ResolvedConstants& c) {
 }  // namespace
 
 std::optional<Verdict> ComputeVerdict(const DjsbResults& results) {
+  // The same pair the repeats raced (repeat_rule.hpp).
+  const VerdictPair pair = PickVerdictPair(RepeatCandidates(results.scenarios));
+  if (!pair.best || !pair.baseline) return std::nullopt;
+  const ScenarioResult& best = results.scenarios[*pair.best];
+  const ScenarioResult& base = results.scenarios[*pair.baseline];
   Verdict v;
-  bool have_best = false, have_base = false;
-  for (const ScenarioResult& s : results.scenarios) {
-    if (!s.skipped.empty() || s.metrics.empty()) continue;
-    if (s.scenario.baseline.empty()) {
-      if (!have_best || s.summary.d > v.best_d) {
-        v.best = s.scenario.name;
-        v.best_d = s.summary.d;
-        v.best_interval = s.summary.d_interval;
-        have_best = true;
-      }
-    } else if (!have_base) {
-      v.baseline = s.scenario.name;
-      v.baseline_d = s.summary.d;
-      v.baseline_interval = s.summary.d_interval;
-      have_base = true;
-    }
-  }
-  if (!have_best || !have_base || !(v.baseline_d > 0)) return std::nullopt;
+  v.best = best.scenario.name;
+  v.best_d = best.summary.d;
+  v.best_interval = best.summary.d_interval;
+  v.baseline = base.scenario.name;
+  v.baseline_d = base.summary.d;
+  v.baseline_interval = base.summary.d_interval;
+  if (!(v.baseline_d > 0)) return std::nullopt;
   v.ratio = v.best_d / v.baseline_d;
   v.apart = Apart(v.best_interval, v.baseline_interval);
   return v;
@@ -153,8 +149,10 @@ std::string FormatTable(const DjsbResults& results) {
       << ", submitted at";
   for (double f : results.launch_fractions) out << " " << Fixed(100 * f, 0) << "%";
   out << " of the simulation's iterations (seed " << c.schedule.seed << "), medians of "
-      << c.repeats << " to " << c.max_repeats << " repeats (until D's 95% interval is within +-"
-      << Fixed(100 * c.ci_relative_half_width, 0) << "% of its median)\n";
+      << c.repeats << " to " << c.max_repeats << " repeats (" << c.repeats
+      << " of each, then only the two the verdict compares, until their 95% intervals are apart "
+         "or within +-"
+      << Fixed(100 * c.ci_relative_half_width, 0) << "% of their medians)\n";
   if (!results.calibration.empty()) out << "calibration: " << results.calibration << "\n";
   if (!results.folded.empty()) out << results.folded << " (every figure below)\n";
   out << "\n";
@@ -232,6 +230,7 @@ std::string FormatTable(const DjsbResults& results) {
         << Fixed(f.refs.ana_static_wait, 3) << " s\n";
     out << "  " << DescribeConstants(f.constants) << "\n";
   }
+  if (!results.racing.empty()) out << "  " << results.racing << "\n";
   if (!results.stopped_early.empty()) out << "  " << results.stopped_early << "\n";
   if (!results.folded.empty()) out << "  * " << results.folded << "\n";
   if (auto v = ComputeVerdict(results)) out << FormatVerdict(*v, results.folded);
@@ -247,6 +246,7 @@ nlohmann::json ToJson(const DjsbResults& r) {
   if (!r.folded.empty()) j["folded_note"] = r.folded;
   if (!r.calibration.empty()) j["calibration"] = r.calibration;
   if (!r.stopped_early.empty()) j["stopped_early"] = r.stopped_early;
+  if (!r.racing.empty()) j["racing"] = r.racing;
   j["started"] = r.started;
   j["finished"] = r.finished;
   const DjsbConfig& c = r.config;

@@ -70,6 +70,9 @@ struct DjsbResults {
   std::string folded;
   std::string calibration;    // how the iterations were chosen (sim_target_s), or empty
   std::string stopped_early;  // why the repeats ended before every interval was tight
+  // How the repeats beyond the minimum were spent (repeat_rule.hpp): "repeating only X and
+  // Y for the verdict: ...", and how that race ended; empty when it never began.
+  std::string racing;
   // The interactive djsb: whose name service each launcher family used (or why none).
   std::vector<std::string> name_services;
   std::vector<double> launch_fractions;
