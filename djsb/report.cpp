@@ -71,6 +71,16 @@ nlohmann::json ConstantsJson(const ResolvedConstants& c) {
           {"text", DescribeConstants(c)}};
 }
 
+// The pulls of the analyses of a scenario's i-th run.
+InteractionSummary RunInteraction(const ScenarioResult& s, size_t i) {
+  std::vector<InteractionRecord> records;
+  if (i < s.runs.size()) {
+    for (const SessionRecord& session : s.runs[i].sessions)
+      if (session.interaction) records.push_back(*session.interaction);
+  }
+  return SummarizeInteractions(records);
+}
+
 }  // namespace
 
 std::optional<Verdict> ComputeVerdict(const DjsbResults& results) {
@@ -368,8 +378,17 @@ std::string ToCsv(const DjsbResults& r) {
   std::ostringstream out;
   out << "scenario,repeat,e_sim,e_ana,w_ana,d,sim_execution_s,sim_real_slowdown,"
          "sim_expected_slowdown,ana_wait_s,ana_execution_s,ana_real_slowdown,"
-         "wait_constant_s,analysis_share,slot_overlap,d_ci95_lo,d_ci95_hi,folded\n";
+         "wait_constant_s,analysis_share,slot_overlap,d_ci95_lo,d_ci95_hi,"
+         "pulls_asked,pulls_completed,latency_p50_s,latency_p95_s,folded\n";
   const char* folded = r.folded.empty() ? "false" : "true";
+  // The interactive djsb's pulls (empty cells otherwise): latency over the pulls that
+  // completed, "" when none did.
+  auto pulls = [&](const InteractionSummary& x) -> std::string {
+    if (!r.config.interaction.enabled()) return ",,,";
+    const std::string p50 = x.latencies > 0 ? Fixed(x.median_s, 6) : "";
+    const std::string p95 = x.latencies > 0 ? Fixed(x.p95_s, 6) : "";
+    return std::to_string(x.asked) + "," + std::to_string(x.completed) + "," + p50 + "," + p95;
+  };
   for (const ScenarioResult& s : r.scenarios) {
     if (!s.skipped.empty()) continue;
     const FamilyReferences* f = FindFamily(r, s.family);
@@ -389,7 +408,7 @@ std::string ToCsv(const DjsbResults& r) {
           << "," << Fixed(m.w_ana, 4) << "," << Fixed(m.d, 4) << "," << Fixed(m.sim_execution, 4)
           << "," << Fixed(m.sim_real_slowdown, 4) << "," << Fixed(m.sim_expected_slowdown, 4) << ","
           << Fixed(wait, 4) << "," << Fixed(x, 4) << "," << Fixed(rs, 4) << "," << consts << ",,,"
-          << folded << "\n";
+          << pulls(RunInteraction(s, i)) << "," << folded << "\n";
     }
     const Summary& m = s.summary;
     out << s.scenario.name << ",median," << Fixed(m.e_sim, 4) << "," << Fixed(m.e_ana, 4) << ","
@@ -397,7 +416,7 @@ std::string ToCsv(const DjsbResults& r) {
         << Fixed(m.sim_real_slowdown, 4) << "," << Fixed(m.sim_expected_slowdown, 4) << ","
         << Fixed(m.ana_wait, 4) << "," << Fixed(m.ana_execution, 4) << ","
         << Fixed(m.ana_real_slowdown, 4) << "," << consts << "," << Fixed(m.d_interval.lo, 4) << ","
-        << Fixed(m.d_interval.hi, 4) << "," << folded << "\n";
+        << Fixed(m.d_interval.hi, 4) << "," << pulls(s.interaction) << "," << folded << "\n";
   }
   return out.str();
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "djsb/svg_report.hpp"
 
 namespace psched::djsb {
@@ -174,6 +176,41 @@ TEST(DjsbReport, CsvHasOneRowPerRepeatAndAMedianRow) {
   EXPECT_NE(csv.find("\nwait,median,"), std::string::npos);
   EXPECT_NE(csv.find("\nsurpass,median,0.8"), std::string::npos) << csv;
   EXPECT_EQ(csv.find("sidestep"), std::string::npos);  // skipped: no rows
+}
+
+// The interactive djsb's pulls are in the CSV too, per run and in the median row, as in
+// the table and the JSON; empty cells when the run was not interactive.
+TEST(DjsbReport, CsvHasThePullsOfEachRunAndTheirSummary) {
+  const std::string plain = ToCsv(PaperLikeResults());
+  EXPECT_NE(
+      plain.find(",d_ci95_hi,pulls_asked,pulls_completed,latency_p50_s,latency_p95_s,folded\n"),
+      std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("\nsurpass,1,"), std::string::npos);
+  EXPECT_NE(plain.find(",,,,false\n"), std::string::npos) << plain;
+
+  DjsbResults r = PaperLikeResults();
+  r.config.interaction.pulls = 5;
+  r.scenarios[0].runs[0].sessions[1].interaction = {5, 0, {}, "no simulation serves 'x'"};
+  r.scenarios[1].runs[0].sessions[1].interaction = {5, 5, {0.01, 0.02, 0.03, 0.04, 0.2}, ""};
+  r.scenarios[0].interaction = SummarizeInteractions({{5, 0, {}, "no simulation serves 'x'"}});
+  r.scenarios[1].interaction = SummarizeInteractions({{5, 5, {0.01, 0.02, 0.03, 0.04, 0.2}, ""}});
+  const std::string csv = ToCsv(r);
+  // wait: no pull completed, no latency; surpass: 5 of 5, p50 30 ms, p95 200 ms.
+  EXPECT_NE(csv.find(",5,0,,,false\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",5,5,0.030000,0.200000,false\n"), std::string::npos) << csv;
+  const size_t median = csv.find("\nsurpass,median,");
+  ASSERT_NE(median, std::string::npos);
+  EXPECT_NE(csv.find(",5,5,0.030000,0.200000,false\n", median), std::string::npos) << csv;
+  // Every row has as many cells as the header.
+  size_t header_cells = 0, line_start = 0;
+  for (size_t end = csv.find('\n'); end != std::string::npos; end = csv.find('\n', line_start)) {
+    const std::string line = csv.substr(line_start, end - line_start);
+    const size_t cells = std::count(line.begin(), line.end(), ',') + 1;
+    if (header_cells == 0) header_cells = cells;
+    EXPECT_EQ(cells, header_cells) << line;
+    line_start = end + 1;
+  }
 }
 
 TEST(DjsbReport, SvgIsSelfContainedWithBarsTimelinesAndLegend) {
