@@ -135,8 +135,9 @@ TEST(ParseConfig, LaterFileOverridesKeyByKey) {
 
 // One test per rejected config: each names the file, line and column.
 TEST(RejectedConfig, UnknownMpiWireUp) {
-  EXPECT_EQ(ErrorOf("[launch]\nmpi = \"pmi3\"\n"),
-            "t.toml:2:7: launch.mpi: unknown MPI wire-up 'pmi3' (valid: auto, pmix, pmi1, none)");
+  EXPECT_EQ(
+      ErrorOf("[launch]\nmpi = \"pmi3\"\n"),
+      "t.toml:2:7: launch.mpi: unknown MPI wire-up 'pmi3' (valid: auto, pmix, pmi1, pmi2, none)");
 }
 
 TEST(RejectedConfig, KillWaitOutOfRange) {

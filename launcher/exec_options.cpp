@@ -108,8 +108,8 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
   app.add_option("--allocator", o.allocator, "how the ranks are laid out on the slots (below)")
       ->type_name("NAME");
   app.add_option("--mpi", o.mpi,
-                 "MPI wire-up: auto (PMIx and PMI-1: Open MPI and MPICH), pmix, pmi1, none "
-                 "(default: the admin's [launch] mpi, else auto)")
+                 "MPI wire-up: auto (PMIx, PMI-1 and PMI-2: Open MPI, MPICH, Intel MPI), pmix, "
+                 "pmi1, pmi2, none (default: the admin's [launch] mpi, else auto)")
       ->type_name("NAME");
   app.add_option("--kill-wait", kill_wait_text,
                  "when a rank fails or the session is killed, the other ranks get SIGTERM and "

@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "pmi/process_mapping.hpp"
+#include "pmi/wire2.hpp"
+#include "pmi/wireup.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::pmi {
@@ -20,7 +22,9 @@ struct SimpleServer::Client {
   int fd = -1;       // the daemon's end
   int rank_fd = -1;  // the rank's end, until the rank is gone
   event* ev = nullptr;
-  LineSplitter lines;
+  LineSplitter lines;    // PMI-1 lines, and every client's first (its init)
+  bool pmi2 = false;     // its init asked for PMI-2: messages from then on
+  FrameSplitter frames;  // PMI-2 messages
 };
 
 struct SimpleServer::Session {
@@ -60,6 +64,11 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
   si.size = info.size;
   si.universe_size = std::max(info.size, info.universe_size);
   si.local_ranks = info.local_ranks;
+  if (auto wire_up = ParseWireUp(info.mpi); wire_up) {
+    si.serve_pmi1 = ServesPmi1(*wire_up);
+    si.serve_pmi2 = ServesPmi2(*wire_up);
+  }
+  si.spawner_jobid = info.parent_nspace;
   si.process_mapping = ProcessMapping(node_of_rank);
   const std::string preput_entry = std::string(kPreputVariable) + "=";
   for (const std::string& e : info.env) {
@@ -177,13 +186,35 @@ void SimpleServer::Read(Client& c) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
   Session& s = *it->second;
-  c.lines.Append(std::string_view(buf, static_cast<size_t>(n)));
+  const std::string_view bytes(buf, static_cast<size_t>(n));
+  if (c.pmi2) {
+    c.frames.Append(bytes);
+  } else {
+    c.lines.Append(bytes);
+  }
   // Lock-step clients send one command at a time; a burst is bounded by the read.
-  while (auto line = c.lines.Next()) {
-    const Outcome o = s.kvs->Handle(c.rank, *line);
+  for (;;) {
+    Outcome o;
+    if (c.pmi2) {
+      auto message = c.frames.Next();
+      if (!message) break;
+      o = s.kvs->Handle2(c.rank, *message);
+    } else {
+      auto line = c.lines.Next();
+      if (!line) break;
+      o = s.kvs->Handle(c.rank, *line);
+      if (o.pmi2) {  // what followed the init in this read is PMI-2 already
+        c.pmi2 = true;
+        c.frames.Append(c.lines.TakeRest());
+      }
+    }
     Apply(s, c, o);
     // An abort may end the session (and free `c`) before Apply returns.
     if (!sessions_.contains(session)) return;
+    if (c.frames.broken()) {  // no next message to find: answered, then no more reading
+      event_del(c.ev);
+      return;
+    }
   }
 }
 
@@ -193,6 +224,9 @@ void SimpleServer::Apply(Session& s, Client& c, const Outcome& o) {
                  static_cast<long long>(s.id), c.rank, o.problem.c_str());
   }
   if (!o.reply.empty()) Send(c, o.reply);
+  for (const auto& [rank, reply] : o.to_others) {
+    if (auto other = s.clients.find(rank); other != s.clients.end()) Send(*other->second, reply);
+  }
   if (o.barrier_blob) StartBarrier(s, *o.barrier_blob);
   if (o.spawn) StartSpawn(s, c, *o.spawn);
   if (o.abort && fail_) fail_(s.id, c.rank, o.abort->first, o.abort->second);
@@ -218,10 +252,9 @@ void SimpleServer::StartBarrier(Session& s, std::string blob) {
                      auto it = sessions_.find(session);
                      if (it == sessions_.end() || it->second->kvs->barriers_done() != seq) return;
                      Session& s2 = *it->second;
-                     auto [ranks, line] = s2.kvs->BarrierDone(all);
-                     for (int rank : ranks) {
+                     for (const auto& [rank, reply] : s2.kvs->BarrierDone(all)) {
                        if (auto c = s2.clients.find(rank); c != s2.clients.end())
-                         Send(*c->second, line);
+                         Send(*c->second, reply);
                      }
                    });
 }

@@ -1,7 +1,8 @@
 #include "pmi/simple_session.hpp"
 
 #include <algorithm>
-#include <charconv>
+
+#include "pmi/wire2.hpp"
 
 namespace psched::pmi {
 
@@ -22,15 +23,6 @@ Outcome Refuse(std::string_view reply_name, const std::string& why) {
   Outcome o = Reply(reply_name, {{"rc", "-1"}, {"msg", WireText(why).substr(0, kMaxLine / 2)}});
   o.problem = why;
   return o;
-}
-
-std::optional<int> ToInt(std::optional<std::string_view> text) {
-  if (!text) return std::nullopt;
-  int v = 0;
-  const char* end = text->data() + text->size();
-  auto [p, ec] = std::from_chars(text->data(), end, v);
-  if (ec != std::errc() || p != end) return std::nullopt;
-  return v;
 }
 
 // The reply each command expects (MPICH's client checks the name).
@@ -67,26 +59,7 @@ Outcome SimpleSession::Handle(int rank, const Result<std::string>& line) {
 }
 
 Outcome SimpleSession::Dispatch(int rank, const Command& c) {
-  if (c.name == "init") {
-    auto version = ToInt(c.Get("pmi_version"));
-    auto subversion = ToInt(c.Get("pmi_subversion"));
-    if (!version || !subversion)
-      return Refuse("response_to_init", "init needs pmi_version and pmi_subversion");
-    if (*version != 1) {
-      Outcome o = Refuse("response_to_init", "PMI version " + std::to_string(*version) +
-                                                 " is not served here (PMI-1 only)");
-      o.reply = FormatLine("response_to_init", {{"rc", "-1"},
-                                                {"pmi_version", "1"},
-                                                {"pmi_subversion", "1"},
-                                                {"msg", WireText(o.problem)}});
-      return o;
-    }
-    initialized_.insert(rank);
-    return Reply("response_to_init",
-                 {{"pmi_version", "1"},
-                  {"pmi_subversion", std::to_string(std::clamp(*subversion, 0, 1))},
-                  {"rc", "0"}});
-  }
+  if (c.name == "init") return Init(rank, c);
   if (c.name == "get_maxes") {
     return Reply("maxes", {{"kvsname_max", std::to_string(kKvsNameMax)},
                            {"keylen_max", std::to_string(kKeyMax)},
@@ -111,7 +84,7 @@ Outcome SimpleSession::Dispatch(int rank, const Command& c) {
   if (c.name == "abort") {
     Outcome o;
     // MPICH's MPI_Abort sends its status only; later clients add a message.
-    const int code = ToInt(c.Get("exitcode")).value_or(1);
+    const int code = IntValue(c.Get("exitcode")).value_or(1);
     std::string message = "called MPI_Abort (PMI abort) with status " + std::to_string(code);
     if (auto text = c.Get("message"); text && !text->empty()) message += ": " + std::string(*text);
     o.abort = std::make_pair(code, std::move(message));
@@ -121,6 +94,41 @@ Outcome SimpleSession::Dispatch(int rank, const Command& c) {
   const std::string_view reply = ReplyName(c.name);
   if (reply != "error") return Refuse(reply, "'" + c.name + "' is not supported by psched");
   return Refuse("error", "unknown command '" + c.name + "'");
+}
+
+Outcome SimpleSession::Init(int rank, const Command& c) {
+  auto version = IntValue(c.Get("pmi_version"));
+  auto subversion = IntValue(c.Get("pmi_subversion"));
+  if (!version || !subversion)
+    return Refuse("response_to_init", "init needs pmi_version and pmi_subversion");
+  if (*version == 2 && info_.serve_pmi2) {
+    initialized_.insert(rank);
+    pmi2_ranks_.insert(rank);
+    Outcome o =
+        Reply("response_to_init", {{"pmi_version", "2"}, {"pmi_subversion", "0"}, {"rc", "0"}});
+    o.pmi2 = true;
+    return o;
+  }
+  if (*version != 1 || !info_.serve_pmi1) {
+    Outcome o =
+        Refuse("response_to_init", "PMI version " + std::to_string(*version) +
+                                       " is not served to this session (" + Versions() + " only)");
+    o.reply = FormatLine("response_to_init", {{"rc", "-1"},
+                                              {"pmi_version", info_.serve_pmi1 ? "1" : "2"},
+                                              {"pmi_subversion", info_.serve_pmi1 ? "1" : "0"},
+                                              {"msg", WireText(o.problem)}});
+    return o;
+  }
+  initialized_.insert(rank);
+  return Reply("response_to_init",
+               {{"pmi_version", "1"},
+                {"pmi_subversion", std::to_string(std::clamp(*subversion, 0, 1))},
+                {"rc", "0"}});
+}
+
+std::string SimpleSession::Versions() const {
+  if (info_.serve_pmi1 && info_.serve_pmi2) return "PMI-1 and PMI-2";
+  return info_.serve_pmi1 ? "PMI-1" : "PMI-2";
 }
 
 Outcome SimpleSession::Spawn(int rank, std::string_view line) {
@@ -187,10 +195,14 @@ Outcome SimpleSession::Get(const Command& c) const {
 
 Outcome SimpleSession::Barrier(int rank) {
   if (std::find(info_.local_ranks.begin(), info_.local_ranks.end(), rank) ==
-      info_.local_ranks.end())
-    return Refuse("barrier_out", "rank " + std::to_string(rank) + " is not local");
-  if (!in_barrier_.insert(rank).second)
-    return Refuse("barrier_out", "rank " + std::to_string(rank) + " is already in the barrier");
+      info_.local_ranks.end()) {
+    return RefuseFor(rank, "barrier_out", "kvs-fence-response", kPmi2InvalidArg,
+                     "rank " + std::to_string(rank) + " is not local");
+  }
+  if (!in_barrier_.insert(rank).second) {
+    return RefuseFor(rank, "barrier_out", "kvs-fence-response", kPmi2Other,
+                     "rank " + std::to_string(rank) + " is already in the barrier");
+  }
   Outcome o;
   if (in_barrier_.size() == info_.local_ranks.size() && !barrier_running_) {
     barrier_running_ = true;
@@ -199,26 +211,44 @@ Outcome SimpleSession::Barrier(int rank) {
   return o;
 }
 
-std::pair<std::vector<int>, std::string> SimpleSession::BarrierDone(
+std::vector<std::pair<int, std::string>> SimpleSession::BarrierDone(
     const Result<std::string>& blobs) {
   std::vector<int> waiting(in_barrier_.begin(), in_barrier_.end());
   in_barrier_.clear();
   barrier_running_ = false;
   ++barriers_done_;
+  std::string failed;
+  Result<std::map<std::string, std::string>> all;
   if (!blobs) {
-    return {waiting, FormatLine("barrier_out",
-                                {{"rc", "-1"},
-                                 {"msg", WireText("barrier failed: " + blobs.error().message())}})};
+    failed = "barrier failed: " + blobs.error().message();
+  } else if (all = DecodePuts(*blobs); !all) {
+    failed = "barrier: " + all.error().message();
   }
-  auto all = DecodePuts(*blobs);
-  if (!all) {
-    return {waiting,
-            FormatLine("barrier_out",
-                       {{"rc", "-1"}, {"msg", WireText("barrier: " + all.error().message())}})};
+  std::vector<std::pair<int, std::string>> out;
+  for (int rank : waiting) {
+    if (!failed.empty()) {
+      out.emplace_back(
+          rank, RefuseFor(rank, "barrier_out", "kvs-fence-response", kPmi2Other, failed).reply);
+    } else if (pmi2_ranks_.contains(rank)) {
+      out.emplace_back(rank, FormatMessage2("kvs-fence-response", {{"rc", "0"}}));
+    } else {
+      out.emplace_back(rank, FormatLine("barrier_out", {{"rc", "0"}}));
+    }
   }
+  if (!failed.empty()) return out;
   for (auto& [k, v] : *all) kvs_[k] = std::move(v);
   pending_.clear();
-  return {waiting, FormatLine("barrier_out", {{"rc", "0"}})};
+  return out;
+}
+
+Outcome SimpleSession::RefuseFor(int rank, std::string_view pmi1_reply, std::string_view pmi2_reply,
+                                 int pmi2_rc, const std::string& why) const {
+  if (!pmi2_ranks_.contains(rank)) return Refuse(pmi1_reply, why);
+  Outcome o;
+  o.reply = FormatMessage2(
+      pmi2_reply, {{"rc", std::to_string(pmi2_rc)}, {"errmsg", why.substr(0, kPmi2ValueMax - 1)}});
+  o.problem = why;
+  return o;
 }
 
 int SimpleSession::AppnumOf(int rank) const {

@@ -1,5 +1,7 @@
-// One session's PMI-1 service on one node, pure: commands of its local ranks in,
-// replies and actions out. The node's server (simple_server.hpp) owns the sockets and
+// One session's PMI service on one node, pure: commands of its local ranks in, replies
+// and actions out. A rank speaks PMI-1 (wire.hpp) or, once its init asked for version 2,
+// PMI-2 (wire2.hpp); both kinds share one key-value space and one barrier (PMI-2's
+// kvs-fence is PMI-1's barrier). The node's server (simple_server.hpp) owns the sockets and
 // carries out what this decides.
 //
 // The key-value space: a rank's put is visible at once to the ranks of its node, and
@@ -32,6 +34,10 @@ struct SimpleSessionInfo {
   // MPI_Comm_spawn children: what the parent put for them (its port), visible to every
   // rank from the start.
   std::map<std::string, std::string> preput;
+  // The versions a client's init may ask for (psched-exec --mpi: auto serves both).
+  bool serve_pmi1 = true;
+  bool serve_pmi2 = true;
+  std::string spawner_jobid;  // MPI_Comm_spawn children: the parent's kvsname
 };
 
 // What the server must do after one command.
@@ -47,6 +53,10 @@ struct Outcome {
   bool finalized = false;  // the rank said finalize (its connection may close)
   // The rank asked for MPI_Comm_spawn: start the children, then answer SpawnAnswer.
   std::optional<SpawnRequest> spawn;
+  // The rank's init was answered for PMI-2: what it sends from now on is PMI-2 messages.
+  bool pmi2 = false;
+  // Answers to other local ranks (a PMI-2 node attribute they waited for), by rank.
+  std::vector<std::pair<int, std::string>> to_others;
 };
 
 class SimpleSession {
@@ -56,10 +66,12 @@ class SimpleSession {
   // One line from local rank `rank` (already split off the stream; may be an error
   // from the splitter, answered like a malformed command).
   Outcome Handle(int rank, const Result<std::string>& line);
+  // One PMI-2 message body from local rank `rank` (FrameSplitter; may be its error).
+  Outcome Handle2(int rank, const Result<std::string>& body);
   // The collective of barrier number `barriers_done()` came back: `blobs` is every
-  // node's contribution, concatenated. Returns the ranks to answer barrier_out (with
-  // the reply line, an error line when the collective failed).
-  std::pair<std::vector<int>, std::string> BarrierDone(const Result<std::string>& blobs);
+  // node's contribution, concatenated. Returns each waiting rank with its answer
+  // (barrier_out or kvs-fence-response; an error when the collective failed).
+  std::vector<std::pair<int, std::string>> BarrierDone(const Result<std::string>& blobs);
 
   // The answer to a spawn once the children were started (or why not).
   static Outcome SpawnAnswer(const Result<void>& started);
@@ -67,6 +79,7 @@ class SimpleSession {
   int barriers_done() const { return barriers_done_; }
   bool initialized(int rank) const { return initialized_.contains(rank); }
   bool finalized(int rank) const { return finalized_.contains(rank); }
+  bool speaks_pmi2(int rank) const { return pmi2_ranks_.contains(rank); }
   const SimpleSessionInfo& info() const { return info_; }
 
   // The blob of a set of puts and back: "key=value\n" lines (keys hold no '=' and
@@ -79,6 +92,16 @@ class SimpleSession {
   Outcome Put(const Command& c);
   Outcome Get(const Command& c) const;
   Outcome Barrier(int rank);
+  Outcome Init(int rank, const Command& c);
+  Outcome Dispatch2(int rank, const Command& c);
+  Outcome KvsGet2(const Command& c) const;
+  Outcome GetNodeAttr2(int rank, const Command& c);
+  Outcome PutNodeAttr2(const Command& c);
+  Outcome GetJobAttr2(const Command& c) const;
+  // An error answer in the rank's own protocol under the reply its command waits for.
+  Outcome RefuseFor(int rank, std::string_view pmi1_reply, std::string_view pmi2_reply, int pmi2_rc,
+                    const std::string& why) const;
+  std::string Versions() const;
   Outcome Spawn(int rank, std::string_view line);
   bool KvsNameOk(const Command& c) const;
   int AppnumOf(int rank) const;
@@ -92,6 +115,10 @@ class SimpleSession {
   std::set<int> initialized_;
   std::set<int> finalized_;
   std::map<int, SpawnReader> spawns_;  // by rank, while its spawn blocks arrive
+  std::set<int> pmi2_ranks_;           // ranks whose init asked for PMI-2
+  // PMI-2 node attributes: this node's ranks of the session share them.
+  std::map<std::string, std::string> node_attrs_;
+  std::map<std::string, std::vector<int>> attr_waiters_;  // by key: ranks waiting for a put
 };
 
 }  // namespace psched::pmi

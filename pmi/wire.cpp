@@ -1,5 +1,6 @@
 #include "pmi/wire.hpp"
 
+#include <charconv>
 #include <cstdlib>
 
 #include "pmi/spawn_block.hpp"
@@ -18,6 +19,15 @@ std::optional<std::string_view> Command::Get(std::string_view key) const {
   for (const auto& [k, v] : args)
     if (k == key) return std::string_view(v);
   return std::nullopt;
+}
+
+std::optional<int> IntValue(std::optional<std::string_view> text) {
+  if (!text) return std::nullopt;
+  int v = 0;
+  const char* end = text->data() + text->size();
+  auto [p, ec] = std::from_chars(text->data(), end, v);
+  if (ec != std::errc() || p != end) return std::nullopt;
+  return v;
 }
 
 Result<Command> ParseLine(std::string_view line) {
@@ -104,6 +114,13 @@ std::optional<Result<std::string>> LineSplitter::Next() {
     }
     return Result<std::string>(std::move(line));
   }
+}
+
+std::string LineSplitter::TakeRest() {
+  std::string rest = skipping_ ? std::string() : std::move(buffer_);
+  buffer_.clear();
+  skipping_ = false;
+  return rest;
 }
 
 int FuzzWire(const uint8_t* data, size_t size) {

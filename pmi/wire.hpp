@@ -32,6 +32,9 @@ struct Command {
   std::optional<std::string_view> Get(std::string_view key) const;
 };
 
+// A value that is a whole decimal int (nullopt when absent or not one).
+std::optional<int> IntValue(std::optional<std::string_view> text);
+
 // One line without its newline. Tuples may be separated by several spaces or tabs; a
 // word without '=' continues the previous value (an abort message with spaces). Errors:
 // an empty line, a line that does not start with cmd=NAME, an empty key, a line longer
@@ -55,6 +58,9 @@ class LineSplitter {
   // The next complete line (without '\n'), an error for an overlong one, or nullopt
   // when no complete line is buffered.
   std::optional<Result<std::string>> Next();
+  // What is buffered after the last line taken, handed over when the client switches to
+  // PMI-2 (wire2.hpp); the splitter is empty after.
+  std::string TakeRest();
 
  private:
   std::string buffer_;

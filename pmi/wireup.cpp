@@ -16,16 +16,14 @@ Result<WireUp> ParseWireUp(std::string_view name) {
   if (name.empty() || name == "auto") return WireUp::kAuto;
   if (name == "pmix") return WireUp::kPmix;
   if (name == "pmi1") return WireUp::kPmi1;
+  if (name == "pmi2") return WireUp::kPmi2;
   if (name == "none") return WireUp::kNone;
-  if (name == "pmi2") {
-    return Fail(ErrorCode::kInvalidArgument, "PMI-2 is not served yet" + Valid());
-  }
   return Fail(ErrorCode::kInvalidArgument,
               "unknown MPI wire-up '" + std::string(name) + "'" + Valid());
 }
 
 const std::vector<std::string>& WireUpNames() {
-  static const std::vector<std::string> names = {"auto", "pmix", "pmi1", "none"};
+  static const std::vector<std::string> names = {"auto", "pmix", "pmi1", "pmi2", "none"};
   return names;
 }
 

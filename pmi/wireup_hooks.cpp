@@ -16,7 +16,7 @@ void WireUpHooks::SessionStartingAsync(const daemon::SessionLaunchInfo& info, St
   auto wire_up = ParseWireUp(info.mpi);
   if (!wire_up) return done(Fail(wire_up.error()));
   sessions_[info.session] = *wire_up;
-  if (ServesPmi1(*wire_up) && pmi1_) {
+  if (ServesPmi(*wire_up) && pmi1_) {
     if (auto ok = pmi1_->SessionStarting(info); !ok) return done(ok);
   }
   if (ServesPmix(*wire_up) && pmix_) return pmix_->SessionStartingAsync(info, std::move(done));
@@ -28,7 +28,7 @@ std::vector<daemon::LaunchHooks*> WireUpHooks::Serving(int64_t session) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return out;
   if (ServesPmix(it->second) && pmix_) out.push_back(pmix_.get());
-  if (ServesPmi1(it->second) && pmi1_) out.push_back(pmi1_.get());
+  if (ServesPmi(it->second) && pmi1_) out.push_back(pmi1_.get());
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The daemon's launch hooks when both wire-ups run: each session gets the servers its
-// wire-up names (pmi/wireup.hpp: PMIx, PMI-1, both, none), and the calls about it go
+// wire-up names (pmi/wireup.hpp: PMIx, PMI-1/PMI-2, both, none), and the calls about it go
 // to exactly those.
 #pragma once
 

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git ca-certificates
   libpmix-dev libopenmpi-dev openmpi-bin
-  mpich libmpich-dev
+  mpich libmpich-dev libpmi2-0-dev
   libhwloc-dev hwloc libevent-dev libsodium-dev
   coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev
   nlohmann-json3-dev libtomlplusplus-dev libcli11-dev zlib1g-dev
