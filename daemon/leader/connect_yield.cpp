@@ -45,10 +45,11 @@ void LeaderService::YieldTo(int64_t connector, int64_t victim) {
   if (executor_.busy())
     return deferred_.push_back([this, connector, victim] { YieldTo(connector, victim); });
   sched::leader::Outcome yield = Step(sched::leader::Connect{connector, victim});
-  if (!yield.note.empty()) std::fprintf(stderr, "pschedd[0]: %s\n", yield.note.c_str());
+  for (const std::string& line : yield.log) std::fprintf(stderr, "pschedd[0]: %s\n", line.c_str());
   if (yield.plan.empty()) return;
   RunPlan(yield.plan, nullptr, 0,
-          [this, plan = yield.plan, connector, victim, note = std::move(yield.note)](
+          [this, plan = yield.plan, connector, victim,
+           note = yield.log.empty() ? std::string() : yield.log.front()](
               Result<void> ok, const sched::Snapshot& before) {
             if (ok) {
               if (LiveSession* s = Find(victim)) {

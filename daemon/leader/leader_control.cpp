@@ -156,7 +156,7 @@ proto::Json LeaderService::Status() const {
                      {"uses", n.uses},
                      {"state", "up"}});
   }
-  for (const auto& [id, cause] : lost_) {
+  for (const auto& [id, cause] : state_.lost_nodes) {
     nodes.push_back({{"id", id},
                      {"hostname", hostnames_.count(id) ? hostnames_.at(id) : ""},
                      {"state", "lost"},

@@ -186,7 +186,7 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   if (!req) return client->FailAndClose(req.error().message());
   if (auto valid = CheckLaunchRequest(*req); !valid)
     return SendError(*client, valid.error().message());
-  if (static_cast<int>(state_.snapshot.nodes.size()) + static_cast<int>(lost_.size()) <
+  if (static_cast<int>(state_.snapshot.nodes.size()) + static_cast<int>(state_.lost_nodes.size()) <
       expected_nodes_) {
     return SendError(*client, "the allocation is still starting: " +
                                   std::to_string(state_.snapshot.nodes.size()) + " of " +
@@ -249,28 +249,19 @@ void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest
   });
 }
 
-void LeaderService::RestoreSnapshot(const sched::Snapshot& before) {
-  state_.snapshot = before;
-  std::erase_if(state_.snapshot.nodes, [&](const sched::Node& n) { return lost_.contains(n.id); });
-  // A queued session dropped while the plan ran (killed, its launcher gone) is not
-  // brought back: nobody would end it, and once started it would keep its slots.
-  std::vector<sched::SessionId> dropped;
-  for (const sched::Session& s : state_.snapshot.sessions)
-    if (!sessions_.contains(s.request.id)) dropped.push_back(s.request.id);
-  for (sched::SessionId id : dropped) sched::RemoveSession(state_.snapshot, id);
-}
-
 void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
                              int64_t arrival, Result<void> ok) {
-  if (!ok) return PlanFailed(plan, before, arrival, ok.error());
+  std::optional<std::string> failure;
+  if (!ok) failure = ok.error().ToString();
+  sched::leader::Outcome done =
+      Step(sched::leader::PlanCarriedOut{plan, before, arrival, std::move(failure)});
+  if (!ok) return PlanFailed(done);
   std::vector<int64_t> never_started;
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
-        // A node it was placed on was lost while the plan ran: its ranks there would
-        // never start (frames to a lost node go nowhere) and the session never end.
-        if (auto lost = LostNodeOf(spawn->placement))
-          Fail(*s, 1, LostMessage(*lost, "before it could start"));
+        if (auto lost = done.placed_on_lost.find(s->id); lost != done.placed_on_lost.end())
+          Fail(*s, 1, LostMessage(lost->second, "before it could start"));
         // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
         // say): it must not start with nobody attached. Ending it gives back its slots
         // and resumes whom the plan suspended for it.
@@ -297,57 +288,18 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
   RunDeferred();
 }
 
-void LeaderService::PlanFailed(const sched::Plan& plan, const sched::Snapshot& before,
-                               int64_t arrival, const Error& error) {
-  // Rolled back on the nodes: the bookkeeping goes back too.
-  RestoreSnapshot(before);
-  std::string why = error.ToString();
-  std::string arrival_text = arrival == sched::kNoSession
-                                 ? "the end of a session or a scheduling round"
-                                 : "the arrival of session " + std::to_string(arrival);
-  std::fprintf(stderr, "pschedd[0]: the plan for %s failed and was rolled back: %s\n",
-               arrival_text.c_str(), why.c_str());
-  std::string retry = "; retried at the next scheduling round";
-  for (const sched::Action& action : plan.actions) {
-    std::string text;
-    sched::SessionId id = sched::kNoSession;
-    if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
-      if (spawn->session == arrival) continue;  // told below, with an error
-      id = spawn->session;
-      text = "could not start yet (it stays queued): " + why + retry;
-    } else if (const auto* r = std::get_if<sched::ResumeAction>(&action)) {
-      id = r->session;
-      text = "could not be resumed (it stays suspended): " + why + retry;
-    } else if (const auto* su = std::get_if<sched::SuspendAction>(&action)) {
-      id = su->session;
-      text = "was to be suspended for " + arrival_text + ", which failed and was undone: " + why;
-    } else if (const auto* p = std::get_if<sched::RepinAction>(&action)) {
-      id = p->session;
-      text =
-          p->by == sched::kNoSession || p->by != arrival
-              ? "could not be re-pinned back (it stays where it is): " + why + retry
-              : "was to be re-pinned for " + arrival_text + ", which failed and was undone: " + why;
-    }
-    if (LiveSession* s = Find(id)) NoteToLauncher(*s, text);
+void LeaderService::PlanFailed(const sched::leader::Outcome& undone) {
+  for (const std::string& line : undone.log) std::fprintf(stderr, "pschedd[0]: %s\n", line.c_str());
+  for (const sched::leader::Note& note : undone.notes)
+    if (LiveSession* s = Find(note.session)) NoteToLauncher(*s, note.text);
+  if (LiveSession* s = undone.refused ? Find(undone.session) : nullptr) {
+    if (auto c = s->launcher.lock())
+      SendError(*c, "session " + std::to_string(s->id) + " " + *undone.refused);
+    AnswerSpawn(*s, false, *undone.refused);
+    sched::leader::Drop(state_, s->id);
+    sessions_.erase(undone.session);
   }
-  if (LiveSession* s = Find(arrival)) {
-    if (auto c = s->launcher.lock()) {
-      SendError(
-          *c, "session " + std::to_string(arrival) + " could not start: " + why + " (rolled back)");
-    }
-    AnswerSpawn(*s, false, "could not start: " + why + " (rolled back)");
-    sched::leader::Drop(state_, arrival);
-    sessions_.erase(arrival);
-  }
-  // Queued sessions need not wait for what failed: those that can start without it do.
-  state_.snapshot.now = Now();
-  auto queue = sched::leader::QueuePlanWithoutUndo(
-      state_.snapshot, allocators_, config_.default_allocator, config_.policy_options.backfill);
-  if (queue && !queue->actions.empty()) return Execute(*queue, nullptr, 0);
-  if (!queue) {
-    std::fprintf(stderr, "pschedd[0]: queue after a failed plan: %s\n",
-                 queue.error().ToString().c_str());
-  }
+  if (!undone.plan.empty()) return Execute(undone.plan, nullptr, 0);
   RunDeferred();
 }
 
@@ -498,7 +450,7 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
     case proto::MsgType::kMonitorReport:
       if (auto r = proto::DecodeChecked<proto::MonitorReport>(frame, ids_)) {
         metrics_.Update(*r);
-        if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
+        if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(state_.lost_nodes.size())))
           peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
         metrics_.ApplyTo(state_.snapshot, /*links=*/false);  // links: before decisions
       }
@@ -602,16 +554,10 @@ void LeaderService::Finish(int64_t id) {
   Execute(Step(sched::leader::End{id, spawned}).plan, nullptr, 0);
 }
 
-std::optional<int> LeaderService::LostNodeOf(const sched::Placement& placement) const {
-  for (int n : placement.Nodes())
-    if (lost_.contains(n)) return n;
-  return std::nullopt;
-}
-
 std::string LeaderService::LostMessage(int node, const std::string& when) const {
-  auto cause = lost_.find(node);
+  auto cause = state_.lost_nodes.find(node);
   return "lost " + NodeName(node) + " (its daemon is gone: " +
-         (cause == lost_.end() ? std::string("unknown cause") : cause->second) + ")" +
+         (cause == state_.lost_nodes.end() ? std::string("unknown cause") : cause->second) + ")" +
          (when.empty() ? "" : " " + when);
 }
 
@@ -619,12 +565,12 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
   executor_.NodesLost(lost.nodes);
   for (int n : lost.nodes) {
     std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
-    lost_[n] = lost.cause;
+    state_.lost_nodes[n] = lost.cause;
     std::erase_if(state_.snapshot.nodes, [n](const sched::Node& node) { return node.id == n; });
     metrics_.Forget(n);
   }
   // The others stop probing the lost nodes.
-  if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(lost_.size())))
+  if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(state_.lost_nodes.size())))
     peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
   std::vector<int64_t> done;
   for (auto& [id, s] : sessions_) {

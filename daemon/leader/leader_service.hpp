@@ -141,8 +141,6 @@ class LeaderService {
   void ReleaseOutput(LiveSession& s);
   void NodeDone(const proto::NodeDone& done);
   void NodesLost(const proto::NodeLost& lost);
-  // A lost node `placement` uses, if any (a plan decided before the loss landed after it).
-  std::optional<int> LostNodeOf(const sched::Placement& placement) const;
   // "lost node 1 (host) (its daemon is gone: CAUSE) WHEN": what its sessions' launchers print.
   std::string LostMessage(int node, const std::string& when = "") const;
   // Ends the session: its ranks get SIGTERM, then SIGKILL after its kill wait.
@@ -164,17 +162,15 @@ class LeaderService {
                   PlanOutcome then);
   // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
   void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
-  // A plan was undone on the nodes: the snapshot goes back to `before`, but a node lost
-  // and a queued session dropped during the plan stay gone.
-  void RestoreSnapshot(const sched::Snapshot& before);
+  // The nodes carried out a plan (or it failed and was rolled back): a PlanCarriedOut
+  // step decides what follows; this carries it out (the sessions it started, those it
+  // queued; after a failure, PlanFailed).
   void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
                 Result<void> ok);
-  // A plan failed and was rolled back: the snapshot goes back (nodes lost and queued
-  // sessions dropped meanwhile stay out), the failure is logged and told to every
-  // session it concerned, and queued sessions that can start without it start; the
+  // A failed plan's outcome: the failure logged and told to every session it concerned,
+  // its arrival refused, and the queued sessions that can start without it started; the
   // rest is retried at the next scheduling round (round.hpp).
-  void PlanFailed(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
-                  const Error& error);
+  void PlanFailed(const sched::leader::Outcome& undone);
   void NoteToLauncher(const LiveSession& s, const std::string& text);
   static void OnPlanTimeout(evutil_socket_t, short, void* arg);
   // Ends a session that is still queued (killed, launcher gone) without an end plan.
@@ -225,11 +221,10 @@ class LeaderService {
   std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
   Callbacks callbacks_;
   // The leader's decision state (scheduler/leader/): the snapshot, each session's
-  // policy, allocator, parent and user stop, the owners' histories.
+  // policy, allocator, parent and user stop, the owners' histories, the lost nodes.
   sched::leader::State state_;
   monitor::MetricsBoard metrics_;  // what the nodes' monitors measured
   std::map<int, std::string> hostnames_;
-  std::map<int, std::string> lost_;  // node -> cause
   std::map<int64_t, LiveSession> sessions_;
   // The config's module once every node has joined (BuildPriority); fcfs before that
   // and when the config's cannot be built.

@@ -33,6 +33,9 @@ struct State {
   // PSP reads each owner's last history_length sessions: keep at least that many.
   prio::OwnerHistories histories{64};
   SessionId next_session = 1;
+  // Nodes whose daemon is gone, and why: they left the snapshot, and a plan decided
+  // before the loss that lands after it must not bring them back or start ranks there.
+  std::map<int, std::string> lost_nodes;
 
   const Session* Find(SessionId id) const {
     auto it = sessions.find(id);

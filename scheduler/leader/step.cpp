@@ -9,7 +9,7 @@ namespace psched::sched::leader {
 namespace {
 
 Outcome Refuse(SessionId id, std::string why) {
-  return {id, {}, {}, std::move(why), {}};
+  return {id, {}, {}, std::move(why)};
 }
 
 // The parent waits inside MPI_Comm_spawn holding its slots: queued children that fit
@@ -78,7 +78,7 @@ Outcome Arrive(State& state, Arrival arrival, double now, Deciders& deciders) {
   }
   state.sessions[request.id] =
       leader::Session{request.id, arrival.policy, request.allocator, arrival.parent, false};
-  return {request.id, request, std::move(plan), std::nullopt, {}};
+  return {request.id, request, std::move(plan), std::nullopt};
 }
 
 Outcome Ended(State& state, const End& end, double now, Deciders& deciders) {
@@ -150,7 +150,85 @@ Outcome Control(State& state, const UserControl& control) {
 Outcome Connected(const State& state, const Connect& connect) {
   policies::Yield yield =
       policies::YieldToConnect(state.snapshot, connect.connector, connect.victim);
-  return {connect.victim, {}, std::move(yield.plan), std::nullopt, std::move(yield.note)};
+  Outcome out{connect.victim, {}, std::move(yield.plan), std::nullopt};
+  if (!yield.note.empty()) out.log.push_back(std::move(yield.note));
+  return out;
+}
+
+std::optional<int> LostNodeOf(const State& state, const Placement& placement) {
+  for (int n : placement.Nodes())
+    if (state.lost_nodes.contains(n)) return n;
+  return std::nullopt;
+}
+
+// A failed plan was undone on the nodes: the snapshot goes back to `before`, but a node
+// lost and a session dropped while the plan ran (killed while queued, its launcher gone)
+// stay gone: nobody would end that session, and once started it would keep its slots.
+void RestoreSnapshot(State& state, const Snapshot& before) {
+  state.snapshot = before;
+  std::erase_if(state.snapshot.nodes,
+                [&](const Node& n) { return state.lost_nodes.contains(n.id); });
+  std::vector<SessionId> dropped;
+  for (const sched::Session& s : state.snapshot.sessions)
+    if (!state.sessions.contains(s.request.id)) dropped.push_back(s.request.id);
+  for (SessionId id : dropped) RemoveSession(state.snapshot, id);
+}
+
+// What each session the failed plan concerned is told.
+std::vector<Note> UndoneNotes(const Plan& plan, SessionId arrival, const std::string& why,
+                              const std::string& arrival_text) {
+  const std::string retry = "; retried at the next scheduling round";
+  std::vector<Note> notes;
+  for (const Action& action : plan.actions) {
+    if (const auto* spawn = std::get_if<SpawnAction>(&action)) {
+      if (spawn->session == arrival) continue;  // refused instead
+      notes.push_back({spawn->session, "could not start yet (it stays queued): " + why + retry});
+    } else if (const auto* r = std::get_if<ResumeAction>(&action)) {
+      notes.push_back({r->session, "could not be resumed (it stays suspended): " + why + retry});
+    } else if (const auto* su = std::get_if<SuspendAction>(&action)) {
+      notes.push_back({su->session, "was to be suspended for " + arrival_text +
+                                        ", which failed and was undone: " + why});
+    } else if (const auto* p = std::get_if<RepinAction>(&action)) {
+      notes.push_back(
+          {p->session, p->by == kNoSession || p->by != arrival
+                           ? "could not be re-pinned back (it stays where it is): " + why + retry
+                           : "was to be re-pinned for " + arrival_text +
+                                 ", which failed and was undone: " + why});
+    }
+  }
+  return notes;
+}
+
+Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Deciders& deciders) {
+  Outcome out{done.arrival, {}, {}, std::nullopt};
+  if (!done.failure) {
+    for (const Action& action : done.plan.actions) {
+      const auto* spawn = std::get_if<SpawnAction>(&action);
+      if (spawn == nullptr) continue;
+      if (auto lost = LostNodeOf(state, spawn->placement))
+        out.placed_on_lost[spawn->session] = *lost;
+    }
+    return out;
+  }
+  RestoreSnapshot(state, done.before);
+  const std::string& why = *done.failure;
+  const std::string arrival_text = done.arrival == kNoSession
+                                       ? "the end of a session or a scheduling round"
+                                       : "the arrival of session " + std::to_string(done.arrival);
+  out.log.push_back("the plan for " + arrival_text + " failed and was rolled back: " + why);
+  out.notes = UndoneNotes(done.plan, done.arrival, why, arrival_text);
+  if (state.Find(done.arrival) != nullptr)
+    out.refused = "could not start: " + why + " (rolled back)";
+  // Queued sessions need not wait for what failed: those that can start without it do.
+  state.snapshot.now = now;
+  auto queue = QueuePlanWithoutUndo(state.snapshot, deciders.allocators, deciders.default_allocator,
+                                    deciders.backfill);
+  if (queue) {
+    out.plan = std::move(*queue);
+  } else {
+    out.log.push_back("queue after a failed plan: " + queue.error().ToString());
+  }
+  return out;
 }
 
 }  // namespace
@@ -161,6 +239,8 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
   if (const auto* end = std::get_if<End>(&event)) return Ended(state, *end, now, deciders);
   if (std::holds_alternative<RoundTick>(event)) return Round(state, now, deciders);
   if (const auto* connect = std::get_if<Connect>(&event)) return Connected(state, *connect);
+  if (const auto* done = std::get_if<PlanCarriedOut>(&event))
+    return CarriedOut(state, *done, now, deciders);
   return Control(state, std::get<UserControl>(event));
 }
 

@@ -9,6 +9,7 @@
 // suspend it or an ancestor: it waits for them inside the call).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -62,7 +63,27 @@ struct Connect {
   SessionId victim = kNoSession;
 };
 
-using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect>;
+// The nodes carried out a plan of an earlier step, or it failed and was rolled back on
+// them. `before` is the snapshot from before the plan was applied to it; `arrival` the
+// session the plan was decided for, if any. Failed: the snapshot goes back to `before`
+// (but nodes lost and sessions dropped meanwhile stay out), the sessions the plan
+// concerned are told why, the arrival is refused, and the queued sessions that can
+// start without what failed get the outcome's plan (the rest waits for the next round).
+struct PlanCarriedOut {
+  Plan plan;
+  Snapshot before;
+  SessionId arrival = kNoSession;
+  std::optional<std::string> failure;  // why it failed (rolled back)
+};
+
+using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect, PlanCarriedOut>;
+
+// Something a session's launcher is told (its MPI_Comm_spawn parent's, for children):
+// "psched: session N <text>".
+struct Note {
+  SessionId session = kNoSession;
+  std::string text;
+};
 
 struct Outcome {
   SessionId session = kNoSession;  // the session the event was about (an arrival's new id)
@@ -70,8 +91,15 @@ struct Outcome {
   // For the snapshot: pschedd applies it and carries NodePlan(state, plan) out.
   // UserControl's plan acts on the nodes only: the session keeps its slots.
   Plan plan;
-  std::optional<std::string> refused;  // why the request was refused (nothing to carry out)
-  std::string note;  // Connect: what the plan does and why, for people (the daemon's log)
+  // Why the request was refused (nothing to carry out). PlanCarriedOut: why `session`,
+  // the failed plan's arrival, could not start; the caller drops it (Drop) once its
+  // launcher is told.
+  std::optional<std::string> refused;
+  std::vector<std::string> log;  // for people: what was decided and why (the daemon's log)
+  std::vector<Note> notes;       // PlanCarriedOut: what the sessions' launchers are told
+  // PlanCarriedOut: sessions the plan started on a node lost meanwhile (-> that node):
+  // their ranks there would never start, and the session never end. They end unstarted.
+  std::map<SessionId, int> placed_on_lost;
 };
 
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders);

@@ -202,10 +202,68 @@ TEST_F(StepTest, AConnectToTheSessionItSurpassedResumesItAndNoOtherConnectDoes) 
   EXPECT_FALSE(yield.refused);
   EXPECT_TRUE(Resumes(yield.plan, 1)) << "the victim runs again beside its connector";
   EXPECT_FALSE(Resumes(yield.plan, 2)) << "session 2 was not connected to";
-  EXPECT_NE(yield.note.find("session 1"), std::string::npos) << yield.note;
+  ASSERT_EQ(yield.log.size(), 1u);
+  EXPECT_NE(yield.log[0].find("session 1"), std::string::npos) << yield.log[0];
   EXPECT_TRUE(Do(Connect{1, 3}, 3).plan.empty()) << "session 1 surpassed nobody";
   EXPECT_TRUE(Do(Connect{2, 1}, 3).plan.empty()) << "session 2 did not displace session 1";
   EXPECT_TRUE(Do(Connect{3, 9}, 3).plan.empty()) << "no session 9";
+}
+
+// A plan the nodes failed and rolled back: the snapshot goes back, the arrival it was
+// for is refused, every session it concerned is told why, and queued sessions that can
+// start without it do (here the head of the queue was dropped while the plan ran).
+TEST_F(StepTest, AFailedPlanGoesBackRefusesItsArrivalTellsWhomItConcernedAndStartsTheQueue) {
+  ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
+  ASSERT_FALSE(Arrive(4, "wait", 1).refused);  // queued
+  ASSERT_FALSE(Arrive(2, "wait", 2).refused);  // queued behind session 2 (no backfill)
+  ASSERT_EQ(state_.snapshot.Find(3)->state, SessionState::kQueued);
+  const Snapshot before = state_.snapshot;
+  Outcome surpass = Arrive(4, "surpass", 3);
+  ASSERT_TRUE(Suspends(surpass.plan, 1));
+  ASSERT_TRUE(Starts(surpass.plan, 4));
+  Drop(state_, 2);  // killed while queued, before the plan landed
+  Outcome undone = Do(PlanCarriedOut{surpass.plan, before, 4, "node 0: cannot freeze"}, 4);
+  EXPECT_EQ(undone.session, 4);
+  ASSERT_TRUE(undone.refused);
+  EXPECT_EQ(*undone.refused, "could not start: node 0: cannot freeze (rolled back)");
+  ASSERT_NE(state_.Find(4), nullptr) << "the caller drops it once its launcher is told";
+  EXPECT_EQ(state_.snapshot.Find(4), nullptr);
+  EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kRunning);
+  EXPECT_EQ(state_.snapshot.Find(2), nullptr) << "a dropped session came back";
+  ASSERT_EQ(undone.notes.size(), 1u);
+  EXPECT_EQ(undone.notes[0].session, 1);
+  EXPECT_EQ(undone.notes[0].text,
+            "was to be suspended for the arrival of session 4, which failed and was undone: "
+            "node 0: cannot freeze");
+  ASSERT_EQ(undone.log.size(), 1u);
+  EXPECT_EQ(undone.log[0],
+            "the plan for the arrival of session 4 failed and was rolled back: node 0: cannot "
+            "freeze");
+  EXPECT_TRUE(Starts(undone.plan, 3)) << "session 3 fits beside session 1";
+  EXPECT_FALSE(Suspends(undone.plan, 1));
+}
+
+// A node lost while a plan ran: carried out, the sessions it started there end
+// unstarted; rolled back, the node does not come back with the snapshot.
+TEST_F(StepTest, ANodeLostWhileAPlanRanStaysLostAndNoSessionStartsThere) {
+  state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 2, 1)),
+                           Node::Make(1, "n1", NodeTopology::Uniform(1, 2, 1))};
+  ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
+  const Snapshot before = state_.snapshot;
+  Outcome surpass = Arrive(4, "surpass", 1);
+  ASSERT_TRUE(Starts(surpass.plan, 2));
+  state_.lost_nodes[1] = "its daemon was killed";
+  std::erase_if(state_.snapshot.nodes, [](const Node& n) { return n.id == 1; });
+  const State lost = state_;
+  Outcome done = Do(PlanCarriedOut{surpass.plan, before, 2, std::nullopt}, 2);
+  EXPECT_FALSE(done.refused);
+  EXPECT_EQ(done.placed_on_lost, (std::map<SessionId, int>{{2, 1}}));
+  EXPECT_TRUE(done.notes.empty());
+  state_ = lost;
+  Outcome undone = Do(PlanCarriedOut{surpass.plan, before, 2, "node 0: timeout"}, 2);
+  EXPECT_TRUE(undone.refused);
+  ASSERT_EQ(state_.snapshot.nodes.size(), 1u);
+  EXPECT_EQ(state_.snapshot.nodes[0].id, 0);
 }
 
 }  // namespace
