@@ -3,7 +3,10 @@
 // (MPI_Lookup_name of a simulation's port, Open MPI's connect/accept exchange). The
 // leader hears of each through DaemonActions::sessions_interact: a surpass yields to it
 // (policies/yield.hpp). One fire-and-forget message per connecting node; lookups are
-// answered on the leader already.
+// answered on the leader already. A connect reaches the hook only once every participant
+// local to the connector's node has called PMIx_Connect (libpmix's server collects them
+// first): seen with a connector beside its stopped victim's participating rank on one
+// node, where it never came. There the lookup before MPI_Comm_connect is the trigger.
 #include <algorithm>
 #include <cstdio>
 

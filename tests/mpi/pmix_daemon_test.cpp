@@ -377,6 +377,39 @@ wait $s; echo sim=$?; cat $d/sim; echo after:; cat $d/after; rm -r $d
   EXPECT_EQ(Count(o.out, "connect rank 0: connected, remote size 2, told 2"), 2) << o.out << o.err;
 }
 
+// The same yield, triggered by the PMIx connect alone: no name-service lookup comes
+// before it (the peers are told through a file), so only the daemon's connect hook can
+// tell the leader. The connector surpasses the holder (all four of its slots on two
+// nodes), writes its namespace and connects to a holder rank on the other node: PMIx's
+// server hands a connect to the host only once every local participant has called it,
+// and a stopped rank on the connector's own node never would. The holder, resumed
+// sidestepped, reads the file and connects too. Without the hook it stays stopped and
+// the connect never completes (the connector's timeout: 124).
+TEST(PmixDaemon, SurpassYieldsToAPmixConnectWithoutALookup) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"}, R"sh(
+d=$(mktemp -d)
+psched-exec -n 4 -x PSCHED_TEST_SESSION=5 -x PSCHED_TEST_PEER_FILE=$d/peer pmix_ns_probe \
+  > $d/holder 2>&1 &
+s=$!
+i=0; until [ "$(grep -c '^holder rank' $d/holder)" = 4 ] || [ $i -ge 600 ]; do
+  sleep 0.05; i=$((i+1)); done
+ns=$(sed -n 's/^holder rank 0 node 0 namespace //p' $d/holder)
+on0=$(sed -n 's/^holder rank \([0-9]*\) node 0 .*/\1/p' $d/holder | head -1)
+on1=$(sed -n 's/^holder rank \([0-9]*\) node 1 .*/\1/p' $d/holder | head -1)
+psched-exec --policy surpass -n 1 -x PSCHED_TEST_SESSION=6 -x PSCHED_TEST_PEER_FILE=$d/peer \
+  -x PSCHED_TEST_NSPACE=$ns -x PSCHED_TEST_TARGET_RANKS="$on1 $on0" \
+  sh -c "timeout 20 pmix_ns_probe; echo connector=\$?; psched-ctl status"
+wait $s; echo holder=$?; cat $d/holder; rm -r $d
+)sh");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("connector=0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "succeeded"), 2) << o.out << o.err;  // the connector and one holder rank
+  EXPECT_EQ(Count(o.out, "holder rank") - Count(o.out, "namespace"), 1) << o.out << o.err;
+  EXPECT_NE(o.out.find("holder=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("sidestepped by 2, was surpassed: 2 connected to it"), std::string::npos)
+      << o.out << o.err;
+}
+
 // Layouts are lazy: a node where a session has no rank, and whose ranks never
 // connected to it, has not registered its namespace (the broadcast of every
 // layout to every node made this "known"); the prober's own namespace is.

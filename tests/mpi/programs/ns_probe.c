@@ -11,7 +11,15 @@
  * holder has ended, connects to it: that fails with an error (the session ended).
  * PSCHED_TEST_SESSION=4 (connector, 1 rank): connects at once to the namespace in
  * PSCHED_TEST_NSPACE (a holder whose node the test has killed), then says whether the
- * holder's "probe.ns" is still published. */
+ * holder's "probe.ns" is still published.
+ * A connect with no name-service lookup before it (a surpass yields to the connect
+ * alone), the peers told through the file PSCHED_TEST_PEER_FILE:
+ * PSCHED_TEST_SESSION=5 (connected to): every rank prints its node and namespace and
+ * waits for the connector's namespace and chosen rank in the file; that rank connects to
+ * it and says so; every rank then fences.
+ * PSCHED_TEST_SESSION=6 (connector, 1 rank): picks the holder's rank from the list
+ * PSCHED_TEST_TARGET_RANKS by its own node (the N-th entry on node N), writes its
+ * namespace and that rank to the file, and connects to it in PSCHED_TEST_NSPACE. */
 #include <pmix.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +79,69 @@ static void Probe(const char* what, const char* nspace) {
   fflush(stdout);
 }
 
+/* Connects rank `target` of `holder` and every rank of `connector`: both sides call it. */
+static pmix_status_t ConnectPair(const char* holder, pmix_rank_t target, const char* connector) {
+  pmix_proc_t procs[2];
+  PMIX_LOAD_PROCID(&procs[0], holder, target);
+  PMIX_LOAD_PROCID(&procs[1], connector, PMIX_RANK_WILDCARD);
+  return PMIx_Connect(procs, 2, NULL, 0);
+}
+
+/* Roles 5 and 6: a connect whose peers learn each other from a file, not a lookup. */
+static int ConnectWithoutLookup(const char* role, const pmix_proc_t* me) {
+  const char* file = getenv("PSCHED_TEST_PEER_FILE");
+  if (file == NULL) {
+    fprintf(stderr, "ns_probe: roles 5 and 6 need PSCHED_TEST_PEER_FILE\n");
+    return 2;
+  }
+  if (strcmp(role, "6") == 0) {
+    /* The holder's rank to connect to: the PSCHED_NODE-th of PSCHED_TEST_TARGET_RANKS. */
+    const char* target_ns = getenv("PSCHED_TEST_NSPACE");
+    const char* targets = getenv("PSCHED_TEST_TARGET_RANKS");
+    const char* node = getenv("PSCHED_NODE");
+    if (target_ns == NULL || targets == NULL || node == NULL) {
+      fprintf(stderr, "ns_probe: role 6 needs PSCHED_TEST_NSPACE, PSCHED_TEST_TARGET_RANKS\n");
+      return 2;
+    }
+    const char* next = targets;
+    long target = -1;
+    for (long n = atol(node); n >= 0; --n) {
+      char* end = NULL;
+      target = strtol(next, &end, 10);
+      next = end;
+    }
+    FILE* f = fopen(file, "w");
+    if (f == NULL || fprintf(f, "%s %ld\n", me->nspace, target) < 0 || fclose(f) != 0) {
+      perror(file);
+      return 2;
+    }
+    pmix_status_t c = ConnectPair(target_ns, (pmix_rank_t)target, me->nspace);
+    printf("connector on node %s: connect to rank %ld %s\n", node, target,
+           c == PMIX_SUCCESS ? "succeeded" : PMIx_Error_string(c));
+    return c == PMIX_SUCCESS ? 0 : 1;
+  }
+  printf("holder rank %u node %s namespace %s\n", me->rank, getenv("PSCHED_NODE"), me->nspace);
+  fflush(stdout);
+  char peer[PMIX_MAX_NSLEN + 1] = {0};
+  long target = -1;
+  for (int tries = 0; tries < 1200 && peer[0] == 0; ++tries) {
+    FILE* f = fopen(file, "r");
+    if (f == NULL || fscanf(f, "%255s %ld", peer, &target) != 2) peer[0] = 0;
+    if (f != NULL) fclose(f);
+    if (peer[0] == 0) usleep(50000);
+  }
+  int rc = peer[0] == 0 ? 3 : 0;
+  if (peer[0] != 0 && target == (long)me->rank) {
+    pmix_status_t c = ConnectPair(me->nspace, me->rank, peer);
+    printf("holder rank %u: connect %s\n", me->rank,
+           c == PMIX_SUCCESS ? "succeeded" : PMIx_Error_string(c));
+    rc = c == PMIX_SUCCESS ? 0 : 1;
+  }
+  fflush(stdout);
+  PMIx_Fence(NULL, 0, NULL, 0);
+  return rc;
+}
+
 int main(void) {
   pmix_proc_t me;
   if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) {
@@ -79,7 +150,9 @@ int main(void) {
   }
   const char* role = getenv("PSCHED_TEST_SESSION");
   int rc = 0;
-  if (role != NULL && strcmp(role, "1") == 0) {
+  if (role != NULL && (strcmp(role, "5") == 0 || strcmp(role, "6") == 0)) {
+    rc = ConnectWithoutLookup(role, &me);
+  } else if (role != NULL && strcmp(role, "1") == 0) {
     if (me.rank == 0) {
       Publish("probe.ns", me.nspace);
       /* Registered and published: a test may now kill this node's daemon. */
@@ -94,10 +167,7 @@ int main(void) {
       fprintf(stderr, "ns_probe: role 4 needs PSCHED_TEST_NSPACE\n");
       rc = 2;
     } else {
-      pmix_proc_t procs[2];
-      PMIX_LOAD_PROCID(&procs[0], target, 0);
-      PMIX_LOAD_PROCID(&procs[1], me.nspace, PMIX_RANK_WILDCARD);
-      pmix_status_t c = PMIx_Connect(procs, 2, NULL, 0);
+      pmix_status_t c = ConnectPair(target, 0, me.nspace);
       printf("connect to the lost session: %s\n", c == PMIX_SUCCESS ? "succeeded" : "failed");
       /* What the lost holder published went with it. */
       printf("probe.ns after the loss: %s\n", Lookup("probe.ns", NULL) ? "published" : "gone");
@@ -123,10 +193,7 @@ int main(void) {
      * Not after the probes: libpmix 4.2.2 remembers an nspace a get asked about and
      * then holds a connect naming it until it is registered, without asking the host. */
     if (connector) {
-      pmix_proc_t procs[2];
-      PMIX_LOAD_PROCID(&procs[0], ns.data.string, 0);
-      PMIX_LOAD_PROCID(&procs[1], me.nspace, PMIX_RANK_WILDCARD);
-      pmix_status_t c = PMIx_Connect(procs, 2, NULL, 0);
+      pmix_status_t c = ConnectPair(ns.data.string, 0, me.nspace);
       printf("connect to the ended session: %s\n", c == PMIX_SUCCESS ? "succeeded" : "failed");
     }
     PMIX_VALUE_DESTRUCT(&ns);
