@@ -11,6 +11,7 @@
 #include "pmi/process_mapping.hpp"
 #include "pmi/wire2.hpp"
 #include "pmi/wireup.hpp"
+#include "proto/child_spawn.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::pmi {
@@ -262,16 +263,22 @@ void SimpleServer::StartBarrier(Session& s, std::string blob) {
 void SimpleServer::StartSpawn(Session& s, Client& c, const SpawnRequest& request) {
   // The children are a session the leader decides like any arrival, under the parent's
   // policy: the same request PMIx's MPI_Comm_spawn sends (pmix/daemon_spawn.cpp).
-  const SpawnApp& app = request.apps.front();
   proto::ChildSpawnRequest ask;
   ask.request = next_spawn_++;
   ask.parent_session = s.id;
   ask.parent_nspace = s.kvs->info().kvsname;
   ask.parent_rank = static_cast<uint32_t>(c.rank);
-  ask.argv.push_back(app.execname);
-  ask.argv.insert(ask.argv.end(), app.args.begin(), app.args.end());
-  ask.cwd = request.Info("wdir");
-  ask.ranks = app.nprocs;
+  // MPI_Comm_spawn_multiple's commands are one session, as PMIx's (proto/child_spawn).
+  std::vector<proto::ChildApp> apps;
+  for (const SpawnApp& app : request.apps) {
+    proto::ChildApp child;
+    child.argv.push_back(app.execname);
+    child.argv.insert(child.argv.end(), app.args.begin(), app.args.end());
+    child.cwd = app.Info("wdir");
+    child.ranks = app.nprocs;
+    apps.push_back(std::move(child));
+  }
+  proto::SetChildApps(ask, apps);
   ask.reply_service = "pmi1.spawned";
   if (!request.preput.empty()) {
     std::map<std::string, std::string> preput(request.preput.begin(), request.preput.end());

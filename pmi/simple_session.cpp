@@ -138,11 +138,6 @@ Outcome SimpleSession::Spawn(int rank, std::string_view line) {
   spawns_.erase(rank);
   if (!*done) return Refuse("spawn_result", done->error().message());
   SpawnRequest& request = **done;
-  if (request.apps.size() > 1) {
-    return Refuse("spawn_result", "MPI_Comm_spawn_multiple of " +
-                                      std::to_string(request.apps.size()) +
-                                      " commands is not served over PMI-1 (one command is)");
-  }
   Outcome o;
   o.spawn = std::move(request);
   return o;

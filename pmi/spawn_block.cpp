@@ -27,9 +27,8 @@ std::optional<int> ToInt(const std::string& text) {
 
 }  // namespace
 
-std::string SpawnRequest::Info(std::string_view key) const {
-  if (apps.empty()) return "";
-  for (const auto& [k, v] : apps.front().info)
+std::string SpawnApp::Info(std::string_view key) const {
+  for (const auto& [k, v] : info)
     if (k == key) return v;
   return "";
 }

@@ -37,13 +37,13 @@ struct SpawnApp {
   std::string execname;
   std::vector<std::string> args;  // without the command itself
   KeyValues info;
+  // The info value of `key` ("wdir": the app's directory), or "".
+  std::string Info(std::string_view key) const;
 };
 
 struct SpawnRequest {
   std::vector<SpawnApp> apps;
   KeyValues preput;  // the same in every block; taken from the first
-  // The info value of `key` in the first app, or "".
-  std::string Info(std::string_view key) const;
 };
 
 // The blocks of one rank's spawn, line by line (lines already split off the stream).

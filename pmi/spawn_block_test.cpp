@@ -41,7 +41,7 @@ TEST(SpawnReader, OneBlockIsOneRequestWithArgsPreputAndInfo) {
   // An argument is the rest of its line: spaces and '=' included.
   EXPECT_EQ(r.apps[0].args, (std::vector<std::string>{"a b=c", "-x"}));
   EXPECT_EQ(r.preput, (KeyValues{{"PARENT_ROOT_PORT_NAME", "tag#0$port#1$"}}));
-  EXPECT_EQ(r.Info("wdir"), "/tmp");
+  EXPECT_EQ(r.apps[0].Info("wdir"), "/tmp");
   EXPECT_FALSE(reader.open());
 }
 

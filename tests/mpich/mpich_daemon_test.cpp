@@ -89,7 +89,7 @@ TEST(MpichDaemon, SpawnOverPmi1StartsChildrenThroughTheLeader) {
                         "psched-exec -n 1 pmi_spawn 40 $d; echo second=$?; rm -rf $d");
   EXPECT_NE(o.out.find("first=0"), std::string::npos) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "parent rank 0: cmd=spawn_result rc=0"), 1) << o.out << o.err;
-  EXPECT_EQ(Count(o.out, "of 3 (child): parent port port-of-psched."), 3) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 3 (child, app 0): parent port port-of-psched."), 3) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "[spawned "), 3) << o.out;
   EXPECT_NE(o.out.find("second=0"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: cmd=spawn_result rc=-1 msg=MPI_Comm_spawn_of_40"),
@@ -97,6 +97,20 @@ TEST(MpichDaemon, SpawnOverPmi1StartsChildrenThroughTheLeader) {
       << o.out << o.err;
   EXPECT_NE(o.err.find("MPI_Comm_spawn of 40 process(es) from session"), std::string::npos)
       << o.err;
+}
+
+// MPI_Comm_spawn_multiple over PMI-1 (two mcmd=spawn blocks, one spawn_result): both
+// commands' children are one session, numbered command after command, each knowing its
+// command by get_appnum, as PMIx's spawn_multiple (proto/child_spawn). It was refused.
+TEST(MpichDaemon, SpawnMultipleOverPmi1IsOneSessionOfEveryCommand) {
+  auto o = InAllocation(kTwoNodes,
+                        "d=$(mktemp -d); "
+                        "psched-exec -n 1 --mpi pmi1 pmi_spawn 2 $d 1; echo code=$?; rm -rf $d");
+  EXPECT_NE(o.out.find("code=0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "parent rank 0: cmd=spawn_result rc=0"), 1) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 3 (child, app 0): parent port port-of-psched."), 2) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "child rank 2 of 3 (second, app 1): parent port port-of-psched."), 1)
+      << o.out << o.err;
 }
 
 // --mpi none: no PMI for the ranks, so MPICH starts each as a singleton (the old

@@ -3,9 +3,11 @@
  * MPI_Comm_spawn before it speaks to any process manager ("not supported with ucx
  * netmod", under mpiexec.hydra too), so no MPICH program can exercise this path here.
  *
- *   pmi_spawn N DIR   rank 0 asks for N children (this program, argument "child") with
- *                     PARENT_ROOT_PORT_NAME preput, prints the answer and, when the
- *                     children started, waits (up to 30 s) for DIR/child<R> of each.
+ *   pmi_spawn N DIR [M]   rank 0 asks for N children (this program, argument "child")
+ *                     with PARENT_ROOT_PORT_NAME preput (and, given M, for M more with
+ *                     argument "second": MPI_Comm_spawn_multiple's two blocks), prints
+ *                     the answer and, when the children started, waits (up to 30 s) for
+ *                     DIR/child<R> of each.
  *   pmi_spawn child DIR   (a child, PMI_SPAWNED=1): prints what it finds of its parent
  *                     in its own key-value space, meets its siblings in a barrier and
  *                     leaves DIR/child<R>. */
@@ -29,8 +31,12 @@ int main(int argc, char** argv) {
     snprintf(line, sizeof line, "cmd=get kvsname=%s key=PARENT_ROOT_PORT_NAME\n", kvs);
     PmiAsk(line, reply, sizeof reply, "cmd=get_result");
     const char* value = strstr(reply, "value=");
-    printf("child rank %d of %d (%s): parent port %s\n", rank, size, argv[1],
-           value ? value + 6 : "(none)");
+    char port[256];
+    snprintf(port, sizeof port, "%s", value ? value + 6 : "(none)");
+    PmiAsk("cmd=get_appnum\n", reply, sizeof reply, "cmd=appnum");
+    const char* appnum = strstr(reply, "appnum=");
+    printf("child rank %d of %d (%s, app %d): parent port %s\n", rank, size, argv[1],
+           appnum ? atoi(appnum + 7) : -1, port);
     fflush(stdout);
     PmiAsk("cmd=barrier_in\n", reply, sizeof reply, "cmd=barrier_out");
     PmiAsk("cmd=finalize\n", reply, sizeof reply, "cmd=finalize_ack");
@@ -40,14 +46,19 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (strcmp(spawned, "0") != 0) return 2;
-  const int n = atoi(argv[1]);
+  const int first = atoi(argv[1]), second = argc > 3 ? atoi(argv[3]) : 0;
+  const int n = first + second, commands = second > 0 ? 2 : 1;
   int started = 0;
   if (rank == 0) {
-    snprintf(line, sizeof line,
-             "mcmd=spawn\nnprocs=%d\nexecname=%s\ntotspawns=1\nspawnssofar=1\narg1=child\n"
-             "arg2=%s\nargcnt=2\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
-             "preput_val_0=port-of-%s\ninfo_num=0\nendcmd\n",
-             n, argv[0], argv[2], kvs);
+    for (int c = 1; c <= commands; ++c) {
+      snprintf(line, sizeof line,
+               "mcmd=spawn\nnprocs=%d\nexecname=%s\ntotspawns=%d\nspawnssofar=%d\narg1=%s\n"
+               "arg2=%s\nargcnt=2\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\n"
+               "preput_val_0=port-of-%s\ninfo_num=0\nendcmd\n",
+               c == 1 ? first : second, argv[0], commands, c, c == 1 ? "child" : "second", argv[2],
+               kvs);
+      if (c < commands) PmiSend(line); /* the answer comes after the last block */
+    }
     PmiAsk(line, reply, sizeof reply, "cmd=spawn_result");
     printf("parent rank 0: %s\n", reply);
     fflush(stdout);
