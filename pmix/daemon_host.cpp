@@ -154,7 +154,9 @@ void DaemonPmixHost::SessionStartingAsync(const daemon::SessionLaunchInfo& info,
     seen[r.rank] = true;
     si.ranks[r.rank] = RankPlacement{r.node, r.local_rank};
   }
-  si.universe_size = info.size;
+  // The allocation's slots, as PMI-1's get_universe_size: MPI_UNIVERSE_SIZE agrees for
+  // Open MPI and MPICH (a session wider than the allocation is its own universe).
+  si.universe_size = std::max(info.size, info.universe_size);
   si.parent_nspace = info.parent_nspace;
   si.parent_rank = info.parent_rank;
   si.app_sizes = info.app_sizes;

@@ -66,14 +66,20 @@ TEST(MpichDaemon, MpichAndOpenMpiSessionsTogether) {
 
 // MPI_UNIVERSE_SIZE is what the allocation can run (its 8 slots), as hydra answers with
 // the slots of its hosts, not the session's own size: a program sizes MPI_Comm_spawn by
-// it. Under overbook a session wider than the allocation is its own universe.
+// it. Under overbook a session wider than the allocation is its own universe. Open MPI
+// (PMIX_UNIV_SIZE) gets the same as MPICH (PMI-1's get_universe_size); it got the
+// session's size.
 TEST(MpichDaemon, UniverseSizeIsTheAllocationsSlots) {
   auto o = InAllocation(kTwoNodes,
                         "psched-exec -n 2 --ppn 1 mpich_universe; "
-                        "psched-exec -n 12 --policy overbook mpich_universe");
+                        "psched-exec -n 12 --policy overbook mpich_universe; "
+                        "psched-exec -n 2 --ppn 1 mpi_universe; "
+                        "psched-exec -n 12 --policy overbook mpi_universe");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_EQ(Count(o.out, "of 2: universe 8"), 2) << o.out << o.err;
-  EXPECT_EQ(Count(o.out, "of 12: universe 12"), 12) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "mpich rank"), 14) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "ompi rank"), 14) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 2: universe 8"), 4) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 12: universe 12"), 24) << o.out << o.err;
 }
 
 // MPI_Comm_spawn over PMI-1 goes the leader's way for PMIx spawns: the children are a
