@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "pmix/stale_dirs.hpp"
 #include "pmix/upcalls.hpp"
@@ -144,7 +145,8 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
     return Fail(ErrorCode::kInvalidArgument, "PMIx server: empty hostname");
   std::unique_ptr<PmixServer> server(new PmixServer(std::move(options), base, services));
   const auto& opt = server->options_;
-  for (const auto& dir : {opt.tmpdir, opt.tmpdir + "/pmix", opt.tmpdir + "/vader"}) {
+  for (const auto& dir :
+       {opt.tmpdir, opt.tmpdir + "/pmix", opt.tmpdir + "/vader", opt.tmpdir + "/sessions"}) {
     if (auto r = MakeDir(dir); !r) return Fail(r.error().Wrap("PMIx server init"));
   }
   // Tells a later daemon whether this directory's owner still lives (stale_dirs.hpp).
@@ -255,6 +257,10 @@ std::vector<uint32_t> PmixServer::AcquireNodeRanks(size_t count) {
   return out;
 }
 
+std::string PmixServer::NamespaceDir(int64_t session) const {
+  return options_.tmpdir + "/sessions/" + std::to_string(session);
+}
+
 const PmixServer::SessionState* PmixServer::FindByNspace(const std::string& nspace) const {
   for (const auto& [id, s] : sessions_) {
     if (s.info.nspace == nspace) return &s;
@@ -305,8 +311,16 @@ Result<void> PmixServer::BuildNspaceInfo(const PmixSessionInfo& si,
   }
   info.AddU32(PMIX_NODEID, si.this_node);
   info.AddString(PMIX_HOSTNAME, options_.hostname);
-  info.AddString(PMIX_TMPDIR, options_.tmpdir + "/pmix");
-  info.AddString(PMIX_NSDIR, options_.tmpdir + "/pmix");
+  // Open MPI 4.1's session directories, apart from the PMIx server's own directory: it
+  // takes PMIX_TMPDIR for its top session directory and PMIX_NSDIR for its job's, puts
+  // each rank's in that as RANK, and a rank that ends deletes the files in all three and
+  // each one left empty. With both the server's directory, the first rank to end deleted
+  // the server's rendezvous files (tools could no longer find it), and ranks of equal
+  // number in two sessions on a node (a parent and its spawned child, both rank 0) shared
+  // one directory that the first to end removed under the other (ORTE_ERROR_LOG in
+  // session_dir.c, issue #26).
+  info.AddString(PMIX_TMPDIR, options_.tmpdir + "/sessions");
+  info.AddString(PMIX_NSDIR, NamespaceDir(si.session_id));
   info.AddBool(PMIX_SPAWNED, !si.parent_nspace.empty());
   if (!si.parent_nspace.empty()) {
     pmix_proc_t parent;
@@ -361,6 +375,10 @@ void PmixServer::RegisterSession(const PmixSessionInfo& si, RegisterDone done) {
   if (!node_map) return fail(node_map.error());
   auto proc_map = GenerateMap("PMIx_generate_ppn", ProcMapList(si), &PMIx_generate_ppn);
   if (!proc_map) return fail(proc_map.error());
+  // Made here, so that its parent never looks empty to a rank that ends meanwhile and
+  // would remove it while a rank of this session makes its own directory in it.
+  if (auto r = MakeDir(options_.tmpdir + "/sessions"); !r) return fail(r.error());
+  if (auto r = MakeDir(NamespaceDir(si.session_id)); !r) return fail(r.error());
 
   auto reg = std::make_shared<Registration>();
   reg->server = this;
@@ -545,7 +563,10 @@ Result<EnvList> PmixServer::RankEnvironment(int64_t session, uint32_t rank) {
 
 EnvList PmixServer::EnvDefaults() const {
   EnvList out;
-  if (options_.skip_fabric_probe) out.emplace_back("OMPI_MCA_pml", "ob1");
+  if (options_.skip_fabric_probe) {
+    out.emplace_back("OMPI_MCA_pml", "ob1");
+    out.emplace_back("OMPI_MCA_osc", "sm,rdma,pt2pt");
+  }
   return out;
 }
 
@@ -578,6 +599,9 @@ void PmixServer::DeregisterSession(int64_t session) {
   const std::string nspace = it->second.info.nspace;
   for (const auto& [rank, node_rank] : it->second.node_rank) node_ranks_in_use_.erase(node_rank);
   sessions_.erase(it);
+  // What its ranks left there (one killed cannot clean up after itself).
+  std::error_code ignored;
+  std::filesystem::remove_all(NamespaceDir(session), ignored);
   if (suspect >= 0) {
     // See the header: purging this namespace could corrupt PMIx's heap (the libpmix
     // 4.2.2 double release) and hang its progress thread. Unique nspaces are never

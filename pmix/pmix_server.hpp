@@ -41,8 +41,13 @@ struct PmixServerOptions {
   // Emulated nodes on one host: Open MPI's TCP BTL must use loopback (it skips 127/8).
   bool loopback_tcp = false;
   // No fabric on this node (NodeHasFabric): suggest OMPI_MCA_pml=ob1 so Open MPI
-  // does not spend most of MPI_Init probing MTLs and UCX it cannot use. A user's
-  // own OMPI_MCA_pml wins (it is a default, see EnvDefaults).
+  // does not spend most of MPI_Init probing MTLs and UCX it cannot use, and
+  // OMPI_MCA_osc=sm,rdma,pt2pt so that windows across nodes have a component: over TCP
+  // osc/rdma declines (the TCP BTL has no get nor atomics) and Debian's
+  // openmpi-mca-params.conf leaves out the other two (osc = ^ucx,pt2pt), so
+  // MPI_Win_allocate over two nodes failed with MPI_ERR_WIN, as it would under mpirun
+  // across two such hosts. pt2pt runs one-sided operations over ob1. A user's own
+  // OMPI_MCA_pml or OMPI_MCA_osc wins (they are defaults, see EnvDefaults).
   bool skip_fabric_probe = false;
   // Bound on the wait for PMIx to answer a session's registration.
   std::chrono::milliseconds callback_timeout{10000};
@@ -162,6 +167,10 @@ class PmixServer {
   void FinishRegistration(const std::shared_ptr<Registration>& reg, Result<void> r);
   void PurgeNamespace(const std::string& nspace);
   std::vector<uint32_t> AcquireNodeRanks(size_t count);
+  // The session's own directory on this node, TMPDIR/sessions/SESSION (PMIX_NSDIR): Open
+  // MPI's job session directory, its ranks' directories RANK inside. Removed with the
+  // session.
+  std::string NamespaceDir(int64_t session) const;
 
   PmixServerOptions options_;
   event_base* base_;

@@ -550,6 +550,51 @@ TEST(PmixDaemon, SpawnAcrossFourNodes) {
   EXPECT_EQ(Count(o.out, "of 3: got"), 3) << o.out;
 }
 
+// Issue #26's setting: 4 ranks on two emulated nodes of 8 PUs, each spawning a child of its
+// own over MPI_COMM_SELF, three times in a row. Each session has its own Open MPI session
+// directories on a node (PMIX_NSDIR): a parent's rank 0 and its child, also rank 0, shared
+// TMPDIR/pmix/0, which the first to end removed under the other (children failed in
+// MPI_Init with ORTE_ERROR_LOG in session_dir.c). Ranks that end leave the PMIx server's own
+// directory alone: they deleted its rendezvous files.
+TEST(PmixDaemon, SpawnedChildrenHaveSessionDirectoriesOfTheirOwn) {
+  const std::vector<std::string> two_nodes = {"-N", "2", "--topology", "pack:1 core:8 pu:1"};
+  auto o = InAllocation(two_nodes,
+                        "psched-exec -n 1 -x OMPI_MCA_orte_debug=1 mpi_spawn_self 2>&1 && "
+                        "psched-exec -n 4 --ppn 2 mpi_spawn_self 3 && "
+                        "psched-exec -n 1 sh -c 'ls $PMIX_SERVER_TMPDIR'");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "child says it runs on"), 1 + 4 * 3) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "spawn failed"), 0) << o.out;
+  // Open MPI's own account (orte_debug): the parent's and the child's rank directories.
+  std::vector<std::string> procdirs;
+  for (std::size_t at = o.out.find("procdir: "); at != std::string::npos;
+       at = o.out.find("procdir: ", at + 1)) {
+    procdirs.push_back(o.out.substr(at + 9, o.out.find('\n', at) - at - 9));
+  }
+  ASSERT_EQ(procdirs.size(), 2u) << o.out;
+  EXPECT_NE(procdirs[0], procdirs[1]) << "parent and child share their session directory";
+  EXPECT_EQ(Count(o.out, "pmix.node0.tool."), 2) << "the PMIx server's rendezvous files: " << o.out;
+}
+
+// One-sided windows across two emulated nodes, as across two hosts: MPI_Win_allocate over
+// both (Debian's Open MPI leaves no component for it over TCP: osc/rdma needs a BTL with
+// get and atomics, its mca-params.conf drops ucx and pt2pt, so it failed with MPI_ERR_WIN;
+// psched suggests sm,rdma,pt2pt on fabric-free nodes), and MPI_Win_allocate_shared over
+// each node's ranks, its segment seen by exactly that node's two. The user's own
+// OMPI_MCA_osc wins.
+TEST(PmixDaemon, WindowsAcrossTwoEmulatedNodes) {
+  if (psched::pmix::NodeHasFabric()) GTEST_SKIP() << "this node has an RDMA/Slingshot device";
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 mpi_win_allocate && "
+                        "OMPI_MCA_osc=sm psched-exec -n 1 sh -c 'echo osc=$OMPI_MCA_osc'");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(Count(o.out, "rank " + std::to_string(rank) + " of 4: allocate ok"), 1) << o.out;
+  }
+  EXPECT_EQ(Count(o.out, ": shared ok node_size 2\n"), 4) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "osc=sm\n"), 1) << o.out;
+}
+
 // More children than the allocation has slots: every policy but overbook refuses, the
 // parent's spawn fails with an MPI error and its launcher says why and what runs it.
 TEST(PmixDaemon, SpawnLargerThanAllocationFailsBackToParent) {
