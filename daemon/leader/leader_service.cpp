@@ -260,7 +260,7 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
-        if (auto lost = done.placed_on_lost.find(s->id); lost != done.placed_on_lost.end())
+        if (auto lost = done.on_lost_node.find(s->id); lost != done.on_lost_node.end())
           Fail(*s, 1, LostMessage(lost->second, "before it could start"));
         // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
         // say): it must not start with nobody attached. Ending it gives back its slots
@@ -392,7 +392,6 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.hostnames.resize(static_cast<size_t>(max_node) + 1);
   for (const auto& [id, name] : hostnames_) order.hostnames[static_cast<size_t>(id)] = name;
   s.nodes = spawn.placement.Nodes();
-  s.pending = {s.nodes.begin(), s.nodes.end()};
   s.rank0_node = spawn.placement.ranks.empty() ? 0 : spawn.placement.ranks.front().node;
   if (auto c = s.launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kSessionStarted, proto::SessionStarted{s.id, s.nodes}));
@@ -499,10 +498,9 @@ void LeaderService::Fail(LiveSession& s, int code, std::string message) {
   s.failed = true;
   s.code = code;
   s.message = std::move(message);
-  std::vector<int> alive;
-  alive.reserve(s.pending.size());
-  for (int n : s.pending) alive.push_back(n);
-  if (!alive.empty()) {
+  const sched::leader::Session* model = Model(s.id);
+  if (model != nullptr && !model->running_on.empty()) {
+    const std::vector<int> alive(model->running_on.begin(), model->running_on.end());
     peers_.Send(alive, proto::MsgType::kSessionKill,
                 proto::Json(proto::KillOrder{s.id, KillWaitOf(s)}));
   }
@@ -528,8 +526,7 @@ void LeaderService::NodeDone(const proto::NodeDone& done) {
   if (s == nullptr) return;
   for (const proto::RankExit& e : done.exits)
     if (e.code != 0) RankFailed(e);
-  s->pending.erase(done.node);
-  if (s->pending.empty()) Finish(done.session);
+  for (int64_t id : Step(sched::leader::NodeDone{done.session, done.node}).ended) Finish(id);
 }
 
 std::string LeaderService::FailureText(const LiveSession& s) const {
@@ -565,24 +562,15 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
   executor_.NodesLost(lost.nodes);
   for (int n : lost.nodes) {
     std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
-    state_.lost_nodes[n] = lost.cause;
-    std::erase_if(state_.snapshot.nodes, [n](const sched::Node& node) { return node.id == n; });
     metrics_.Forget(n);
   }
+  sched::leader::Outcome hit = Step(sched::leader::NodesLost{lost.nodes, lost.cause});
   // The others stop probing the lost nodes.
   if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(state_.lost_nodes.size())))
     peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
-  std::vector<int64_t> done;
-  for (auto& [id, s] : sessions_) {
-    bool hit = false;  // queued sessions and arrivals in flight have no nodes yet
-    for (int n : lost.nodes) {
-      if (!s.pending.erase(n)) continue;
-      hit = true;
-      Fail(s, 1, LostMessage(n));
-    }
-    if (hit && s.pending.empty()) done.push_back(id);
-  }
-  for (int64_t id : done) Finish(id);
+  for (const auto& [id, node] : hit.on_lost_node)
+    if (LiveSession* s = Find(id)) Fail(*s, 1, LostMessage(node));
+  for (int64_t id : hit.ended) Finish(id);
   // Collectives waiting for a lost participant fail on every node (tree_collective.hpp).
   peers_.Send({}, proto::MsgType::kCollAbort,
               proto::Json(proto::CollAbort{lost.nodes, lost.cause}));

@@ -92,7 +92,6 @@ class LeaderService {
     std::weak_ptr<Connection> launcher;
     const Connection* launcher_key = nullptr;
     std::vector<int> nodes;
-    std::set<int> pending;  // nodes that have not reported session.node_done
     int rank0_node = 0;
     bool failed = false;
     int code = 0;

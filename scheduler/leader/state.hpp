@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "config/resolve.hpp"
@@ -25,6 +26,9 @@ struct Session {
   // resumes it, whatever a policy does with its slots meanwhile. It keeps its slots
   // (its uses stay counted in the snapshot).
   bool stopped_by_user = false;
+  // The nodes its ranks were started on that have not reported it done (a lost node
+  // never will): when none is left, it has ended. Empty while queued.
+  std::set<int> running_on;
 };
 
 struct State {

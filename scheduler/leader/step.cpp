@@ -205,8 +205,12 @@ Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Decider
     for (const Action& action : done.plan.actions) {
       const auto* spawn = std::get_if<SpawnAction>(&action);
       if (spawn == nullptr) continue;
-      if (auto lost = LostNodeOf(state, spawn->placement))
-        out.placed_on_lost[spawn->session] = *lost;
+      if (auto lost = LostNodeOf(state, spawn->placement)) {
+        out.on_lost_node[spawn->session] = *lost;
+      } else if (auto it = state.sessions.find(spawn->session); it != state.sessions.end()) {
+        const std::vector<int> nodes = spawn->placement.Nodes();
+        it->second.running_on = {nodes.begin(), nodes.end()};
+      }
     }
     return out;
   }
@@ -231,6 +235,33 @@ Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Decider
   return out;
 }
 
+Outcome NodeFinished(State& state, const NodeDone& done) {
+  Outcome out{done.session, {}, {}, std::nullopt};
+  auto it = state.sessions.find(done.session);
+  if (it == state.sessions.end()) return out;
+  if (it->second.running_on.erase(done.node) && it->second.running_on.empty())
+    out.ended.push_back(done.session);
+  return out;
+}
+
+Outcome Lost(State& state, const NodesLost& lost) {
+  Outcome out;
+  for (int n : lost.nodes) {
+    state.lost_nodes[n] = lost.cause;
+    std::erase_if(state.snapshot.nodes, [n](const Node& node) { return node.id == n; });
+  }
+  for (auto& [id, s] : state.sessions) {
+    bool hit = false;  // queued sessions and arrivals in flight run on no node yet
+    for (int n : lost.nodes) {
+      if (!s.running_on.erase(n)) continue;
+      hit = true;
+      out.on_lost_node.try_emplace(id, n);
+    }
+    if (hit && s.running_on.empty()) out.ended.push_back(id);
+  }
+  return out;
+}
+
 }  // namespace
 
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
@@ -241,6 +272,8 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
   if (const auto* connect = std::get_if<Connect>(&event)) return Connected(state, *connect);
   if (const auto* done = std::get_if<PlanCarriedOut>(&event))
     return CarriedOut(state, *done, now, deciders);
+  if (const auto* done = std::get_if<NodeDone>(&event)) return NodeFinished(state, *done);
+  if (const auto* lost = std::get_if<NodesLost>(&event)) return Lost(state, *lost);
   return Control(state, std::get<UserControl>(event));
 }
 

@@ -76,7 +76,21 @@ struct PlanCarriedOut {
   std::optional<std::string> failure;  // why it failed (rolled back)
 };
 
-using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect, PlanCarriedOut>;
+// A node reported that every rank of `session` there has exited (session.node_done).
+struct NodeDone {
+  SessionId session = kNoSession;
+  int node = 0;
+};
+
+// The daemons of `nodes` are gone (`cause`): they leave the snapshot, and every session
+// with ranks there fails; one no node runs any more has ended.
+struct NodesLost {
+  std::vector<int> nodes;
+  std::string cause;
+};
+
+using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect, PlanCarriedOut, NodeDone,
+                           NodesLost>;
 
 // Something a session's launcher is told (its MPI_Comm_spawn parent's, for children):
 // "psched: session N <text>".
@@ -97,9 +111,13 @@ struct Outcome {
   std::optional<std::string> refused;
   std::vector<std::string> log;  // for people: what was decided and why (the daemon's log)
   std::vector<Note> notes;       // PlanCarriedOut: what the sessions' launchers are told
-  // PlanCarriedOut: sessions the plan started on a node lost meanwhile (-> that node):
-  // their ranks there would never start, and the session never end. They end unstarted.
-  std::map<SessionId, int> placed_on_lost;
+  // Sessions with ranks on a lost node (-> that node), which fail: NodesLost's, and
+  // PlanCarriedOut's sessions started on a node lost meanwhile (their ranks there would
+  // never start, and the session never end: they end unstarted).
+  std::map<SessionId, int> on_lost_node;
+  // NodeDone, NodesLost: sessions no node runs any more; their End step follows once
+  // the launcher is told.
+  std::vector<SessionId> ended;
 };
 
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders);

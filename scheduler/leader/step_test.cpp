@@ -257,13 +257,43 @@ TEST_F(StepTest, ANodeLostWhileAPlanRanStaysLostAndNoSessionStartsThere) {
   const State lost = state_;
   Outcome done = Do(PlanCarriedOut{surpass.plan, before, 2, std::nullopt}, 2);
   EXPECT_FALSE(done.refused);
-  EXPECT_EQ(done.placed_on_lost, (std::map<SessionId, int>{{2, 1}}));
+  EXPECT_EQ(done.on_lost_node, (std::map<SessionId, int>{{2, 1}}));
   EXPECT_TRUE(done.notes.empty());
   state_ = lost;
   Outcome undone = Do(PlanCarriedOut{surpass.plan, before, 2, "node 0: timeout"}, 2);
   EXPECT_TRUE(undone.refused);
   ASSERT_EQ(state_.snapshot.nodes.size(), 1u);
   EXPECT_EQ(state_.snapshot.nodes[0].id, 0);
+}
+
+// A session runs on the nodes its start plan placed it on (once carried out) until
+// each has reported it done; a lost node fails the sessions with ranks there, and ends
+// those no other node runs.
+TEST_F(StepTest, ASessionEndsWhenEveryNodeReportedItDoneAndALostNodeFailsItsSessions) {
+  state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 2, 1)),
+                           Node::Make(1, "n1", NodeTopology::Uniform(1, 2, 1))};
+  const Snapshot empty = state_.snapshot;
+  Outcome first = Arrive(4, "wait", 0);
+  ASSERT_TRUE(Starts(first.plan, 1));
+  ASSERT_TRUE(Do(PlanCarriedOut{first.plan, empty, 1, std::nullopt}, 0).on_lost_node.empty());
+  EXPECT_EQ(state_.Find(1)->running_on, (std::set<int>{0, 1}));
+  ASSERT_FALSE(Arrive(2, "wait", 1).refused);  // queued: runs nowhere
+  const State running = state_;
+  EXPECT_TRUE(Do(NodeDone{1, 0}, 2).ended.empty());
+  EXPECT_TRUE(Do(NodeDone{1, 0}, 2).ended.empty()) << "a node reports once";
+  EXPECT_TRUE(Do(NodeDone{2, 0}, 2).ended.empty()) << "session 2 runs nowhere";
+  EXPECT_EQ(Do(NodeDone{1, 1}, 3).ended, std::vector<SessionId>{1});
+  state_ = running;
+  Outcome lost = Do(NodesLost{{1}, "its daemon was killed"}, 2);
+  EXPECT_EQ(lost.on_lost_node, (std::map<SessionId, int>{{1, 1}}));
+  EXPECT_TRUE(lost.ended.empty()) << "node 0 still runs session 1's other ranks";
+  EXPECT_EQ(state_.lost_nodes.at(1), "its daemon was killed");
+  ASSERT_EQ(state_.snapshot.nodes.size(), 1u);
+  EXPECT_EQ(Do(NodeDone{1, 0}, 3).ended, std::vector<SessionId>{1});
+  state_ = running;
+  Outcome both = Do(NodesLost{{0, 1}, "the switch died"}, 2);
+  EXPECT_EQ(both.on_lost_node, (std::map<SessionId, int>{{1, 0}}));
+  EXPECT_EQ(both.ended, std::vector<SessionId>{1});
 }
 
 }  // namespace
