@@ -122,5 +122,42 @@ TEST(YieldOneSlotNodes, VictimResumesSharingTheConnectorsSlot) {
   EXPECT_EQ(CheckUses(s), "");
 }
 
+// The victim's own slots went to a sidestepper meanwhile and its node has no other: it
+// stays suspended (resuming there would break the sidestepper's exclusivity) and resumes
+// when the connector ends, as before; the note says why. Two nodes of 2 slots: 1 fills
+// both, 2 surpasses it on node 0, 3 sidesteps 2 onto node 0's other slot and holds the
+// first alone: node 0 has no slot outside 2's and 3's for 1's ranks.
+TEST(YieldNoSlotLeft, VictimStaysSuspendedWhenASidestepperHoldsItsSlots) {
+  sched::Snapshot s;
+  for (int i = 0; i < 2; ++i) {
+    s.nodes.push_back(
+        sched::Node::Make(i, "n" + std::to_string(i), sched::NodeTopology::Uniform(1, 2, 1)));
+  }
+  auto compact = *sched::MakeAllocator("compact");
+  SurpassPolicy surpass{PolicyOptions{}};
+  SidestepPolicy sidestep{PolicyOptions{}};
+  Arrive(s, surpass, Request(1, 4), *compact);
+  s.now = 1;
+  Arrive(s, surpass, Request(2, 1), *compact);
+  s.now = 2;
+  Arrive(s, sidestep, Request(3, 1), *compact);
+  ASSERT_EQ(s.Find(1)->state, SessionState::kSuspended);
+  ASSERT_EQ(s.Find(2)->state, SessionState::kSidestepped);
+  ASSERT_TRUE(s.Find(3)->exclusive);
+  const std::vector<int> uses = s.nodes[0].uses;
+
+  Yield y = YieldToConnect(s, 2, 1);
+  EXPECT_TRUE(y.plan.empty());
+  EXPECT_FALSE(y.shares);
+  EXPECT_EQ(y.note,
+            "session 1 stays suspended although 2 connected to it: no slot outside the exclusive "
+            "sessions' is left for it");
+  sched::ApplyPlan(s, y.plan);
+  EXPECT_EQ(s.Find(1)->state, SessionState::kSuspended);
+  EXPECT_EQ(s.Find(1)->displaced_by, 2);
+  EXPECT_EQ(s.nodes[0].uses, uses);
+  EXPECT_EQ(CheckUses(s), "");
+}
+
 }  // namespace
 }  // namespace psched::policies
