@@ -92,21 +92,27 @@ TEST_F(YieldTest, NothingToYieldUnlessTheConnectorSuspendedTheOtherItself) {
   EXPECT_FALSE(YieldToConnect(s_, 3, 2).plan.empty());
 }
 
+// Two nodes of `pus` slots each: session 1 fills them, then 2 (one rank) surpasses it.
+sched::Snapshot SurpassedOnTwoNodes(int pus) {
+  sched::Snapshot s;
+  for (int i = 0; i < 2; ++i) {
+    s.nodes.push_back(
+        sched::Node::Make(i, "n" + std::to_string(i), sched::NodeTopology::Uniform(1, pus, 1)));
+  }
+  auto compact = *sched::MakeAllocator("compact");
+  SurpassPolicy surpass{PolicyOptions{}};
+  Arrive(s, surpass, Request(1, 2 * pus), *compact);
+  s.now = 1;
+  Arrive(s, surpass, Request(2, 1), *compact);
+  EXPECT_EQ(s.Find(1)->state, SessionState::kSuspended);
+  return s;
+}
+
 // One slot per node (the 2-core demo): nowhere to move the simulation's rank off the
 // analysis' node. It resumes in place, sharing that slot, rather than leave the analysis
 // waiting forever.
 TEST(YieldOneSlotNodes, VictimResumesSharingTheConnectorsSlot) {
-  sched::Snapshot s;
-  for (int i = 0; i < 2; ++i) {
-    s.nodes.push_back(
-        sched::Node::Make(i, "n" + std::to_string(i), sched::NodeTopology::Uniform(1, 1, 1)));
-  }
-  auto compact = *sched::MakeAllocator("compact");
-  SurpassPolicy surpass{PolicyOptions{}};
-  Arrive(s, surpass, Request(1, 2), *compact);
-  s.now = 1;
-  Arrive(s, surpass, Request(2, 1), *compact);
-  ASSERT_EQ(s.Find(1)->state, SessionState::kSuspended);
+  sched::Snapshot s = SurpassedOnTwoNodes(1);
 
   Yield y = YieldToConnect(s, 2, 1);
   ASSERT_EQ(y.plan.actions.size(), 1u);
@@ -128,19 +134,9 @@ TEST(YieldOneSlotNodes, VictimResumesSharingTheConnectorsSlot) {
 // both, 2 surpasses it on node 0, 3 sidesteps 2 onto node 0's other slot and holds the
 // first alone: node 0 has no slot outside 2's and 3's for 1's ranks.
 TEST(YieldNoSlotLeft, VictimStaysSuspendedWhenASidestepperHoldsItsSlots) {
-  sched::Snapshot s;
-  for (int i = 0; i < 2; ++i) {
-    s.nodes.push_back(
-        sched::Node::Make(i, "n" + std::to_string(i), sched::NodeTopology::Uniform(1, 2, 1)));
-  }
-  auto compact = *sched::MakeAllocator("compact");
-  SurpassPolicy surpass{PolicyOptions{}};
-  SidestepPolicy sidestep{PolicyOptions{}};
-  Arrive(s, surpass, Request(1, 4), *compact);
-  s.now = 1;
-  Arrive(s, surpass, Request(2, 1), *compact);
+  sched::Snapshot s = SurpassedOnTwoNodes(2);
   s.now = 2;
-  Arrive(s, sidestep, Request(3, 1), *compact);
+  Arrive(s, SidestepPolicy{PolicyOptions{}}, Request(3, 1), **sched::MakeAllocator("compact"));
   ASSERT_EQ(s.Find(1)->state, SessionState::kSuspended);
   ASSERT_EQ(s.Find(2)->state, SessionState::kSidestepped);
   ASSERT_TRUE(s.Find(3)->exclusive);
