@@ -18,7 +18,7 @@ if [[ "$inside" == --inside ]]; then
     fail "spawn: exit $?: $out"
   rm -rf "$dir"
   grep -q '^parent rank 0: cmd=spawn_result rc=0$' <<<"$out" || fail "spawn said: $out"
-  [[ $(grep -c 'of 2 (child): parent port port-of-' <<<"$out") == 2 ]] || fail "children said: $out"
+  [[ $(grep -c 'of 2 (child, app 0): parent port port-of-' <<<"$out") == 2 ]] || fail "children said: $out"
   note "ok: MPICH hello + allreduce on one and two Slurm nodes, spawn over PMI-1"
   exit 0
 fi
