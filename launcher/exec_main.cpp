@@ -50,6 +50,9 @@ int RunCommand(int argc, char** argv) {
   req.allocator = o.allocator;
   req.mpi = o.mpi;
   req.kill_wait_s = o.kill_wait_s;
+  // A terminal here: the ranks write to one too, so that their stdio line-buffers (mpirun
+  // gives them one always; on a pipe or file, psched keeps their pipes).
+  req.stdout_pty = !o.no_pty && isatty(STDOUT_FILENO) == 1;
 
   AllocationSocket where;
   auto say = [&o](const std::string& what) {

@@ -100,6 +100,10 @@ ParsedExec ParseExecOptions(int argc, const char* const* argv) {
       ->type_name("VAR[=VALUE]");
   app.add_option("--chdir", o.chdir, "working directory of the ranks")->type_name("DIR");
   app.add_flag("--label", o.label, "prefix output lines with [rank]");
+  app.add_flag("--no-pty", o.no_pty,
+               "ranks' stdout is a pipe (their stdio buffers by block) even when this "
+               "command's stdout is a terminal; by default it is then a pseudo-terminal, as "
+               "under mpirun, so their output is line-buffered");
   app.add_option("--time", time_text, "runtime estimate: seconds, MM:SS or HH:MM:SS")
       ->type_name("DURATION");
   app.add_option("--policy", o.policy,

@@ -18,7 +18,8 @@ struct ExecOptions {
   std::vector<std::string> exports;  // -x VAR[=value]
   std::string chdir;
   bool label = false;
-  double time_s = 0;  // --time
+  bool no_pty = false;  // --no-pty: ranks' stdout a pipe even when ours is a terminal
+  double time_s = 0;    // --time
   std::string policy;
   std::string allocator;
   std::string mpi;          // --mpi: the wire-up ("": the admin's default)

@@ -32,10 +32,13 @@ struct LaunchRequest {
   // psched-exec --kill-wait: seconds between SIGTERM and SIGKILL when the session is
   // ended (negative: the admin's [launch] kill_wait_s).
   double kill_wait_s = -1;
+  // Ranks' stdout on a pseudo-terminal: psched-exec's own stdout is a terminal and
+  // --no-pty was not given.
+  bool stdout_pty = false;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, argv, env, cwd, owner, ranks,
                                                 threads_per_rank, nodes, ppn, spread, estimate_s,
-                                                policy, allocator, mpi, kill_wait_s)
+                                                policy, allocator, mpi, kill_wait_s, stdout_pty)
 
 struct RankSpec {
   int rank = 0;
@@ -66,10 +69,13 @@ struct SpawnOrder {
   // MPI_UNIVERSE_SIZE: the allocation's slots (at least `size`), as hydra answers with
   // the slots of its hosts; 0 from an older leader: the session's size.
   int universe_size = 0;
+  // Each rank's stdout is a raw pseudo-terminal, not a pipe (LaunchRequest::stdout_pty).
+  bool stdout_pty = false;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
                                                 threads_per_rank, ranks, hostnames, parent_nspace,
-                                                parent_rank, app_sizes, mpi, universe_size)
+                                                parent_rank, app_sizes, mpi, universe_size,
+                                                stdout_pty)
 
 // A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
 // asks for a session without a launcher of its own, placed like any arrival.

@@ -99,6 +99,7 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.request.policy = request.policy;
   child.request.allocator = request.allocator;
   child.request.kill_wait_s = parent.request.kill_wait_s;
+  child.request.stdout_pty = parent.request.stdout_pty;  // they write to its launcher
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
   child.app_sizes = ask.app_sizes;

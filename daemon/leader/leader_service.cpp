@@ -382,6 +382,7 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.app_sizes = s.app_sizes;
   order.mpi = req.mpi.empty() ? config_.default_mpi : req.mpi;
   order.universe_size = std::max(order.size, state_.snapshot.TotalPus());
+  order.stdout_pty = req.stdout_pty;
   const sched::leader::SpawnLayout layout = sched::leader::LayoutOf(state_.snapshot, spawn);
   if (layout.yield_when_idle) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;

@@ -274,6 +274,7 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   ss.bind = !spec.pus.empty();
   ss.pgid = s.pgid;
   ss.with_stdin = spec.rank == 0;
+  ss.stdout_pty = order.stdout_pty;
   if (hooks_) ss.inherit_fds = hooks_->RankDescriptors(order.session, spec.rank);
   auto joined = freezer_ ? freezer_->JoinFd(s.id) : Result<int>(-1);
   if (joined) ss.cgroup_procs_fd = *joined;

@@ -12,13 +12,23 @@
 #include "common/child_process.hpp"
 #include "common/exec_args.hpp"
 #include "common/find_executable.hpp"
+#include "common/raw_pty.hpp"
 
 namespace psched::daemon {
 namespace {
 
 struct Pipe {
   int r = -1, w = -1;
-  Result<void> Open() {
+  Result<void> Open(bool terminal) {
+    if (terminal) {
+      // Out of pseudo-terminals (kernel.pty.max, a container without /dev/ptmx): a pipe
+      // instead, as Open MPI's odls does; the rank's stdio then only buffers more.
+      if (auto pty = OpenRawPty()) {
+        r = pty->master;
+        w = pty->slave;
+        return {};
+      }
+    }
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) return Fail(Error::FromErrno("pipe2", "rank pipes"));
     r = fds[0];
@@ -114,7 +124,7 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
   // Out of descriptors (EMFILE) is the usual failure here: leak none, or the daemon stays out.
   for (Pipe* p : {&out, &err, &status, &in}) {
     if (p == &in && !spec.with_stdin) continue;
-    if (auto ok = p->Open(); !ok) {
+    if (auto ok = p->Open(p == &out && spec.stdout_pty); !ok) {
       close_all();
       return Fail(ok.error().Wrap("spawning '" + spec.argv[0] + "'"));
     }

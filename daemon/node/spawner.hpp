@@ -1,5 +1,6 @@
-// Forks and execs one rank: its own stdout/stderr pipes, its session's process
-// group, its CPU set applied before exec, and a clean signal state.
+// Forks and execs one rank: its own stdout/stderr pipes (stdout a pseudo-terminal on
+// request), its session's process group, its CPU set applied before exec, and a clean
+// signal state.
 #pragma once
 
 #include <sched.h>
@@ -20,6 +21,9 @@ struct SpawnSpec {
   bool bind = true;
   pid_t pgid = 0;  // 0: the rank leads a new process group (the session's on this node)
   bool with_stdin = false;
+  // stdout a raw pseudo-terminal instead of a pipe (common/raw_pty.hpp): the rank's stdio
+  // line-buffers, as under mpirun; out_fd is then the terminal's master end.
+  bool stdout_pty = false;
   int cgroup_procs_fd = -1;  // >= 0: the child joins that cgroup (writes "0") before exec
   // Descriptors the rank keeps under their own numbers (PMI_FD); the daemon may have
   // them close-on-exec.

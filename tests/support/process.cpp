@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "common/exec_args.hpp"
+#include "common/raw_pty.hpp"
 
 extern char** environ;
 
@@ -35,10 +36,18 @@ std::string PathWithBin() {
 }
 
 Proc::Proc(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-           bool keep_stdin_open) {
+           bool keep_stdin_open, StdoutIs out_is) {
   int in[2], out[2], err[2];
   // A test cannot go on without its child: failing to make pipes is a broken machine.
-  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) std::abort();
+  if (pipe2(in, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) std::abort();
+  if (out_is == StdoutIs::kTerminal) {
+    auto pty = OpenRawPty();  // its end of file is EIO, which Pump takes as one
+    if (!pty) std::abort();
+    out[0] = pty->master;
+    out[1] = pty->slave;
+  } else if (pipe2(out, O_CLOEXEC)) {
+    std::abort();
+  }
   std::vector<std::string> envs = EnvironmentWith(environ, env);
   std::vector<char*> args = ExecArray(argv), envp = ExecArray(envs);
   pid_ = fork();

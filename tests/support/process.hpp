@@ -15,12 +15,16 @@ std::string Bin(const std::string& name);
 // "PATH=<bin dir>:$PATH", an env entry for scripts that call the built binaries by name.
 std::string PathWithBin();
 
+// What the child's stdout is: a pipe, or a raw pseudo-terminal (common/raw_pty.hpp) as
+// when a user runs it on a terminal, read back byte for byte.
+enum class StdoutIs { kPipe, kTerminal };
+
 class Proc {
  public:
   // Starts argv (searched on PATH) with extra "NAME=value" env entries overriding ours.
   // Stdin is a pipe, closed at once unless keep_stdin_open.
   Proc(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
-       bool keep_stdin_open = false);
+       bool keep_stdin_open = false, StdoutIs out_is = StdoutIs::kPipe);
   ~Proc();  // SIGKILL and reap when still running
   Proc(const Proc&) = delete;
   Proc& operator=(const Proc&) = delete;

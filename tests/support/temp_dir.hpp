@@ -25,6 +25,7 @@ class GoFile {
   ~GoFile();
   GoFile(const GoFile&) = delete;
   GoFile& operator=(const GoFile&) = delete;
+  const std::string& Path() const { return path_; }
   std::string WaitCmd() const { return "until [ -e " + path_ + " ]; do sleep 0.05; done"; }
   void Go();
 
