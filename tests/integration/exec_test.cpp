@@ -301,6 +301,44 @@ TEST_F(ExecTest, KillWaitComesFromTheConfig) {
   EXPECT_EQ(CountOccurrences(r.err, "also rank"), 0) << r.err;
 }
 
+// psched-ctl kill ends a session as a failing rank does: SIGTERM, then SIGKILL after the
+// kill wait. Rank 0 traps SIGTERM and says its last words; rank 1 ignores it and is named.
+constexpr const char* kKilledFromOutside =
+    "case $PSCHED_RANK in "
+    "0) trap 'echo last words of 0; exit 0' TERM; echo ready; sleep 300 & wait;; "
+    "1) trap '' TERM; echo ready; exec sleep 300;; "
+    "esac";
+
+void ExpectLastWordsAfterCtlKill(Proc& p, const std::string& grace) {
+  EXPECT_EQ(p.Wait(), 128 + SIGKILL);
+  EXPECT_EQ(CountLines(p.out(), "last words of 0"), 1) << p.out() << p.err();
+  EXPECT_NE(p.err().find("psched-exec: session 1: session killed by psched-ctl kill\n"
+                         "psched-exec: session 1:   also rank 1 on node 0 (" +
+                         Hostname() + ") outlived SIGTERM and was killed after " + grace + " s\n"),
+            std::string::npos)
+      << p.err();
+}
+
+TEST_F(ExecTest, CtlKillGivesSigtermThenSigkillAfterTheKillWait) {
+  Proc p({Bin("psched-exec"), "-n", "2", "--kill-wait", "0.5", "sh", "-c", kKilledFromOutside},
+         daemon_.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "ready") == 2; }));
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, daemon_.Env()).code, 0);
+  ExpectLastWordsAfterCtlKill(p, "0.5");
+}
+
+// A suspended session killed: its ranks are continued for SIGTERM (rank 0 speaks), what
+// survives is stopped again after kFatalSignalGraceS (1 s) and still gets SIGKILL at the
+// end of the kill wait.
+TEST_F(ExecTest, KillingASuspendedSessionKeepsItsLastWords) {
+  Proc p({Bin("psched-exec"), "-n", "2", "--kill-wait", "1.5", "sh", "-c", kKilledFromOutside},
+         daemon_.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return CountLines(s, "ready") == 2; }));
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "suspend", "1"}, daemon_.Env()).code, 0);
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "1"}, daemon_.Env()).code, 0);
+  ExpectLastWordsAfterCtlKill(p, "1.5");
+}
+
 TEST_F(ExecTest, SignalledRankGives128PlusSignal) {
   auto r = Exec({"sh", "-c", "kill -SEGV $$"});
   EXPECT_EQ(r.code, 128 + SIGSEGV);
