@@ -204,6 +204,10 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
                                .WithSession(session)));
     break;
   }
+  // Its MPI_Comm_spawn requests from here: nobody connects to their children any more.
+  for (auto s = ompi_spawns_.begin(); s != ompi_spawns_.end();) {
+    s = s->second.parent_session == session ? ompi_spawns_.erase(s) : std::next(s);
+  }
   auto it = nspaces_.find(session);
   if (it == nspaces_.end()) return;
   std::string ns = it->second;
@@ -335,7 +339,14 @@ void DaemonPmixHost::FenceAcrossNodes(FenceRequest req, BlobDone done) {
 void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
   std::vector<std::string> nspaces;
   nspaces.reserve(procs.size());
-  for (const ProcName& p : procs) nspaces.push_back(p.nspace);
+  for (const ProcName& p : procs) {
+    // MPI_Comm_spawn children that will never connect (daemon_spawn.cpp).
+    for (const auto& [id, spawn] : ompi_spawns_) {
+      if (spawn.gone_nspace == p.nspace)
+        return done(Fail(Error(ErrorCode::kNotFound, spawn.why).WithNode(tree_.node())));
+    }
+    nspaces.push_back(p.nspace);
+  }
   NoteInteraction(std::move(nspaces));
   ConnectProcs(std::move(procs), std::move(done));
 }

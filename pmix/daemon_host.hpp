@@ -149,6 +149,17 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
   // namespace must be known here before the parent may connect to it.
   void OnSpawned(const std::string& data);
+  // Open MPI's side of children that will never connect (refused, or failed before they
+  // connected): see daemon_spawn.cpp. `spawn` names them (a made-up nspace when refused).
+  struct OpenMpiSpawn {
+    int64_t parent_session = -1;
+    Publisher parent;  // the root rank that asked
+    std::string port;  // OMPI_PARENT_PORT, the name of Open MPI's connect/accept
+    int size = 0;      // the children's MPI_COMM_WORLD
+    // Set once they will never connect: their namespace, and why (a connect fails so).
+    std::string gone_nspace, why;
+  };
+  void ChildrenGone(uint64_t request, OpenMpiSpawn& spawn);
   void SendReply(int to, uint64_t id, Result<std::string> r);
   void ToLeader(const std::string& op, const std::string& payload,
                 std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
@@ -173,6 +184,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::map<std::string, int64_t> starting_;         // local sessions PMIx is registering
   std::map<int64_t, std::string> foreign_;          // sessions registered here without local ranks
   std::map<int64_t, std::string> foreign_pending_;  // such sessions PMIx is still registering
+  // MPI_Comm_spawn of Open MPI parents on this node, by request id, until their session ends.
+  std::map<uint64_t, OpenMpiSpawn> ompi_spawns_;
   // Waiting for a namespace to be registered here (pull, then PMIx), by nspace.
   std::map<std::string, std::vector<OpDone>> layout_waiters_;
   std::unique_ptr<LayoutDirectory> directory_;  // the leader's

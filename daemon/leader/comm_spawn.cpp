@@ -120,6 +120,7 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
     reply.message = "MPI_Comm_spawn from session " + std::to_string(ParentOf(child)) +
                     ": children session " + std::to_string(child.id) + " " + message;
   }
+  if (ok) child.launched_request = child.spawn_request;
   child.spawn_request = 0;
   SendSpawnReply(child.spawn_node, child.spawn_reply_service, reply);
 }
@@ -162,7 +163,15 @@ void LeaderService::NoteToParent(const LiveSession& child, const std::string& te
 void LeaderService::ChildEnded(LiveSession& child) {
   if (ParentOf(child) == 0) return;
   AnswerSpawn(child, false, "ended before it was launched");
-  if (child.failed) NoteToParent(child, "failed: " + FailureText(child));
+  if (!child.failed) return;
+  NoteToParent(child, "failed: " + FailureText(child));
+  if (child.launched_request == 0) return;
+  // Launched, then failed: the parent may still wait for them to connect (Open MPI's
+  // waits 600 s). Told as a second answer to the same request; the asking node knows
+  // whether anybody still waits.
+  child.spawn_request = child.launched_request;
+  child.launched_request = 0;
+  AnswerSpawn(child, false, "failed: " + child.message);
 }
 
 void LeaderService::KillChildren(int64_t parent) {

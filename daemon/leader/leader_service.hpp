@@ -109,6 +109,9 @@ class LeaderService {
     int spawn_node = -1;
     uint64_t spawn_request = 0;
     std::string spawn_reply_service;  // ChildSpawnRequest::reply_service
+    // The spawn's id once answered "launched": their failure is told to that node too
+    // (the parent may still wait for them to connect).
+    uint64_t launched_request = 0;
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
     std::string wait_reason;   // while queued: the policy's why, shown by psched-ctl status
     // The session whose surpass yielded because it connected to this one (YieldTo):

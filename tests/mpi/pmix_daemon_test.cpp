@@ -620,6 +620,66 @@ TEST(PmixDaemon, SpawnThatCanNeverFitBesideItsParentIsRefused) {
       << o.err;
 }
 
+// Two parent ranks spawn collectively over MPI_COMM_WORLD children that can never fit:
+// every parent rank returns the error. Open MPI's root alone asks; the other rank
+// waits in a broadcast from it, and waited for ever when only the root's spawn failed.
+TEST(PmixDaemon, CollectiveSpawnThatCanNeverFitFailsOnEveryParentRank) {
+  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+                        "timeout 60 psched-exec -n 2 mpi_spawn; echo exec=$?");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 1: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("exec=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("refused: the children need 2 slots but at most 0 of the allocation's 2"),
+            std::string::npos)
+      << o.err;
+}
+
+// The same with the parent's ranks on two nodes: rank 1's node learns of the refusal
+// only from the leader.
+TEST(PmixDaemon, CollectiveSpawnRefusedFailsOnEveryParentRankAcrossNodes) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                        "timeout 60 psched-exec -n 2 --ppn 1 mpi_spawn; echo exec=$?");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent rank 1: spawn failed"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("exec=0"), std::string::npos) << o.out << o.err;
+}
+
+// A child that fails before its MPI_Init completes fails its parent's MPI_Comm_spawn
+// within seconds (Open MPI's parent waited 600 s for it to connect), on every parent
+// rank, and the parent's launcher names the child's rank and cause. `mode` is
+// mpi_spawn_fail's: exit 1 before MPI_Init, no such program, SIGKILL inside wire-up.
+void ExpectSpawnFailsFast(const std::string& mode, const std::string& cause) {
+  auto o =
+      InAllocation({"-N", "2", "--topology", "pack:1 core:2 pu:1"},
+                   "timeout 60 psched-exec -n 2 --ppn 1 mpi_spawn_fail " + mode + "; echo exec=$?");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("exec=0"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("(MPI_Comm_spawn from session 1 rank 0) failed: rank 0 on node "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find(") " + cause), std::string::npos) << o.err;
+  for (int rank = 0; rank < 2; ++rank) {
+    const std::string line = "parent rank " + std::to_string(rank) + ": spawn failed after ";
+    size_t at = o.out.find(line);
+    ASSERT_NE(at, std::string::npos) << o.out << o.err;
+    EXPECT_LT(std::stod(o.out.substr(at + line.size())), 20.0) << o.out;
+  }
+}
+
+TEST(PmixDaemon, SpawnedChildExitingBeforeMpiInitFailsTheSpawnFast) {
+  ExpectSpawnFailsFast("exit", "exited with status 1");
+}
+
+TEST(PmixDaemon, SpawnOfAMissingProgramFailsTheSpawnFast) {
+  ExpectSpawnFailsFast("noexec", "exec '/nonexistent/psched-no-such-program' failed");
+}
+
+TEST(PmixDaemon, SpawnedChildKilledInWireUpFailsTheSpawnFast) {
+  ExpectSpawnFailsFast("signal", "killed by signal 9 (Killed)");
+}
+
 // Under overbook, children wider than the allocation run as mpirun --oversubscribe runs
 // them: 2x4+1 children on kOneNode's 4 slots, beside their parent.
 TEST(PmixDaemon, OverbookSpawnsChildrenBeyondTheAllocation) {
