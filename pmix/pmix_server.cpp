@@ -565,7 +565,7 @@ EnvList PmixServer::EnvDefaults() const {
   EnvList out;
   if (options_.skip_fabric_probe) {
     out.emplace_back("OMPI_MCA_pml", "ob1");
-    out.emplace_back("OMPI_MCA_osc", "sm,rdma,pt2pt");
+    out.emplace_back("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt");
   }
   return out;
 }

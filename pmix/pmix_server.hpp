@@ -42,12 +42,13 @@ struct PmixServerOptions {
   bool loopback_tcp = false;
   // No fabric on this node (NodeHasFabric): suggest OMPI_MCA_pml=ob1 so Open MPI
   // does not spend most of MPI_Init probing MTLs and UCX it cannot use, and
-  // OMPI_MCA_osc=sm,rdma,pt2pt so that windows across nodes have a component: over TCP
-  // osc/rdma declines (the TCP BTL has no get nor atomics) and Debian's
+  // OMPI_MCA_osc=sm,rdma,ucx,pt2pt so that windows across nodes have a component: over
+  // TCP osc/rdma declines (the TCP BTL has no get nor atomics) and Debian's
   // openmpi-mca-params.conf leaves out the other two (osc = ^ucx,pt2pt), so
   // MPI_Win_allocate over two nodes failed with MPI_ERR_WIN, as it would under mpirun
-  // across two such hosts. pt2pt runs one-sided operations over ob1. A user's own
-  // OMPI_MCA_pml or OMPI_MCA_osc wins (they are defaults, see EnvDefaults).
+  // across two such hosts. ucx serves MPI_THREAD_MULTIPLE (mpi4py asks for it; pt2pt
+  // refuses it), pt2pt is the fallback. A user's own OMPI_MCA_pml or OMPI_MCA_osc wins
+  // (they are defaults, see EnvDefaults).
   bool skip_fabric_probe = false;
   // Bound on the wait for PMIx to answer a session's registration.
   std::chrono::milliseconds callback_timeout{10000};

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  libpmix-dev libopenmpi-dev openmpi-bin
+  libpmix-dev libopenmpi-dev openmpi-bin python3-mpi4py
   mpich libmpich-dev libpmi2-0-dev
   libhwloc-dev hwloc libevent-dev libsodium-dev
   coinor-libcbc-dev coinor-libclp-dev coinor-libosi-dev coinor-libcoinutils-dev

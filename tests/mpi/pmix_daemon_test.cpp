@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -579,7 +580,7 @@ TEST(PmixDaemon, SpawnedChildrenHaveSessionDirectoriesOfTheirOwn) {
 // One-sided windows across two emulated nodes, as across two hosts: MPI_Win_allocate over
 // both (Debian's Open MPI leaves no component for it over TCP: osc/rdma needs a BTL with
 // get and atomics, its mca-params.conf drops ucx and pt2pt, so it failed with MPI_ERR_WIN;
-// psched suggests sm,rdma,pt2pt on fabric-free nodes), and MPI_Win_allocate_shared over
+// psched suggests sm,rdma,ucx,pt2pt on fabric-free nodes), and MPI_Win_allocate_shared over
 // each node's ranks, its segment seen by exactly that node's two. The user's own
 // OMPI_MCA_osc wins.
 TEST(PmixDaemon, WindowsAcrossTwoEmulatedNodes) {
@@ -593,6 +594,26 @@ TEST(PmixDaemon, WindowsAcrossTwoEmulatedNodes) {
   }
   EXPECT_EQ(Count(o.out, ": shared ok node_size 2\n"), 4) << o.out << o.err;
   EXPECT_EQ(Count(o.out, "osc=sm\n"), 1) << o.out;
+}
+
+// Both as the issue met them, with mpi4py (Debian's python3-mpi4py, which
+// scripts/install-deps.sh installs): 4 ranks on two nodes of 8 PUs, each spawning a child
+// over MPI.COMM_SELF, then MPI.Win.Allocate over both nodes and MPI.Win.Allocate_shared
+// per node. mpi4py asks for MPI_THREAD_MULTIPLE, which osc/pt2pt refuses: ucx serves it.
+TEST(PmixDaemon, Mpi4pySpawnsAndWindowsOnEmulatedNodes) {
+  if (psched::pmix::NodeHasFabric()) GTEST_SKIP() << "this node has an RDMA/Slingshot device";
+  ASSERT_EQ(std::system("/usr/bin/python3 -c 'import mpi4py' 2>/dev/null"), 0)
+      << "python3-mpi4py is missing: run scripts/install-deps.sh";
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:8 pu:1"},
+                        "psched-exec -n 4 --ppn 2 /usr/bin/python3 "
+                        "\"$(command -v mpi4py_spawn_win.py)\"");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  for (int rank = 0; rank < 4; ++rank) {
+    const std::string r = "rank " + std::to_string(rank) + ": ";
+    EXPECT_EQ(Count(o.out, r + "spawn ok\n"), 1) << o.out << o.err;
+    EXPECT_EQ(Count(o.out, r + "allocate ok\n"), 1) << o.out << o.err;
+    EXPECT_EQ(Count(o.out, r + "shared ok node_size 2\n"), 1) << o.out << o.err;
+  }
 }
 
 // More children than the allocation has slots: every policy but overbook refuses, the
