@@ -1,7 +1,7 @@
 // Reads the fields of one JSON object, each error naming the JSON path
 // ("nodes[2].pus: expected an integer in [1, 1048576], got -3"). Header-only: the
 // input-file readers of psched-place (scheduler/tools/snapshot_json) and
-// psched-cosched (policies/replay) share it; the caller adds the file's name.
+// psched-cosched (scheduler/leader/replay) share it; the caller adds the file's name.
 #pragma once
 
 #include <algorithm>

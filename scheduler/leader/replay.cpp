@@ -1,19 +1,17 @@
-#include "policies/replay.hpp"
+#include "scheduler/leader/replay.hpp"
 
-#include <map>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <variant>
 
 #include "common/json_object_reader.hpp"
 #include "policies/policy_registry.hpp"
-#include "policies/queue.hpp"
-#include "policies/yield.hpp"
-#include "scheduler/allocator_registry.hpp"
+#include "scheduler/leader/step.hpp"
+#include "scheduler/priorities/priority_registry.hpp"
 
-namespace psched::policies {
+namespace psched::sched::leader {
 namespace {
 
 using Json = nlohmann::json;
@@ -106,6 +104,19 @@ namespace {
   auto var = *var##_r
 // NOLINTEND(bugprone-macro-parentheses)
 
+// As pschedd once the nodes carried a plan out: into the snapshot, then the step that
+// learns it landed (where each started session runs).
+void CarryOut(State& state, Deciders& deciders, const Outcome& decided, double now,
+              SessionId arrival = kNoSession) {
+  Snapshot before = state.snapshot;
+  sched::ApplyPlan(state.snapshot, decided.plan,
+                   arrival == kNoSession ? nullptr : &decided.request);
+  if (!decided.plan.empty()) {
+    Step(state, PlanCarriedOut{decided.plan, std::move(before), arrival, std::nullopt}, now,
+         deciders);
+  }
+}
+
 Result<std::string> Replay(std::string_view text) {
   Json script = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (script.is_discarded())
@@ -122,69 +133,75 @@ Result<std::string> Replay(std::string_view text) {
     return Fail(ErrorCode::kInvalidArgument,
                 "overbook_mode: expected pinned or float, got '" + mode + "'");
   }
-  auto allocator = sched::MakeAllocator(allocator_name);
-  if (!allocator) return Fail(allocator.error().Wrap("allocator"));
-  PolicyOptions options;
-  options.overbook_mode = mode == "float" ? OverbookMode::kFloat : OverbookMode::kPinned;
+  AllocatorCache allocators{sched::AllocatorConfig{}};
+  if (auto allocator = allocators.Get(allocator_name); !allocator)
+    return Fail(allocator.error().Wrap("allocator"));
+  // pschedd's default priority: first come, first served.
+  auto priority = sched::prio::MakePriority("fcfs");
+  if (!priority) return Fail(priority.error());
+  Deciders deciders{allocators, **priority, allocator_name, false};
+  policies::PolicyOptions options;
+  options.overbook_mode =
+      mode == "float" ? policies::OverbookMode::kFloat : policies::OverbookMode::kPinned;
   PSCHED_TRY(events, top.Array("events", /*required=*/true));
   if (events->empty())
     return Fail(ErrorCode::kInvalidArgument, "events: expected a non-empty list of events");
 
-  sched::Snapshot snapshot;
+  State state;
   for (long i = 0; i < nodes; ++i) {
-    snapshot.nodes.push_back(
+    state.snapshot.nodes.push_back(
         sched::Node::Make(static_cast<int>(i), "n" + std::to_string(i),
                           sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)));
   }
-  std::map<sched::SessionId, std::unique_ptr<Policy>> policy_of;  // each session's own policy
+  std::set<SessionId> arrived;  // refused ones too: an id names one session
   std::ostringstream out;
   out << "allocation " << nodes << " nodes x " << cores << " slots, allocator " << allocator_name
       << ", overbook " << mode << "\n";
   for (size_t i = 0; i < events->size(); ++i) {
     ObjectReader event((*events)[i], "events[" + std::to_string(i) + "]");
     if (auto ok = event.CheckObject(); !ok) return Fail(ok.error());
-    snapshot.now = static_cast<double>(i);
+    const auto now = static_cast<double>(i);  // one second per event
     if (event.Has("end")) {
       if (auto ok = event.OnlyKeys({"end"}); !ok) return Fail(ok.error());
       PSCHED_TRY(id, event.Int("end", 1, 1 << 30, std::nullopt));
-      const sched::Session* found = snapshot.Find(id);
+      const sched::Session* found = state.snapshot.Find(id);
       if (!found) {
         return Fail(ErrorCode::kInvalidArgument,
                     event.Path("end") + ": no session " + std::to_string(id) + " is known");
       }
-      sched::Session ended = *found;
-      sched::RemoveSession(snapshot, id);
       out << "end " << id << "\n";
-      sched::Plan plan;
-      if (ended.state != sched::SessionState::kQueued)
-        plan = policy_of.at(id)->OnEnd(snapshot, ended, **allocator);
-      sched::ApplyPlan(snapshot, plan);
-      PrintPlan(out, plan, snapshot);
+      if (found->state == sched::SessionState::kQueued) {
+        Drop(state, id);  // as pschedd for a session killed while queued: no end plan
+        PrintPlan(out, {}, state.snapshot);
+        continue;
+      }
+      Outcome ended = Step(state, End{id, /*ran=*/true}, now, deciders);
+      CarryOut(state, deciders, ended, now);
+      PrintPlan(out, ended.plan, state.snapshot);
       continue;
     }
     if (event.Has("connect")) {
-      // A running session connects to another (PMIx connect, name-service lookup): the
-      // leader asks YieldToConnect.
+      // A running session connects to another (PMIx connect, name-service lookup).
       if (auto ok = event.OnlyKeys({"connect", "to"}); !ok) return Fail(ok.error());
       PSCHED_TRY(from, event.Int("connect", 1, 1 << 30, std::nullopt));
       PSCHED_TRY(to, event.Int("to", 1, 1 << 30, std::nullopt));
       for (auto [key, id] : {std::pair{"connect", from}, std::pair{"to", to}}) {
-        if (snapshot.Find(id) == nullptr) {
+        if (state.snapshot.Find(id) == nullptr) {
           return Fail(ErrorCode::kInvalidArgument,
                       event.Path(key) + ": no session " + std::to_string(id) + " is known");
         }
       }
       out << "connect " << from << " to " << to << "\n";
-      Yield yield = YieldToConnect(snapshot, from, to);
-      sched::ApplyPlan(snapshot, yield.plan);
-      if (!yield.note.empty()) out << "  note: " << yield.note << "\n";
-      PrintPlan(out, yield.plan, snapshot);
+      Outcome yield = Step(state, Connect{from, to}, now, deciders);
+      CarryOut(state, deciders, yield, now);
+      for (const std::string& note : yield.log) out << "  note: " << note << "\n";
+      PrintPlan(out, yield.plan, state.snapshot);
       continue;
     }
     if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread"}); !ok)
       return Fail(ok.error());
     PSCHED_TRY(id, event.Int("arrive", 1, 1 << 30, std::nullopt));
-    if (policy_of.contains(id)) {
+    if (!arrived.insert(id).second) {
       return Fail(ErrorCode::kInvalidArgument,
                   event.Path("arrive") + ": session " + std::to_string(id) + " arrived before");
     }
@@ -192,23 +209,29 @@ Result<std::string> Replay(std::string_view text) {
     PSCHED_TRY(threads, event.Int("threads", 1, 4096, 1));
     PSCHED_TRY(spread, event.Bool("spread", false));
     PSCHED_TRY(name, event.String("policy", "wait"));
-    auto policy = MakePolicy(name, options);
-    if (!policy) return Fail(policy.error().Wrap(event.Path("policy")));
+    // The leader refuses an unknown policy too, but the script's error names the field.
+    if (auto policy = policies::MakePolicy(name, options); !policy)
+      return Fail(policy.error().Wrap(event.Path("policy")));
 
-    sched::SessionRequest request;
-    request.id = id;
-    request.ranks = static_cast<int>(ranks);
-    request.threads_per_rank = static_cast<int>(threads);
-    request.spread = spread;
-    request.policy = name;
-    request.submit_time = snapshot.now;
+    Arrival arrival;
+    arrival.request.ranks = static_cast<int>(ranks);
+    arrival.request.threads_per_rank = static_cast<int>(threads);
+    arrival.request.allocator = allocator_name;
+    arrival.policy = config::ResolvedPolicy{name, spread, options};
     out << "arrive " << id << " (" << ranks << " ranks"
         << (threads > 1 ? " x " + std::to_string(threads) : "") << (spread ? ", spread" : "")
         << ", policy " << name << ")\n";
-    sched::Plan plan = (*policy)->OnArrival(snapshot, request, **allocator);
-    sched::ApplyPlan(snapshot, plan, &request);
-    policy_of[id] = std::move(*policy);
-    PrintPlan(out, plan, snapshot);
+    state.next_session = id;  // the script names the id the leader gives
+    Outcome decided = Step(state, arrival, now, deciders);
+    if (decided.refused) {
+      // The leader tells the launcher why; its plan held the policy's reject.
+      sched::Plan refused;
+      refused.actions.push_back(sched::RejectAction{decided.session, *decided.refused});
+      PrintPlan(out, refused, state.snapshot);
+      continue;
+    }
+    CarryOut(state, deciders, decided, now, decided.session);
+    PrintPlan(out, decided.plan, state.snapshot);
   }
   return out.str();
 }
@@ -223,4 +246,4 @@ Result<std::string> ReplayScript(std::string_view text, std::string_view source)
   return replayed;
 }
 
-}  // namespace psched::policies
+}  // namespace psched::sched::leader

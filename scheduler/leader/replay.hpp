@@ -1,8 +1,11 @@
-// A script of arrivals and ends in one allocation, run through the co-scheduling
-// policies the way the leader runs them (OnArrival, ApplyPlan; RemoveSession, OnEnd,
-// ApplyPlan), each plan printed as stable text with the slot uses after it. The policy
-// golden tests (tests/golden/<policy>/*.events, through psched-cosched) diff that text:
-// a reviewed record of what each policy decides. Pure: text in, text or an error out.
+// A script of arrivals, ends and connects in one allocation, stepped through the
+// leader's own step function (step.hpp) as pschedd steps what arrives: an arrival is an
+// Arrival, an end an End (or a Drop while queued, as a kill), a connect a Connect, each
+// at its event's index in seconds; each outcome's plan is applied as pschedd applies it
+// once carried out, and printed as stable text with the slot uses after it (a refused
+// arrival as the reject its policy decided). The policy golden tests
+// (tests/golden/<policy>/*.events, through psched-cosched) diff that text: a reviewed
+// record of what the leader decides with each policy. Pure: text in, text or an error out.
 //
 //   {"nodes": 2, "cores": 4,                 // uniform nodes, one PU per core
 //    "allocator": "compact",                 // optional, default compact
@@ -19,10 +22,10 @@
 
 #include "common/error.hpp"
 
-namespace psched::policies {
+namespace psched::sched::leader {
 
 // Errors read "<source>: <json path>: <what>", e.g. "case.events: events[2].end: no
 // session 7 is known".
 Result<std::string> ReplayScript(std::string_view text, std::string_view source);
 
-}  // namespace psched::policies
+}  // namespace psched::sched::leader

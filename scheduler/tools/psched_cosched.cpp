@@ -1,5 +1,6 @@
 // psched-cosched: "what would the co-scheduling policies do?" Runs a script of arrivals
-// and ends in one allocation through the policies (policies/replay.hpp) and prints
+// and ends in one allocation through the leader's step function
+// (scheduler/leader/replay.hpp), as pschedd decides, and prints
 // every plan with the slot uses after it. Nothing is started. The policy golden tests
 // (tests/golden/<policy>/<case>.events) diff its output.
 #include <CLI/CLI.hpp>
@@ -8,7 +9,7 @@
 #include "common/command_line.hpp"
 #include "common/guarded_main.hpp"
 #include "common/read_file.hpp"
-#include "policies/replay.hpp"
+#include "scheduler/leader/replay.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ int RunCommand(int argc, char** argv) {
     std::cerr << "psched-cosched: " << text.error().ToString() << "\n";
     return 2;
   }
-  auto replayed = psched::policies::ReplayScript(*text, script_path);
+  auto replayed = psched::sched::leader::ReplayScript(*text, script_path);
   if (!replayed) {
     std::cerr << "psched-cosched: " << replayed.error().message() << "\n";
     return 2;
