@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "pmi/host_topology.hpp"
 #include "pmi/process_mapping.hpp"
 #include "pmi/wire2.hpp"
 #include "pmi/wireup.hpp"
@@ -35,6 +36,7 @@ struct SimpleServer::Session {
   std::unique_ptr<SimpleSession> kvs;
   std::map<int, std::unique_ptr<Client>> clients;  // by rank
   bool ending = false;                             // SessionEnding: ranks leave at psched's SIGTERM
+  bool topology = false;  // its ranks get the host's topology (the user named none)
 };
 
 SimpleServer::SimpleServer(event_base* base, daemon::TreeServices& tree, FailSession fail)
@@ -46,6 +48,7 @@ SimpleServer::SimpleServer(event_base* base, daemon::TreeServices& tree, FailSes
 SimpleServer::~SimpleServer() {
   for (auto& [id, s] : sessions_)
     for (auto& [rank, c] : s->clients) CloseClient(*c);
+  if (topology_fd_ >= 0) close(topology_fd_);
 }
 
 Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info) {
@@ -96,6 +99,18 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
     }
   }
   s->kvs = std::make_unique<SimpleSession>(std::move(si));
+  if (!info.local_ranks.empty() && !topology_tried_) {
+    topology_tried_ = true;
+    if (auto fd = HostTopologyXmlFd(); fd) {
+      topology_fd_ = *fd;
+    } else {
+      std::fprintf(stderr, "pschedd: node %d: ranks discover the topology themselves: %s\n",
+                   tree_.node(), fd.error().ToString().c_str());
+    }
+  }
+  // A user who points hwloc elsewhere (HWLOC_XMLFILE, HWLOC_SYNTHETIC, ...) keeps that.
+  s->topology = topology_fd_ >= 0 && std::none_of(info.env.begin(), info.env.end(),
+                                                  [](auto& e) { return e.starts_with("HWLOC_"); });
   for (int rank : info.local_ranks) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -123,10 +138,15 @@ Result<std::vector<std::string>> SimpleServer::RankEnvironment(int64_t session, 
   if (it == sessions_.end()) return std::vector<std::string>{};
   auto c = it->second->clients.find(rank);
   if (c == it->second->clients.end() || c->second->rank_fd < 0) return std::vector<std::string>{};
-  return std::vector<std::string>{"PMI_FD=" + std::to_string(c->second->rank_fd),
+  std::vector<std::string> env = {"PMI_FD=" + std::to_string(c->second->rank_fd),
                                   "PMI_RANK=" + std::to_string(rank),
                                   "PMI_SIZE=" + std::to_string(it->second->kvs->info().size),
                                   std::string("PMI_SPAWNED=") + (it->second->spawned ? "1" : "0")};
+  if (it->second->topology) {
+    env.push_back("HWLOC_XMLFILE=/proc/self/fd/" + std::to_string(topology_fd_));
+    env.emplace_back("HWLOC_THISSYSTEM=1");
+  }
+  return env;
 }
 
 std::vector<int> SimpleServer::RankDescriptors(int64_t session, int rank) {
@@ -134,6 +154,7 @@ std::vector<int> SimpleServer::RankDescriptors(int64_t session, int rank) {
   if (it == sessions_.end()) return {};
   auto c = it->second->clients.find(rank);
   if (c == it->second->clients.end() || c->second->rank_fd < 0) return {};
+  if (it->second->topology) return {c->second->rank_fd, topology_fd_};
   return {c->second->rank_fd};
 }
 

@@ -73,6 +73,10 @@ class SimpleServer final : public daemon::LaunchHooks {
   };
   std::map<uint64_t, PendingSpawn> spawns_;  // by ChildSpawnRequest::request
   uint64_t next_spawn_ = 1;
+  // The host's topology as hwloc XML (host_topology.hpp), discovered at the first
+  // session with ranks here; -1 when that failed.
+  int topology_fd_ = -1;
+  bool topology_tried_ = false;
 };
 
 }  // namespace psched::pmi

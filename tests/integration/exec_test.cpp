@@ -542,19 +542,22 @@ TEST_F(ExecTest, CtlStatusKillSuspendResume) {
 
 // A rank inherits stdio and nothing else: not the daemon's sockets, listeners or log, nor
 // what the daemon's starter left open. `ls` itself holds one more, the directory it reads.
-// Under the default wire-up (auto) the rank also holds its PMI-1 socket, named by PMI_FD.
+// Under the default wire-up (auto) the rank also holds its PMI socket, named by PMI_FD,
+// and the host's topology, named by HWLOC_XMLFILE (pmi/host_topology.hpp).
 TEST_F(ExecTest, RanksInheritOnlyStdio) {
   auto r = Exec({"-n", "1", "--mpi", "pmix", "ls", "/proc/self/fd"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Lines(r.out), (std::vector<std::string>{"0", "1", "2", "3"})) << r.out;
-  auto with_pmi = Exec({"-n", "1", "sh", "-c", "echo $PMI_FD; ls /proc/self/fd"});
+  auto with_pmi = Exec({"-n", "1", "sh", "-c",
+                        "echo $PMI_FD; echo ${HWLOC_XMLFILE#/proc/self/fd/}; ls /proc/self/fd"});
   ASSERT_EQ(with_pmi.code, 0) << with_pmi.err;
   std::vector<std::string> fds = Lines(with_pmi.out);
-  ASSERT_FALSE(fds.empty()) << with_pmi.out;
-  const std::string pmi_fd = fds.front();
-  fds.erase(fds.begin());
+  ASSERT_GE(fds.size(), 2u) << with_pmi.out;
+  const std::string pmi_fd = fds[0];
+  const std::string topology_fd = fds[1];
+  fds.erase(fds.begin(), fds.begin() + 2);
   std::sort(fds.begin(), fds.end());
-  std::vector<std::string> want = {"0", "1", "2", "3", pmi_fd};
+  std::vector<std::string> want = {"0", "1", "2", "3", pmi_fd, topology_fd};
   std::sort(want.begin(), want.end());
   EXPECT_EQ(fds, want) << with_pmi.out;
 }

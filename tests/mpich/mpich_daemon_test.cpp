@@ -119,6 +119,28 @@ TEST(MpichDaemon, SpawnMultipleOverPmi1IsOneSessionOfEveryCommand) {
       << o.out << o.err;
 }
 
+// Each rank discovered the topology itself in MPI_Init (hwloc reading every PCI device's
+// config space: half of a 2-rank hello's MPI_Init here); the daemon now discovers it once
+// and PMI ranks load it as XML (HWLOC_XMLFILE on an inherited sealed memfd,
+// HWLOC_THISSYSTEM=1): the same PUs as the host's own discovery. A user's HWLOC_ setting
+// stays; a session without PMI gets nothing.
+TEST(MpichDaemon, RanksGetTheHostTopologyDiscoveredOnce) {
+  auto o = InAllocation(
+      kTwoNodes,
+      "echo host=$(hwloc-calc --number-of pu all); "
+      "psched-exec -n 2 --ppn 1 sh -c 'echo xml=$HWLOC_XMLFILE this=$HWLOC_THISSYSTEM "
+      "pus=$(hwloc-calc --number-of pu all) head=$(head -c 5 $HWLOC_XMLFILE)'; "
+      "psched-exec -n 1 -x HWLOC_XMLFILE=/nonexistent sh -c 'echo user=$HWLOC_XMLFILE'; "
+      "psched-exec -n 1 --mpi pmix sh -c 'echo pmix=${HWLOC_XMLFILE:-none}'");
+  const size_t at = o.out.find("host=");
+  ASSERT_NE(at, std::string::npos) << o.out << o.err;
+  const std::string pus = o.out.substr(at + 5, o.out.find('\n', at) - at - 5);
+  EXPECT_EQ(Count(o.out, "xml=/proc/self/fd/"), 2) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "this=1 pus=" + pus + " head=<?xml"), 2) << o.out << o.err;
+  EXPECT_NE(o.out.find("user=/nonexistent"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("pmix=none"), std::string::npos) << o.out << o.err;
+}
+
 // --mpi none: no PMI for the ranks, so MPICH starts each as a singleton (the old
 // behaviour, now only on request); an unknown wire-up is a usage error.
 TEST(MpichDaemon, WireUpChoice) {
