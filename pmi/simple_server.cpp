@@ -98,7 +98,6 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
       si.appnum_of_local_rank.push_back(app);
     }
   }
-  s->kvs = std::make_unique<SimpleSession>(std::move(si));
   if (!info.local_ranks.empty() && !topology_tried_) {
     topology_tried_ = true;
     if (auto fd = HostTopologyXmlFd(); fd) {
@@ -111,6 +110,8 @@ Result<void> SimpleServer::SessionStarting(const daemon::SessionLaunchInfo& info
   // A user who points hwloc elsewhere (HWLOC_XMLFILE, HWLOC_SYNTHETIC, ...) keeps that.
   s->topology = topology_fd_ >= 0 && std::none_of(info.env.begin(), info.env.end(),
                                                   [](auto& e) { return e.starts_with("HWLOC_"); });
+  if (s->topology) si.hwloc_xmlfile = "/proc/self/fd/" + std::to_string(topology_fd_);
+  s->kvs = std::make_unique<SimpleSession>(std::move(si));
   for (int rank : info.local_ranks) {
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -143,7 +144,7 @@ Result<std::vector<std::string>> SimpleServer::RankEnvironment(int64_t session, 
                                   "PMI_SIZE=" + std::to_string(it->second->kvs->info().size),
                                   std::string("PMI_SPAWNED=") + (it->second->spawned ? "1" : "0")};
   if (it->second->topology) {
-    env.push_back("HWLOC_XMLFILE=/proc/self/fd/" + std::to_string(topology_fd_));
+    env.push_back("HWLOC_XMLFILE=" + it->second->kvs->info().hwloc_xmlfile);
     env.emplace_back("HWLOC_THISSYSTEM=1");
   }
   return env;

@@ -1,6 +1,8 @@
-// The PMI-1 server of one pschedd: MPICH-family ranks (MPICH, Intel MPI, MVAPICH)
-// wire up through it. Each local rank gets one end of a socket pair as PMI_FD; the
-// commands it sends are decided by its session's SimpleSession and answered here.
+// The PMI server of one pschedd: MPICH-family ranks (MPICH, Intel MPI, MVAPICH) wire up
+// through it. Each local rank gets one end of a socket pair as PMI_FD, speaking PMI-1
+// lines or, once its init asked for version 2, PMI-2 messages; the commands it sends are
+// decided by its session's SimpleSession and answered here. Ranks also get the host's
+// topology as hwloc XML (host_topology.hpp), discovered here once.
 // A barrier becomes one TreeServices::Collective over the session's nodes (the
 // collective PMIx fences use), an abort fails the session through the leader, a spawn
 // asks the leader for the children as PMIx's MPI_Comm_spawn does ("session.spawn_children",

@@ -175,6 +175,10 @@ Outcome SimpleSession::Get(const Command& c) const {
   const std::string k(*key);
   const std::string* value = nullptr;
   if (k == "PMI_process_mapping") value = &info_.process_mapping;
+  // hydra's word for no file (MPICH would take "" for a file name).
+  static const std::string kUnavailable = "unavailable";
+  if (k == "PMI_hwloc_xmlfile")
+    value = info_.hwloc_xmlfile.empty() ? &kUnavailable : &info_.hwloc_xmlfile;
   if (value == nullptr)
     if (auto it = pending_.find(k); it != pending_.end()) value = &it->second;
   if (value == nullptr)

@@ -38,6 +38,9 @@ struct SimpleSessionInfo {
   bool serve_pmi1 = true;
   bool serve_pmi2 = true;
   std::string spawner_jobid;  // MPI_Comm_spawn children: the parent's kvsname
+  // The host topology's XML as the ranks open it (host_topology.hpp), "" for none:
+  // PMI_hwloc_xmlfile, which newer MPICH asks for instead of discovering.
+  std::string hwloc_xmlfile;
 };
 
 // What the server must do after one command.

@@ -157,6 +157,8 @@ Outcome SimpleSession::GetJobAttr2(const Command& c) const {
   // An empty mapping is one too long to send ("unknown"): MPICH then asks host names.
   if (key == "PMI_process_mapping")
     return Found(reply, info_.process_mapping.empty() ? nullptr : &info_.process_mapping);
+  if (key == "PMI_hwloc_xmlfile")
+    return Found(reply, info_.hwloc_xmlfile.empty() ? nullptr : &info_.hwloc_xmlfile);
   if (key == "universeSize") {
     const std::string size = std::to_string(info_.universe_size);
     return Found(reply, &size);
