@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -720,6 +721,34 @@ TEST(PmixDaemon, OverbookSpawnsChildrenOntoTheParentsSlots) {
   EXPECT_NE(o.out.find("parent: child 0 answered 84"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent: child 1 answered 86"), std::string::npos) << o.out << o.err;
   EXPECT_EQ(o.err.find("refused"), std::string::npos) << o.err;
+}
+
+// The case: two parent ranks hold both slots, and under overbook their 2
+// children run anyway (they were refused under every policy), one on each of the
+// least-used slots, not both on the first, as the parent's own ranks would be placed.
+TEST(PmixDaemon, OverbookSpawnsChildrenOntoTheLeastUsedSlotsWhenNoneIsFree) {
+  using psched::testing::Bin;
+  psched::testing::EmulatedAlloc alloc(1, "pack:1 core:2 pu:1");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  auto parent =
+      alloc.Exec({"-n", "2", "--policy", "overbook", Bin("mpi_spawn_exchange"), "2", "hold"});
+  nlohmann::json children;
+  ASSERT_TRUE(psched::testing::Eventually(
+      [&] {
+        children = psched::testing::SessionOf(alloc.Status(), 2);
+        return children.contains("placement") && children["placement"].size() == 2;
+      },
+      60))
+      << alloc.Status() << parent->err();
+  std::set<std::vector<int>> pus;
+  for (const auto& r : children["placement"]) pus.insert(r.at("pus").get<std::vector<int>>());
+  EXPECT_EQ(pus, (std::set<std::vector<int>>{{0}, {1}})) << children;
+  // They run: both answered their parent and hold.
+  EXPECT_TRUE(parent->WaitStdout(
+      [](const std::string& out) { return Count(out, "] child rank") >= 4; }, 60))
+      << parent->out() << parent->err();
+  EXPECT_EQ(psched::testing::RunCmd({Bin("psched-ctl"), "kill", "1"}, alloc.Env()).code, 0);
+  parent->Wait();
 }
 
 // Shell: a filler session (1) takes both slots of kOneNode until $d/go exists; then a
