@@ -645,27 +645,30 @@ TEST(PmixDaemon, SpawnThatCanNeverFitBesideItsParentIsRefused) {
 // Two parent ranks spawn collectively over MPI_COMM_WORLD children that can never fit:
 // every parent rank returns the error. Open MPI's root alone asks; the other rank
 // waits in a broadcast from it, and waited for ever when only the root's spawn failed.
-TEST(PmixDaemon, CollectiveSpawnThatCanNeverFitFailsOnEveryParentRank) {
-  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
-                        "timeout 60 psched-exec -n 2 mpi_spawn; echo exec=$?");
+// The launcher's stderr is returned.
+std::string ExpectRefusedOnEveryParentRank(const std::vector<std::string>& alloc_args,
+                                           const std::string& exec_args) {
+  auto o = InAllocation(alloc_args, "timeout 60 psched-exec " + exec_args + "; echo exec=$?");
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("parent rank 1: spawn failed"), std::string::npos) << o.out << o.err;
   EXPECT_NE(o.out.find("exec=0"), std::string::npos) << o.out << o.err;
-  EXPECT_NE(o.err.find("refused: the children need 2 slots but at most 0 of the allocation's 2"),
+  return o.err;
+}
+
+TEST(PmixDaemon, CollectiveSpawnThatCanNeverFitFailsOnEveryParentRank) {
+  std::string err = ExpectRefusedOnEveryParentRank({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+                                                   "-n 2 mpi_spawn");
+  EXPECT_NE(err.find("refused: the children need 2 slots but at most 0 of the allocation's 2"),
             std::string::npos)
-      << o.err;
+      << err;
 }
 
 // The same with the parent's ranks on two nodes: rank 1's node learns of the refusal
 // only from the leader.
 TEST(PmixDaemon, CollectiveSpawnRefusedFailsOnEveryParentRankAcrossNodes) {
-  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
-                        "timeout 60 psched-exec -n 2 --ppn 1 mpi_spawn; echo exec=$?");
-  EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("parent rank 0: spawn failed"), std::string::npos) << o.out << o.err;
-  EXPECT_NE(o.out.find("parent rank 1: spawn failed"), std::string::npos) << o.out << o.err;
-  EXPECT_NE(o.out.find("exec=0"), std::string::npos) << o.out << o.err;
+  ExpectRefusedOnEveryParentRank({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                                 "-n 2 --ppn 1 mpi_spawn");
 }
 
 // A child that fails before its MPI_Init completes fails its parent's MPI_Comm_spawn
