@@ -42,6 +42,11 @@ struct event_base;
 namespace psched::pmix {
 
 // What the PMIx host asks of the daemon, beyond the tree.
+// The namespace this node makes up for refused MPI_Comm_spawn children (they have no
+// session): "<prefix><node>.<request>". No session ever has it, so the leader answers a
+// pull for one at once instead of waiting for its layout.
+inline constexpr std::string_view kRefusedChildrenPrefix = "psched.refused.";
+
 struct DaemonActions {
   // Fail the session on every node: the leader kills it, its launcher prints
   // `message` and exits with `code` (MPI_Abort's status).

@@ -202,6 +202,11 @@ void DaemonPmixHost::ServePull(int from, const std::string& nspace,
                                                         std::to_string(p.session) + " has ended")
                             .WithSession(p.session)));
     case LayoutDirectory::PullOutcome::kUnknown:
+      if (nspace.starts_with(kRefusedChildrenPrefix)) {
+        return reply(
+            Fail(ErrorCode::kNotFound,
+                 "namespace " + nspace + " names MPI_Comm_spawn children that were refused"));
+      }
       break;
   }
   // Not (yet) published: wait for the owner's layout, within kParkLimit.

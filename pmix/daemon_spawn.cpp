@@ -109,9 +109,10 @@ void DaemonPmixHost::OnSpawned(const std::string& data) {
   };
   if (!reply.ok) {
     // Refused children have no namespace: one that names them, unique on this node.
-    std::string nspace = !reply.nspace.empty() ? reply.nspace
-                                               : "psched.refused." + std::to_string(tree_.node()) +
-                                                     "." + std::to_string(reply.request);
+    std::string nspace = !reply.nspace.empty()
+                             ? reply.nspace
+                             : std::string(kRefusedChildrenPrefix) + std::to_string(tree_.node()) +
+                                   "." + std::to_string(reply.request);
     return gone(reply.request, std::move(nspace),
                 Error(ErrorCode::kResourceExhausted, reply.message));
   }
