@@ -1,28 +1,17 @@
 #include "proto/cosched.hpp"
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <stdexcept>
+
+#include "proto/checked_fields.hpp"
 
 namespace psched::proto {
 
 namespace {
 
-// An integer field as an integer of its type: nlohmann converts a JSON float to an
-// integer with a cast, undefined beyond the type's range ({"txn": 1e300} in cosched_fuzz),
-// so a float, or an integer the type cannot hold, is an error naming the field.
-template <typename I>
-I IntegerIn(const Json& v, const std::string& what) {
-  if (!v.is_number_integer()) throw std::invalid_argument(what + " is not an integer");
-  const bool fits = v.is_number_unsigned()
-                        ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<I>::max())
-                        : v.get<int64_t>() >= std::numeric_limits<I>::min() &&
-                              v.get<int64_t>() <= std::numeric_limits<I>::max();
-  if (!fits) throw std::invalid_argument(what + " is out of range: " + v.dump());
-  return v.is_number_unsigned() ? static_cast<I>(v.get<uint64_t>())
-                                : static_cast<I>(v.get<int64_t>());
-}
+// Integers are checked, never cast (proto/checked_fields.hpp): {"txn": 1e300} was a cast
+// of a float to an integer, undefined, found by cosched_fuzz.
 template <typename I>
 I Integer(const Json& j, const char* key, std::optional<I> fallback = std::nullopt) {
   auto it = j.find(key);
@@ -30,15 +19,11 @@ I Integer(const Json& j, const char* key, std::optional<I> fallback = std::nullo
     if (fallback) return *fallback;
     throw std::invalid_argument(std::string("'") + key + "' is missing");
   }
-  return IntegerIn<I>(*it, std::string("'") + key + "'");
+  return fields::IntegerIn<I>(*it, key);
 }
 std::vector<int> Integers(const Json& j, const char* key) {
   std::vector<int> out;
-  auto it = j.find(key);
-  if (it == j.end()) return out;
-  if (!it->is_array()) throw std::invalid_argument(std::string("'") + key + "' is not a list");
-  for (const Json& v : *it)
-    out.push_back(IntegerIn<int>(v, std::string("an item of '") + key + "'"));
+  fields::ReadIfPresent(j, key, out);
   return out;
 }
 

@@ -73,7 +73,7 @@ TEST(Cosched, MalformedOrdersAndRepliesAreProtocolErrorsSayingWhat) {
       {R"({"version": 4294967297, "txn": 1, "ops": []})",
        "malformed cosched order: 'version' is out of range: 4294967297"},
       {R"({"txn": 1, "ops": [{"op": "repin", "session": 1, "ranks": [{"rank": 0, "pus": [-1e99]}]}]})",
-       "malformed cosched order: an item of 'pus' is not an integer"},
+       "malformed cosched order: 'pus[0]' is not an integer"},
   };
   for (const Case& c : orders) {
     auto order = DecodeCoschedOrder(c.data);

@@ -1,15 +1,17 @@
 // Typed payloads of the frames in frame.hpp, and their defensive decoding.
 //
 // Every struct maps to a MessagePack map with the field names below. Decode<T>
-// never throws: a missing field keeps its default, a field of the wrong type is a
-// protocol error naming the message. Semantic checks (ranks > 0, ...) belong to
-// the receiver, which knows what it can accept.
+// never throws: a missing field keeps its default, a field of the wrong type (a float
+// or a boolean in an integer field, an integer its field cannot hold: checked, never
+// cast, proto/checked_fields.hpp) is a protocol error naming the message and the field.
+// Semantic checks (ranks > 0, ...) belong to the receiver, which knows what it can accept.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
+#include "proto/checked_fields.hpp"
 #include "proto/frame.hpp"
 
 namespace psched::proto {
@@ -36,9 +38,8 @@ struct LaunchRequest {
   // --no-pty was not given.
   bool stdout_pty = false;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LaunchRequest, argv, env, cwd, owner, ranks,
-                                                threads_per_rank, nodes, ppn, spread, estimate_s,
-                                                policy, allocator, mpi, kill_wait_s, stdout_pty)
+PSCHED_WIRE_STRUCT(LaunchRequest, argv, env, cwd, owner, ranks, threads_per_rank, nodes, ppn,
+                   spread, estimate_s, policy, allocator, mpi, kill_wait_s, stdout_pty)
 
 struct RankSpec {
   int rank = 0;
@@ -46,7 +47,7 @@ struct RankSpec {
   int local_rank = 0;
   std::vector<int> pus;  // logical PUs on its node
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankSpec, rank, node, local_rank, pus)
+PSCHED_WIRE_STRUCT(RankSpec, rank, node, local_rank, pus)
 
 // leader -> every node of a session: spawn your ranks of it.
 struct SpawnOrder {
@@ -72,10 +73,8 @@ struct SpawnOrder {
   // Each rank's stdout is a raw pseudo-terminal, not a pipe (LaunchRequest::stdout_pty).
   bool stdout_pty = false;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SpawnOrder, session, nspace, argv, env, cwd, size,
-                                                threads_per_rank, ranks, hostnames, parent_nspace,
-                                                parent_rank, app_sizes, mpi, universe_size,
-                                                stdout_pty)
+PSCHED_WIRE_STRUCT(SpawnOrder, session, nspace, argv, env, cwd, size, threads_per_rank, ranks,
+                   hostnames, parent_nspace, parent_rank, app_sizes, mpi, universe_size, stdout_pty)
 
 // A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
 // asks for a session without a launcher of its own, placed like any arrival.
@@ -93,9 +92,8 @@ struct ChildSpawnRequest {
   // (PMIx's, or pmi/'s "pmi1.spawned").
   std::string reply_service = "pmix.spawned";
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChildSpawnRequest, request, parent_session,
-                                                parent_nspace, parent_rank, argv, env, cwd, ranks,
-                                                app_sizes, reply_service)
+PSCHED_WIRE_STRUCT(ChildSpawnRequest, request, parent_session, parent_nspace, parent_rank, argv,
+                   env, cwd, ranks, app_sizes, reply_service)
 
 // leader -> the asking node (PeerSend to its reply_service): the children were launched
 // (ok, with their nspace) or will not be (message says why).
@@ -106,8 +104,7 @@ struct ChildSpawnReply {
   std::string nspace;
   std::string message;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ChildSpawnReply, request, ok, session, nspace,
-                                                message)
+PSCHED_WIRE_STRUCT(ChildSpawnReply, request, ok, session, nspace, message)
 
 // How a rank ended. code is the mpiexec-style code: exit status, or 128+signal.
 struct RankExit {
@@ -118,14 +115,14 @@ struct RankExit {
   int signal = 0;     // non-zero when killed by a signal
   std::string cause;  // "exited with status 3", "killed by signal 9 (Killed)", "exec failed: ..."
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankExit, session, rank, node, code, signal, cause)
+PSCHED_WIRE_STRUCT(RankExit, session, rank, node, code, signal, cause)
 
 struct NodeDone {
   int64_t session = 0;
   int node = 0;
   std::vector<RankExit> exits;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeDone, session, node, exits)
+PSCHED_WIRE_STRUCT(NodeDone, session, node, exits)
 
 struct Output {
   int64_t session = 0;
@@ -133,14 +130,14 @@ struct Output {
   int stream = 1;    // 1 stdout, 2 stderr
   std::string data;  // whole lines (the last may lack '\n' only at end of stream)
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Output, session, rank, stream, data)
+PSCHED_WIRE_STRUCT(Output, session, rank, stream, data)
 
 struct StdinData {
   int64_t session = 0;
   std::string data;
   bool eof = false;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StdinData, session, data, eof)
+PSCHED_WIRE_STRUCT(StdinData, session, data, eof)
 
 // Stdin flow control: the launcher keeps at most kStdinWindow bytes of its stdin in flight
 // toward rank 0 (sent, and not yet written to rank 0's pipe) and reads on as the node
@@ -156,21 +153,21 @@ struct StdinWritten {
   uint64_t bytes = 0;   // of the session's stdin, written to rank 0's pipe so far
   bool closed = false;  // rank 0's stdin is closed (or rank 0 is gone): more would be dropped
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StdinWritten, session, bytes, closed)
+PSCHED_WIRE_STRUCT(StdinWritten, session, bytes, closed)
 
 // Output flow control: a launcher that does not keep up holds its session's output.
 struct OutputFlow {
   int64_t session = 0;
   bool held = false;  // true: stop reading the ranks' pipes; false: read again
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OutputFlow, session, held)
+PSCHED_WIRE_STRUCT(OutputFlow, session, held)
 
 // Addresses a session, with a signal where one applies (signal, kill).
 struct SessionRef {
   int64_t session = 0;
   int signal = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionRef, session, signal)
+PSCHED_WIRE_STRUCT(SessionRef, session, signal)
 
 // leader -> nodes: end a session's ranks there. SIGTERM first, so that a rank can say
 // its last words (flush, checkpoint, a traceback), then SIGKILL to what is left after
@@ -179,48 +176,48 @@ struct KillOrder {
   int64_t session = 0;
   double grace_s = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KillOrder, session, grace_s)
+PSCHED_WIRE_STRUCT(KillOrder, session, grace_s)
 
 struct SessionStarted {
   int64_t session = 0;
   std::vector<int> nodes;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionStarted, session, nodes)
+PSCHED_WIRE_STRUCT(SessionStarted, session, nodes)
 
 struct SessionEnded {
   int64_t session = 0;
   int code = 0;
   std::string message;  // empty on success; names rank, node and cause otherwise
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SessionEnded, session, code, message)
+PSCHED_WIRE_STRUCT(SessionEnded, session, code, message)
 
 struct ErrorReply {
   std::string message;
   std::string code;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorReply, message, code)
+PSCHED_WIRE_STRUCT(ErrorReply, message, code)
 
 // Peer authentication (see daemon/net/auth.hpp).
 struct AuthChallenge {
   std::string nonce;  // binary
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AuthChallenge, nonce)
+PSCHED_WIRE_STRUCT(AuthChallenge, nonce)
 struct AuthResponse {
   int node = -1;
   std::string mac;    // HMAC of the parent's nonce and the node id
   std::string nonce;  // the child's challenge to the parent
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AuthResponse, node, mac, nonce)
+PSCHED_WIRE_STRUCT(AuthResponse, node, mac, nonce)
 struct AuthOk {
   std::string mac;  // HMAC of the child's nonce: the parent knows the secret too
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AuthOk, mac)
+PSCHED_WIRE_STRUCT(AuthOk, mac)
 
 struct PuInfo {
   int core = 0;
   int package = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PuInfo, core, package)
+PSCHED_WIRE_STRUCT(PuInfo, core, package)
 
 struct NodeJoin {
   int node = 0;
@@ -228,13 +225,13 @@ struct NodeJoin {
   std::vector<PuInfo> pus;
   int gpus = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeJoin, node, hostname, pus, gpus)
+PSCHED_WIRE_STRUCT(NodeJoin, node, hostname, pus, gpus)
 
 struct NodeLost {
   std::vector<int> nodes;
   std::string cause;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeLost, nodes, cause)
+PSCHED_WIRE_STRUCT(NodeLost, nodes, cause)
 
 // Tree collective (daemon/net/tree_collective.hpp): contributions and results travel in
 // their own layout (proto/collective_wire.hpp); these two are rare and stay maps.
@@ -242,12 +239,12 @@ struct CollForget {  // up from a node whose session ended inside collective (se
   int64_t session = 0;
   std::string id;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollForget, session, id)
+PSCHED_WIRE_STRUCT(CollForget, session, id)
 struct CollAbort {  // nodes lost: every collective with one of them as participant fails
   std::vector<int> nodes;
   std::string cause;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CollAbort, nodes, cause)
+PSCHED_WIRE_STRUCT(CollAbort, nodes, cause)
 
 struct PeerSend {
   int to = 0;
@@ -255,7 +252,7 @@ struct PeerSend {
   std::string service;
   std::string data;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PeerSend, to, from, service, data)
+PSCHED_WIRE_STRUCT(PeerSend, to, from, service, data)
 
 // nlohmann::json's noexcept move runs assert_invariant, which tidy takes for a throw.
 // NOLINTNEXTLINE(bugprone-exception-escape)
@@ -264,7 +261,7 @@ struct CtlReply {
   std::string message;
   Json status;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CtlReply, ok, message, status)
+PSCHED_WIRE_STRUCT(CtlReply, ok, message, status)
 
 // Live monitoring (daemon/monitor/): what a node measured, sent to the leader
 // every sample interval. Zero means "not measured yet".
@@ -275,31 +272,30 @@ struct NodeMetricsReport {
   double used_memory_mb = 0, total_memory_mb = 0;
   double clock_mhz = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(NodeMetricsReport, cpu_load_1m, cpu_load_5m,
-                                                cpu_load_15m, cpu_utilisation, bandwidth_mbps,
-                                                used_memory_mb, total_memory_mb, clock_mhz)
+PSCHED_WIRE_STRUCT(NodeMetricsReport, cpu_load_1m, cpu_load_5m, cpu_load_15m, cpu_utilisation,
+                   bandwidth_mbps, used_memory_mb, total_memory_mb, clock_mhz)
 struct LinkReport {
   int peer = 0;
   double latency_us = 0;  // one way: half the smallest ping-pong round trip
   double bandwidth_mbps = 0;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LinkReport, peer, latency_us, bandwidth_mbps)
+PSCHED_WIRE_STRUCT(LinkReport, peer, latency_us, bandwidth_mbps)
 struct MonitorReport {
   int node = 0;
   std::string probe;  // "host:port" of this node's link probe, "" when it has none
   NodeMetricsReport metrics;
   std::vector<LinkReport> links;  // measured since the previous report
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MonitorReport, node, probe, metrics, links)
+PSCHED_WIRE_STRUCT(MonitorReport, node, probe, metrics, links)
 struct ProbeAddress {
   int node = 0;
   std::string address;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ProbeAddress, node, address)
+PSCHED_WIRE_STRUCT(ProbeAddress, node, address)
 struct MonitorPeers {
   std::vector<ProbeAddress> probes;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MonitorPeers, probes)
+PSCHED_WIRE_STRUCT(MonitorPeers, probes)
 
 // Decodes a payload into T without throwing.
 template <typename T>
