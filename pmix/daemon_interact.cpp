@@ -8,33 +8,26 @@
 // first): seen with a connector beside its stopped victim's participating rank on one
 // node, where it never came. There the lookup before MPI_Comm_connect is the trigger.
 #include <algorithm>
-#include <cstdio>
 
 #include "pmix/daemon_host.hpp"
 #include "pmix/daemon_wire.hpp"
 
 namespace psched::pmix {
 
-using wire::Json;
-using wire::Pack;
-using wire::Unpack;
-
 void DaemonPmixHost::NoteInteraction(std::vector<std::string> nspaces) {
   std::sort(nspaces.begin(), nspaces.end());
   nspaces.erase(std::unique(nspaces.begin(), nspaces.end()), nspaces.end());
   if (nspaces.size() < 2) return;  // a session talking to itself
-  if (!leader()) return tree_.SendToNode(0, "pmix.interact", Pack({{"ns", nspaces}}));
+  if (!leader()) {
+    return tree_.SendToNode(0, "pmix.interact",
+                            proto::EncodePmix(proto::PmixInteract{.ns = std::move(nspaces)}));
+  }
   if (actions_.sessions_interact) actions_.sessions_interact(nspaces);
 }
 
 void DaemonPmixHost::OnInteract(const std::string& data) {
-  auto j = Unpack(data, "pmix.interact");
-  if (!j || !leader()) return;
-  try {
-    NoteInteraction(j->at("ns").get<std::vector<std::string>>());
-  } catch (const Json::exception& e) {
-    std::fprintf(stderr, "psched pmix: malformed pmix.interact dropped: %s\n", e.what());
-  }
+  auto m = wire::Receive<proto::PmixInteract>(data, "pmix.interact");
+  if (m && leader()) NoteInteraction(std::move(m->ns));
 }
 
 NameService::LookupDone DaemonPmixHost::NotingInteraction(const Publisher& looker,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "proto/pmix_wire.hpp"
 
 namespace psched::pmix::wire {
 
@@ -36,6 +37,18 @@ inline std::optional<Json> Unpack(const std::string& data, const char* service) 
     return std::nullopt;
   }
   return j;
+}
+
+// A typed "pmix.*" message (proto/pmix_wire.hpp); one that does not decode is dropped
+// with a log line naming what is wrong, never a crash.
+template <typename T>
+std::optional<T> Receive(const std::string& data, const char* service) {
+  auto m = proto::DecodePmix<T>(data, service);
+  if (!m) {
+    std::fprintf(stderr, "psched pmix: %s dropped\n", m.error().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(*m);
 }
 
 inline Json ErrorJson(const Error& e) {

@@ -1,0 +1,58 @@
+// The daemon host's "pmix.*" point-to-point messages (pmix/daemon_*.cpp), carried in
+// PeerSend::data between the daemons of one allocation.
+//
+// One codec for all of them: a MessagePack map of the struct's fields (the names below
+// are the wire's), read field by field as its type (proto/checked_fields.hpp: an integer
+// its type holds, never a cast), with a version. A message without "version" is version 1,
+// the format these messages had before they were typed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "proto/checked_fields.hpp"
+
+namespace psched::proto {
+
+inline constexpr int kPmixWireVersion = 1;
+
+using Json = nlohmann::json;
+
+// "pmix.interact", a node -> the leader: sessions whose ranks talk to each other (a PMIx
+// connect across them, a lookup answered with another session's names). No answer.
+struct PmixInteract {
+  int version = kPmixWireVersion;
+  std::vector<std::string> ns;  // their nspaces, sorted, at least two
+};
+PSCHED_WIRE_STRUCT(PmixInteract, version, ns)
+
+// The one codec of the messages above.
+std::string EncodePmixJson(const Json& message);
+Result<Json> DecodePmixJson(std::string_view data, std::string_view service);
+Result<void> CheckPmixVersion(int version, std::string_view service);
+
+template <typename T>
+std::string EncodePmix(const T& message) {
+  return EncodePmixJson(Json(message));
+}
+
+// A message of `service` ("pmix.jobctl"): a protocol error names it and what is wrong.
+template <typename T>
+Result<T> DecodePmix(std::string_view data, std::string_view service) {
+  auto j = DecodePmixJson(data, service);
+  if (!j) return Fail(j.error());
+  T message;
+  try {
+    j->get_to(message);
+  } catch (const std::exception& e) {
+    return Fail(ErrorCode::kProtocol,
+                "malformed " + std::string(service) + " message: " + e.what());
+  }
+  if (auto v = CheckPmixVersion(message.version, service); !v) return Fail(v.error());
+  return message;
+}
+
+}  // namespace psched::proto
