@@ -14,10 +14,6 @@
 namespace psched::pmix {
 namespace {
 
-using wire::Json;
-using wire::Pack;
-using wire::Unpack;
-
 // The leader answers a pause/resume once its plan ran (it may wait for one in flight).
 constexpr std::chrono::milliseconds kJobControlLimit{60000};
 
@@ -69,7 +65,8 @@ void DaemonPmixHost::JobControl(JobControlRequest req, OpDone done) {
         if (req.signal <= 0 || req.signal >= NSIG) break;
         // Every node of the session signals its own ranks.
         ProcsLocation where = server_->Locate({ProcName{nspace, kWildcardRank}});
-        std::string order = Pack({{"session", s}, {"signal", req.signal}});
+        std::string order =
+            proto::EncodePmix(proto::PmixJobControl{.session = s, .signal = req.signal});
         for (int node : where.nodes)
           if (node != tree_.node()) tree_.SendToNode(node, "pmix.jobctl", order);
         if (std::binary_search(where.nodes.begin(), where.nodes.end(), tree_.node()))
@@ -97,28 +94,27 @@ void DaemonPmixHost::SuspendThroughLeader(int64_t session, bool suspend, OpDone 
                           Result<std::string> r) { done(r ? Result<void>{} : Fail(r.error())); },
                       kJobControlLimit, "PMIx job control of session " + std::to_string(session));
   tree_.SendToNode(0, "pmix.jobctl",
-                   Pack({{"id", id}, {"op", suspend ? "pause" : "resume"}, {"session", session}}));
+                   proto::EncodePmix(proto::PmixJobControl{
+                       .id = id, .op = suspend ? "pause" : "resume", .session = session}));
 }
 
 void DaemonPmixHost::OnJobControl(int from, const std::string& data) {
-  auto j = Unpack(data, "pmix.jobctl");
-  if (!j) return;
-  try {
-    int64_t session = j->at("session").get<int64_t>();
-    if (j->contains("op")) {  // to the leader: pause or resume, answered
-      uint64_t id = j->at("id").get<uint64_t>();
-      bool suspend = j->at("op").get<std::string>() == "pause";
-      if (!leader() || !actions_.suspend_session)
-        return SendReply(from, id, Fail(ErrorCode::kInvalidArgument, "not the leader"));
-      return SuspendThroughLeader(session, suspend, [this, from, id](Result<void> r) {
-        SendReply(from, id, r ? Result<std::string>(std::string()) : Fail(r.error()));
-      });
+  auto m = wire::Receive<proto::PmixJobControl>(data, "pmix.jobctl");
+  if (!m) return;
+  if (!m->op.empty()) {  // to the leader: pause or resume, answered
+    if (m->op != "pause" && m->op != "resume") {
+      std::fprintf(stderr, "psched pmix: pmix.jobctl with unknown op '%s' dropped\n",
+                   m->op.c_str());
+      return SendReply(from, m->id, Fail(ErrorCode::kProtocol, "unknown job control " + m->op));
     }
-    int signal = j->at("signal").get<int>();
-    if (signal > 0 && signal < NSIG) actions_.signal_local(session, signal);
-  } catch (const Json::exception& e) {
-    std::fprintf(stderr, "psched pmix: malformed pmix.jobctl dropped: %s\n", e.what());
+    if (!leader() || !actions_.suspend_session)
+      return SendReply(from, m->id, Fail(ErrorCode::kInvalidArgument, "not the leader"));
+    return SuspendThroughLeader(
+        m->session, m->op == "pause", [this, from, id = m->id](Result<void> r) {
+          SendReply(from, id, r ? Result<std::string>(std::string()) : Fail(r.error()));
+        });
   }
+  if (m->signal > 0 && m->signal < NSIG) actions_.signal_local(m->session, m->signal);
 }
 
 }  // namespace psched::pmix

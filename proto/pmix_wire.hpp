@@ -29,6 +29,18 @@ struct PmixInteract {
 };
 PSCHED_WIRE_STRUCT(PmixInteract, version, ns)
 
+// "pmix.jobctl": PMIx job control. To the leader, a pause or resume of a session,
+// answered by a PmixReply with `id`; to a session's nodes, a signal for its local ranks
+// (op empty), not answered.
+struct PmixJobControl {
+  int version = kPmixWireVersion;
+  uint64_t id = 0;
+  std::string op;  // "pause", "resume"; "" for a signal order
+  int64_t session = 0;
+  int signal = 0;
+};
+PSCHED_WIRE_STRUCT(PmixJobControl, version, id, op, session, signal)
+
 // The one codec of the messages above.
 std::string EncodePmixJson(const Json& message);
 Result<Json> DecodePmixJson(std::string_view data, std::string_view service);

@@ -51,5 +51,28 @@ TEST(PmixWire, MalformedMessagesAreProtocolErrorsSayingWhat) {
   EXPECT_FALSE(DecodePmix<PmixInteract>(cut.substr(0, cut.size() - 1), "pmix.interact"));
 }
 
+TEST(PmixWire, JobControlRoundTrips) {
+  PmixJobControl pause{.id = UINT64_MAX, .op = "pause", .session = 7};
+  PmixJobControl back = RoundTrip(pause, "pmix.jobctl");
+  EXPECT_EQ(back.id, UINT64_MAX);
+  EXPECT_EQ(back.op, "pause");
+  EXPECT_EQ(back.session, 7);
+  PmixJobControl signal{.session = 3, .signal = 10};
+  back = RoundTrip(signal, "pmix.jobctl");
+  EXPECT_TRUE(back.op.empty());
+  EXPECT_EQ(back.signal, 10);
+}
+
+TEST(PmixWire, JobControlFieldsAreChecked) {
+  EXPECT_EQ(Error<PmixJobControl>({{"session", 1e300}}, "pmix.jobctl"),
+            "malformed pmix.jobctl message: 'session' is not an integer: 1e+300");
+  EXPECT_EQ(Error<PmixJobControl>({{"id", -1}}, "pmix.jobctl"),
+            "malformed pmix.jobctl message: 'id' is out of range: -1");
+  EXPECT_EQ(Error<PmixJobControl>({{"signal", 4294967296}}, "pmix.jobctl"),
+            "malformed pmix.jobctl message: 'signal' is out of range: 4294967296");
+  EXPECT_EQ(Error<PmixJobControl>({{"op", 1}}, "pmix.jobctl"),
+            "malformed pmix.jobctl message: 'op' is not a string: 1");
+}
+
 }  // namespace
 }  // namespace psched::proto
