@@ -51,13 +51,4 @@ std::optional<T> Receive(const std::string& data, const char* service) {
   return std::move(*m);
 }
 
-inline Json ErrorJson(const Error& e) {
-  return Json{{"ok", false}, {"code", static_cast<int>(e.code())}, {"msg", e.ToString()}};
-}
-
-inline Error ErrorFromJson(const Json& j) {
-  return Error(static_cast<ErrorCode>(j.value("code", static_cast<int>(ErrorCode::kInternal))),
-               j.value("msg", std::string("remote error")));
-}
-
 }  // namespace psched::pmix::wire

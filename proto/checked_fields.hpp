@@ -5,7 +5,8 @@
 // {"node": 1e300}), an integer too large for the field wraps, and a boolean counts as a
 // number. Here every field is read as what its C++ type is: an integer field takes only a
 // JSON integer its type can hold, a floating field any number, a string a string, a list
-// a list of such items, a struct a map; anything else is a FieldError naming the field
+// a list of such items, a struct a map, Binary bytes; anything else is a FieldError naming the
+// field
 // ("'ranks[2].node' is out of range: 4294967296"). A floating field is never checked for
 // range here: an infinite estimate is the receiver's to refuse, with its own message.
 //
@@ -71,6 +72,15 @@ I IntegerIn(const Json& v, const std::string& path) {
                                 : static_cast<I>(v.get<int64_t>());
 }
 
+// Bytes that travel as MessagePack binary (PMIx blobs, published values), not as text.
+struct Binary {
+  std::string bytes;
+  bool operator==(const Binary&) const = default;
+};
+inline void to_json(Json& j, const Binary& b) {
+  j = Json::binary(std::vector<uint8_t>(b.bytes.begin(), b.bytes.end()));
+}
+
 template <typename T>
 struct IsVector : std::false_type {};
 template <typename T>
@@ -96,6 +106,9 @@ void Read(const Json& v, const std::string& path, T& out) {
     out = v.get_ref<const std::string&>();
   } else if constexpr (std::is_same_v<T, Json>) {
     out = v;
+  } else if constexpr (std::is_same_v<T, Binary>) {
+    if (!v.is_binary()) throw FieldError(path, "is not binary: " + Shown(v));
+    out.bytes.assign(v.get_binary().begin(), v.get_binary().end());
   } else if constexpr (IsVector<T>::value) {
     if (!v.is_array()) throw FieldError(path, "is not a list: " + Shown(v));
     out.clear();

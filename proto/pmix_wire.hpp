@@ -20,6 +20,7 @@ namespace psched::proto {
 inline constexpr int kPmixWireVersion = 1;
 
 using Json = nlohmann::json;
+using fields::Binary;
 
 // "pmix.interact", a node -> the leader: sessions whose ranks talk to each other (a PMIx
 // connect across them, a lookup answered with another session's names). No answer.
@@ -40,6 +41,27 @@ struct PmixJobControl {
   int signal = 0;
 };
 PSCHED_WIRE_STRUCT(PmixJobControl, version, id, op, session, signal)
+
+// "pmix.dmodex", to the node of a rank: its modex data, answered by a PmixReply with `id`.
+struct PmixDmodexRequest {
+  int version = kPmixWireVersion;
+  uint64_t id = 0;
+  std::string ns;
+  uint32_t rank = 0;
+};
+PSCHED_WIRE_STRUCT(PmixDmodexRequest, version, id, ns, rank)
+
+// "pmix.reply": the answer to a request that carried `id`: its data, or an error
+// (its ErrorCode and message).
+struct PmixReply {
+  int version = kPmixWireVersion;
+  uint64_t id = 0;
+  bool ok = false;
+  Binary data;
+  int code = 0;
+  std::string msg;
+};
+PSCHED_WIRE_STRUCT(PmixReply, version, id, ok, data, code, msg)
 
 // The one codec of the messages above.
 std::string EncodePmixJson(const Json& message);

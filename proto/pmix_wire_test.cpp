@@ -74,5 +74,35 @@ TEST(PmixWire, JobControlFieldsAreChecked) {
             "malformed pmix.jobctl message: 'op' is not a string: 1");
 }
 
+TEST(PmixWire, DmodexAndReplyRoundTrip) {
+  PmixDmodexRequest ask{.id = 5, .ns = "psched.4", .rank = UINT32_MAX};
+  PmixDmodexRequest asked = RoundTrip(ask, "pmix.dmodex");
+  EXPECT_EQ(asked.id, 5u);
+  EXPECT_EQ(asked.ns, "psched.4");
+  EXPECT_EQ(asked.rank, UINT32_MAX);
+  PmixReply data{.id = 5, .ok = true, .data = {std::string("\0\xff\x80 blob", 8)}};
+  PmixReply back = RoundTrip(data, "pmix.reply");
+  EXPECT_TRUE(back.ok);
+  EXPECT_EQ(back.data, data.data);  // binary, NULs included
+  // Bytes travel as MessagePack binary, not as text.
+  EXPECT_TRUE(DecodePmixJson(EncodePmix(data), "pmix.reply")->at("data").is_binary());
+  PmixReply error{.id = 6, .code = 3, .msg = "no such rank"};
+  back = RoundTrip(error, "pmix.reply");
+  EXPECT_FALSE(back.ok);
+  EXPECT_EQ(back.code, 3);
+  EXPECT_EQ(back.msg, "no such rank");
+}
+
+TEST(PmixWire, DmodexAndReplyFieldsAreChecked) {
+  EXPECT_EQ(Error<PmixDmodexRequest>({{"rank", -1}}, "pmix.dmodex"),
+            "malformed pmix.dmodex message: 'rank' is out of range: -1");
+  EXPECT_EQ(Error<PmixDmodexRequest>({{"rank", 4294967296}}, "pmix.dmodex"),
+            "malformed pmix.dmodex message: 'rank' is out of range: 4294967296");
+  EXPECT_EQ(Error<PmixReply>({{"data", "text"}}, "pmix.reply"),
+            "malformed pmix.reply message: 'data' is not binary: \"text\"");
+  EXPECT_EQ(Error<PmixReply>({{"id", 0.5}}, "pmix.reply"),
+            "malformed pmix.reply message: 'id' is not an integer: 0.5");
+}
+
 }  // namespace
 }  // namespace psched::proto
