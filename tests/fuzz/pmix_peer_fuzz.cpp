@@ -1,0 +1,50 @@
+// The daemon host's "pmix.*" messages (proto/pmix_wire.hpp) a daemon decodes from
+// PeerSend data: byte 0 picks the message type; what decodes encodes to bytes that decode
+// and encode to the same bytes again, and every error says what is wrong.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "proto/pmix_wire.hpp"
+#include "tests/fuzz/fuzz_input.hpp"
+
+namespace psched::proto {
+namespace {
+
+template <typename T>
+void RoundTrip(std::string_view data, std::string_view service) {
+  Result<T> message = DecodePmix<T>(data, service);
+  if (!message) {
+    if (message.error().message().empty()) std::abort();  // errors say what
+    return;
+  }
+  const std::string once = EncodePmix(*message);
+  Result<T> again = DecodePmix<T>(once, service);
+  if (!again || EncodePmix(*again) != once) std::abort();
+}
+
+}  // namespace
+}  // namespace psched::proto
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace psched::proto;
+  psched::fuzz::Input in(data, size);
+  const uint8_t type = in.Byte();
+  const std::string_view rest = in.Rest();
+  switch (type % 4) {
+    case 0:
+      RoundTrip<PmixInteract>(rest, "pmix.interact");
+      break;
+    case 1:
+      RoundTrip<PmixJobControl>(rest, "pmix.jobctl");
+      break;
+    case 2:
+      RoundTrip<PmixDmodexRequest>(rest, "pmix.dmodex");
+      break;
+    default:
+      RoundTrip<PmixReply>(rest, "pmix.reply");
+      break;
+  }
+  return 0;
+}
