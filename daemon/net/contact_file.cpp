@@ -111,7 +111,11 @@ Result<Contact> ReadContact(const std::string& path, const std::string& job_id) 
   if (!unsafe.empty()) return Fail(ErrorCode::kPermissionDenied, unsafe + ": refused");
   auto text = ReadWholeFile(path, what);
   if (!text) return Fail(text.error());
-  std::istringstream lines(*text);
+  return ParseContact(*text, what);
+}
+
+Result<Contact> ParseContact(const std::string& text, const std::string& what) {
+  std::istringstream lines(text);
   std::string key, value, secret_hex;
   Contact contact;
   while (lines >> key >> value) {

@@ -41,6 +41,9 @@ Result<void> WriteContact(const std::string& path, const std::string& address,
 // (kInvalidArgument); each error names the job and the file. A missing file is an error
 // with errno ENOENT.
 Result<Contact> ReadContact(const std::string& path, const std::string& job_id);
+// The text of a contact file, read: what ReadContact does once the file is found safe.
+// `what` names the file in the error (the fuzz target contact_file_fuzz feeds it anything).
+Result<Contact> ParseContact(const std::string& text, const std::string& what);
 
 // Removes the file when it still names `address` (or always, when `address` is empty), the
 // job's start lock (start_lock.hpp) unless a launcher holds it, and the directory when
