@@ -217,7 +217,8 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
     if (leader()) {
       DirectoryEnd(session);
     } else {
-      tree_.SendToNode(0, "pmix.layout", Pack({{"op", "ended"}, {"session", session}}));
+      tree_.SendToNode(0, "pmix.layout",
+                       proto::EncodePmix(proto::PmixLayout{.op = "ended", .session = session}));
     }
   }
   if (leader()) {

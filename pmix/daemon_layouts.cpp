@@ -26,11 +26,8 @@
 namespace psched::pmix {
 namespace {
 
-using wire::Bin;
-using wire::FromBin;
 using wire::Json;
 using wire::Pack;
-using wire::Unpack;
 
 // A pull waits this long at the leader for the owner's layout to arrive.
 constexpr std::chrono::milliseconds kParkLimit{5000};
@@ -82,10 +79,10 @@ void DaemonPmixHost::Registered(const daemon::SessionLaunchInfo& info, const Pmi
       DirectoryAdd(info.session, info.nspace, LayoutBytes(si), tree_.node());
     } else {
       tree_.SendToNode(0, "pmix.layout",
-                       Pack({{"op", "start"},
-                             {"session", info.session},
-                             {"ns", info.nspace},
-                             {"layout", Bin(LayoutBytes(si))}}));
+                       proto::EncodePmix(proto::PmixLayout{.op = "start",
+                                                           .session = info.session,
+                                                           .ns = info.nspace,
+                                                           .layout = {LayoutBytes(si)}}));
     }
   }
   LayoutSettled(info.nspace, {});  // pulls waiting for this local registration
@@ -120,7 +117,8 @@ void DaemonPmixHost::EnsureOneKnown(const std::string& nspace, OpDone done) {
   }
   uint64_t id = Track([this, nspace](Result<std::string> r) { OnPulled(nspace, std::move(r)); },
                       kPullLimit, "layout of namespace " + nspace + " from the leader");
-  tree_.SendToNode(0, "pmix.layout", Pack({{"op", "pull"}, {"ns", nspace}, {"id", id}}));
+  tree_.SendToNode(0, "pmix.layout",
+                   proto::EncodePmix(proto::PmixLayout{.op = "pull", .id = id, .ns = nspace}));
 }
 
 void DaemonPmixHost::OnPulled(const std::string& nspace, Result<std::string> layout) {
@@ -162,30 +160,24 @@ void DaemonPmixHost::ForeignEnded(int64_t session) {
 }
 
 void DaemonPmixHost::OnLayout(int from, const std::string& data) {
-  auto j = Unpack(data, "pmix.layout");
-  if (!j) return;
-  try {
-    const std::string op = j->at("op").get<std::string>();
-    if (op == "drop") return ForeignEnded(j->at("session").get<int64_t>());
-    if (!leader()) {
-      std::fprintf(stderr, "psched pmix: pmix.layout '%s' sent to node %d dropped\n", op.c_str(),
-                   tree_.node());
-      return;
-    }
-    if (op == "start") {
-      DirectoryAdd(j->at("session").get<int64_t>(), j->at("ns").get<std::string>(),
-                   FromBin(j->at("layout")), from);
-    } else if (op == "ended") {
-      DirectoryEnd(j->at("session").get<int64_t>());
-    } else if (op == "pull") {
-      uint64_t id = j->at("id").get<uint64_t>();
-      ServePull(from, j->at("ns").get<std::string>(),
-                [this, from, id](Result<std::string> r) { SendReply(from, id, std::move(r)); });
-    } else {
-      std::fprintf(stderr, "psched pmix: unknown pmix.layout op '%s' dropped\n", op.c_str());
-    }
-  } catch (const Json::exception& e) {
-    std::fprintf(stderr, "psched pmix: malformed pmix.layout dropped: %s\n", e.what());
+  auto m = wire::Receive<proto::PmixLayout>(data, "pmix.layout");
+  if (!m) return;
+  if (m->op == "drop") return ForeignEnded(m->session);
+  if (!leader()) {
+    std::fprintf(stderr, "psched pmix: pmix.layout '%s' sent to node %d dropped\n", m->op.c_str(),
+                 tree_.node());
+    return;
+  }
+  if (m->op == "start") {
+    DirectoryAdd(m->session, m->ns, std::move(m->layout.bytes), from);
+  } else if (m->op == "ended") {
+    DirectoryEnd(m->session);
+  } else if (m->op == "pull") {
+    ServePull(from, m->ns, [this, from, id = m->id](Result<std::string> r) {
+      SendReply(from, id, std::move(r));
+    });
+  } else {
+    std::fprintf(stderr, "psched pmix: unknown pmix.layout op '%s' dropped\n", m->op.c_str());
   }
 }
 
@@ -248,7 +240,8 @@ void DaemonPmixHost::DirectoryEnd(int64_t session) {
     if (node == tree_.node()) {
       ForeignEnded(session);
     } else {
-      tree_.SendToNode(node, "pmix.layout", Pack({{"op", "drop"}, {"session", session}}));
+      tree_.SendToNode(node, "pmix.layout",
+                       proto::EncodePmix(proto::PmixLayout{.op = "drop", .session = session}));
     }
   }
 }

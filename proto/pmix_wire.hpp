@@ -63,6 +63,20 @@ struct PmixReply {
 };
 PSCHED_WIRE_STRUCT(PmixReply, version, id, ok, data, code, msg)
 
+// "pmix.layout": the leader's directory of sessions' layouts (pmix/daemon_layouts.cpp).
+// To the leader: "start" (a session's first node publishes its layout), "ended" (that
+// session ended), "pull" (a node asks for the layout of nspace `ns`, answered by a
+// PmixReply with `id`). From the leader: "drop" (a session you pulled has ended).
+struct PmixLayout {
+  int version = kPmixWireVersion;
+  std::string op;
+  uint64_t id = 0;
+  int64_t session = 0;
+  std::string ns;
+  Binary layout;  // "start": the layout as its owner registered it
+};
+PSCHED_WIRE_STRUCT(PmixLayout, version, op, id, session, ns, layout)
+
 // The one codec of the messages above.
 std::string EncodePmixJson(const Json& message);
 Result<Json> DecodePmixJson(std::string_view data, std::string_view service);

@@ -104,5 +104,21 @@ TEST(PmixWire, DmodexAndReplyFieldsAreChecked) {
             "malformed pmix.reply message: 'id' is not an integer: 0.5");
 }
 
+TEST(PmixWire, LayoutRoundTripsAndItsFieldsAreChecked) {
+  PmixLayout start{
+      .op = "start", .session = 4, .ns = "psched.4", .layout = {std::string("\0\x81", 2)}};
+  PmixLayout back = RoundTrip(start, "pmix.layout");
+  EXPECT_EQ(back.op, "start");
+  EXPECT_EQ(back.session, 4);
+  EXPECT_EQ(back.ns, "psched.4");
+  EXPECT_EQ(back.layout, start.layout);
+  PmixLayout pull{.op = "pull", .id = 12, .ns = "psched.5"};
+  EXPECT_EQ(RoundTrip(pull, "pmix.layout").id, 12u);
+  EXPECT_EQ(Error<PmixLayout>({{"session", -1e300}}, "pmix.layout"),
+            "malformed pmix.layout message: 'session' is not an integer: -1e+300");
+  EXPECT_EQ(Error<PmixLayout>({{"layout", {1, 2}}}, "pmix.layout"),
+            "malformed pmix.layout message: 'layout' is not binary: [1,2]");
+}
+
 }  // namespace
 }  // namespace psched::proto

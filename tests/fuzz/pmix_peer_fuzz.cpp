@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   psched::fuzz::Input in(data, size);
   const uint8_t type = in.Byte();
   const std::string_view rest = in.Rest();
-  switch (type % 4) {
+  switch (type % 5) {
     case 0:
       RoundTrip<PmixInteract>(rest, "pmix.interact");
       break;
@@ -42,8 +42,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2:
       RoundTrip<PmixDmodexRequest>(rest, "pmix.dmodex");
       break;
-    default:
+    case 3:
       RoundTrip<PmixReply>(rest, "pmix.reply");
+      break;
+    default:
+      RoundTrip<PmixLayout>(rest, "pmix.layout");
       break;
   }
   return 0;
