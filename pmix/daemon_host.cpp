@@ -37,29 +37,23 @@ std::string ParticipantsKey(const std::vector<ProcName>& procs) {
   return text;
 }
 
-using wire::Bin;
-using wire::FromBin;
-using wire::Json;
-using wire::Pack;
-using wire::Unpack;
-
 constexpr std::chrono::milliseconds kDmodexLimit{60000};
 constexpr std::chrono::milliseconds kNamesLimit{60000};
 
-Json ValuesJson(const std::vector<PublishedValue>& values) {
-  Json out = Json::array();
+proto::PmixLookupValues LookupValues(const std::vector<PublishedValue>& values) {
+  proto::PmixLookupValues out;
+  out.values.reserve(values.size());
   for (const auto& v : values) {
-    out.push_back(
-        {{"k", v.key}, {"v", Bin(v.value)}, {"ns", v.publisher.nspace}, {"r", v.publisher.rank}});
+    out.values.push_back({v.key, {v.value}, v.publisher.nspace, v.publisher.rank});
   }
   return out;
 }
 
-std::vector<PublishedValue> ValuesFromJson(const Json& j) {
+std::vector<PublishedValue> PublishedValues(proto::PmixLookupValues values) {
   std::vector<PublishedValue> out;
-  for (const auto& v : j) {
-    out.push_back({v.at("k").get<std::string>(), FromBin(v.at("v")),
-                   Publisher{v.at("ns").get<std::string>(), v.at("r").get<uint32_t>()}});
+  out.reserve(values.values.size());
+  for (auto& v : values.values) {
+    out.push_back({std::move(v.k), std::move(v.v.bytes), Publisher{std::move(v.ns), v.r}});
   }
   return out;
 }
@@ -224,7 +218,7 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
   if (leader()) {
     names_->names().DropNamespace(ns);
   } else {
-    tree_.SendToNode(0, "pmix.names", Pack({{"id", 0}, {"op", "drop"}, {"ns", ns}}));
+    tree_.SendToNode(0, "pmix.names", proto::EncodePmix(proto::PmixNames{.op = "drop", .ns = ns}));
   }
 }
 
@@ -483,26 +477,22 @@ void DaemonPmixHost::OnDmodexRequest(int from, const std::string& data) {
 
 // --- name service (kept by the leader) ----------------------------------------------------
 
-void DaemonPmixHost::ToLeader(const std::string& op, const std::string& payload,
-                              std::function<void(Result<std::string>)> reply,
+void DaemonPmixHost::ToLeader(proto::PmixNames ask, std::function<void(Result<std::string>)> reply,
                               std::chrono::milliseconds limit) {
-  Json j = Json::from_msgpack(payload);
-  j["op"] = op;
-  j["id"] = Track(std::move(reply), limit, "name service " + op);
-  tree_.SendToNode(0, "pmix.names", Pack(j));
+  ask.id = Track(std::move(reply), limit, "name service " + ask.op);
+  tree_.SendToNode(0, "pmix.names", proto::EncodePmix(ask));
 }
 
 void DaemonPmixHost::Publish(Publisher who, std::vector<std::pair<std::string, std::string>> kv,
                              Persistence persistence, OpDone done) {
   if (leader()) return names_->Publish(std::move(who), std::move(kv), persistence, std::move(done));
-  Json pairs = Json::array();
-  for (const auto& [k, v] : kv) pairs.push_back({{"k", k}, {"v", Bin(v)}});
+  proto::PmixNames ask{.op = "publish",
+                       .ns = who.nspace,
+                       .rank = who.rank,
+                       .persist = static_cast<int>(persistence)};
+  for (auto& [k, v] : kv) ask.kv.push_back({std::move(k), {std::move(v)}});
   ToLeader(
-      "publish",
-      Pack({{"ns", who.nspace},
-            {"rank", who.rank},
-            {"kv", pairs},
-            {"persist", static_cast<int>(persistence)}}),
+      std::move(ask),
       [done = std::move(done)](Result<std::string> r) {
         if (!r) return done(Fail(r.error()));
         done({});
@@ -517,21 +507,26 @@ void DaemonPmixHost::Lookup(Publisher who, std::vector<std::string> keys, bool w
     NameService::LookupDone noting = NotingInteraction(who, std::move(done));
     return names_->Lookup(std::move(who), std::move(keys), wait, timeout, std::move(noting));
   }
-  Json j{{"ns", who.nspace}, {"rank", who.rank}, {"keys", keys}, {"wait", wait}};
-  if (timeout) j["timeout_ms"] = timeout->count();
+  proto::PmixNames ask{.op = "lookup",
+                       .ns = who.nspace,
+                       .rank = who.rank,
+                       .keys = std::move(keys),
+                       .wait = wait,
+                       .timeout_ms = timeout ? timeout->count() : -1};
   // A waiting lookup without a timeout waits as long as PMIx asks: no limit here either.
   auto limit = !wait     ? kNamesLimit
                : timeout ? *timeout + kNamesLimit
                          : std::chrono::milliseconds(0);
   ToLeader(
-      "lookup", Pack(j),
+      std::move(ask),
       [done = std::move(done)](Result<std::string> r) {
         if (!r) return done(Fail(r.error()));
-        auto values = Unpack(*r, "lookup reply");
-        if (!values || !values->contains("values")) {
-          return done(Fail(ErrorCode::kProtocol, "lookup: malformed reply from the leader"));
+        auto values = proto::DecodePmix<proto::PmixLookupValues>(*r, "lookup reply");
+        if (!values) {
+          return done(Fail(ErrorCode::kProtocol,
+                           "lookup: malformed reply from the leader: " + values.error().message()));
         }
-        done(ValuesFromJson(values->at("values")));
+        done(PublishedValues(std::move(*values)));
       },
       limit);
 }
@@ -539,7 +534,8 @@ void DaemonPmixHost::Lookup(Publisher who, std::vector<std::string> keys, bool w
 void DaemonPmixHost::Unpublish(Publisher who, std::vector<std::string> keys, OpDone done) {
   if (leader()) return names_->Unpublish(std::move(who), std::move(keys), std::move(done));
   ToLeader(
-      "unpublish", Pack({{"ns", who.nspace}, {"rank", who.rank}, {"keys", keys}}),
+      proto::PmixNames{
+          .op = "unpublish", .ns = who.nspace, .rank = who.rank, .keys = std::move(keys)},
       [done = std::move(done)](Result<std::string> r) {
         if (!r) return done(Fail(r.error()));
         done({});
@@ -548,47 +544,35 @@ void DaemonPmixHost::Unpublish(Publisher who, std::vector<std::string> keys, OpD
 }
 
 void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
-  auto j = Unpack(data, "pmix.names");
-  if (!j || !leader()) return;
-  try {
-    uint64_t id = j->value("id", uint64_t{0});
-    const std::string op = j->at("op").get<std::string>();
-    if (op == "drop") {
-      names_->names().DropNamespace(j->at("ns").get<std::string>());
-      return;
+  auto m = wire::Receive<proto::PmixNames>(data, "pmix.names");
+  if (!m || !leader()) return;
+  const uint64_t id = m->id;
+  if (m->op == "drop") return names_->names().DropNamespace(m->ns);
+  Publisher who{m->ns, m->rank};
+  auto op_reply = [this, from, id](Result<void> r) {
+    SendReply(from, id, r ? Result<std::string>(std::string()) : Fail(r.error()));
+  };
+  if (m->op == "publish") {
+    std::vector<std::pair<std::string, std::string>> kv;
+    for (auto& p : m->kv) kv.emplace_back(std::move(p.k), std::move(p.v.bytes));
+    auto persistence = PersistenceFromPmix(m->persist);
+    if (!persistence) {
+      return SendReply(from, id, Fail(ErrorCode::kProtocol, "publish: unknown persistence"));
     }
-    Publisher who{j->at("ns").get<std::string>(), j->at("rank").get<uint32_t>()};
-    auto op_reply = [this, from, id](Result<void> r) {
-      SendReply(from, id, r ? Result<std::string>(std::string()) : Fail(r.error()));
+    names_->Publish(std::move(who), std::move(kv), *persistence, op_reply);
+  } else if (m->op == "unpublish") {
+    names_->Unpublish(std::move(who), std::move(m->keys), op_reply);
+  } else if (m->op == "lookup") {
+    std::optional<std::chrono::milliseconds> timeout;
+    if (m->timeout_ms >= 0) timeout = std::chrono::milliseconds(m->timeout_ms);
+    NameService::LookupDone reply = [this, from, id](Result<std::vector<PublishedValue>> r) {
+      if (!r) return SendReply(from, id, Fail(r.error()));
+      SendReply(from, id, proto::EncodePmix(LookupValues(*r)));
     };
-    if (op == "publish") {
-      std::vector<std::pair<std::string, std::string>> kv;
-      for (const auto& p : j->at("kv"))
-        kv.emplace_back(p.at("k").get<std::string>(), FromBin(p.at("v")));
-      auto persistence =
-          PersistenceFromPmix(j->value("persist", static_cast<int>(Persistence::kApplication)));
-      if (!persistence) {
-        return SendReply(from, id, Fail(ErrorCode::kProtocol, "publish: unknown persistence"));
-      }
-      names_->Publish(std::move(who), std::move(kv), *persistence, op_reply);
-    } else if (op == "unpublish") {
-      names_->Unpublish(std::move(who), j->at("keys").get<std::vector<std::string>>(), op_reply);
-    } else if (op == "lookup") {
-      std::optional<std::chrono::milliseconds> timeout;
-      if (j->contains("timeout_ms"))
-        timeout = std::chrono::milliseconds(j->at("timeout_ms").get<int64_t>());
-      NameService::LookupDone reply = [this, from, id](Result<std::vector<PublishedValue>> r) {
-        if (!r) return SendReply(from, id, Fail(r.error()));
-        SendReply(from, id, Pack({{"values", ValuesJson(*r)}}));
-      };
-      NameService::LookupDone noting = NotingInteraction(who, std::move(reply));
-      names_->Lookup(std::move(who), j->at("keys").get<std::vector<std::string>>(),
-                     j->value("wait", false), timeout, std::move(noting));
-    } else {
-      SendReply(from, id, Fail(ErrorCode::kProtocol, "name service: unknown op '" + op + "'"));
-    }
-  } catch (const Json::exception& e) {
-    std::fprintf(stderr, "psched pmix: malformed pmix.names request dropped: %s\n", e.what());
+    NameService::LookupDone noting = NotingInteraction(who, std::move(reply));
+    names_->Lookup(std::move(who), std::move(m->keys), m->wait, timeout, std::move(noting));
+  } else {
+    SendReply(from, id, Fail(ErrorCode::kProtocol, "name service: unknown op '" + m->op + "'"));
   }
 }
 

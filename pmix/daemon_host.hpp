@@ -35,6 +35,7 @@
 #include "pmix/layout_directory.hpp"
 #include "pmix/local_host_services.hpp"
 #include "pmix/pmix_server.hpp"
+#include "proto/pmix_wire.hpp"
 
 struct event;
 struct event_base;
@@ -166,8 +167,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   };
   void ChildrenGone(uint64_t request, OpenMpiSpawn& spawn);
   void SendReply(int to, uint64_t id, Result<std::string> r);
-  void ToLeader(const std::string& op, const std::string& payload,
-                std::function<void(Result<std::string>)> reply, std::chrono::milliseconds limit);
+  void ToLeader(proto::PmixNames ask, std::function<void(Result<std::string>)> reply,
+                std::chrono::milliseconds limit);
   // `procs`: who takes part, as PMIx named them (part of the collective's name).
   void RunCollective(const std::string& kind, std::vector<int64_t> sessions,
                      const std::vector<ProcName>& procs, std::vector<int> nodes, std::string blob,

@@ -77,6 +77,43 @@ struct PmixLayout {
 };
 PSCHED_WIRE_STRUCT(PmixLayout, version, op, id, session, ns, layout)
 
+// "pmix.names", a node -> the leader, which keeps the PMIx name service: "publish" (kv
+// with a persistence), "lookup" (keys; wait for them, up to timeout_ms when >= 0),
+// "unpublish" (keys), each answered by a PmixReply with `id` (a lookup's data is a
+// PmixLookupValues); "drop" (a session's names go: it ended), not answered.
+struct PmixNamePair {
+  std::string k;
+  Binary v;
+};
+PSCHED_WIRE_STRUCT(PmixNamePair, k, v)
+struct PmixNames {
+  int version = kPmixWireVersion;
+  uint64_t id = 0;
+  std::string op;
+  std::string ns;  // the publisher or looker (drop: the ended session's)
+  uint32_t rank = 0;
+  std::vector<PmixNamePair> kv;
+  int persist = 0;  // PMIx's pmix_persistence_t
+  std::vector<std::string> keys;
+  bool wait = false;
+  int64_t timeout_ms = -1;  // negative: none
+};
+PSCHED_WIRE_STRUCT(PmixNames, version, id, op, ns, rank, kv, persist, keys, wait, timeout_ms)
+
+// A lookup's answer, in PmixReply::data: the values found and who published each.
+struct PmixNameValue {
+  std::string k;
+  Binary v;
+  std::string ns;
+  uint32_t r = 0;
+};
+PSCHED_WIRE_STRUCT(PmixNameValue, k, v, ns, r)
+struct PmixLookupValues {
+  int version = kPmixWireVersion;
+  std::vector<PmixNameValue> values;
+};
+PSCHED_WIRE_STRUCT(PmixLookupValues, version, values)
+
 // The one codec of the messages above.
 std::string EncodePmixJson(const Json& message);
 Result<Json> DecodePmixJson(std::string_view data, std::string_view service);

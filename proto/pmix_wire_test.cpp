@@ -120,5 +120,31 @@ TEST(PmixWire, LayoutRoundTripsAndItsFieldsAreChecked) {
             "malformed pmix.layout message: 'layout' is not binary: [1,2]");
 }
 
+TEST(PmixWire, NamesAndLookupValuesRoundTripAndTheirFieldsAreChecked) {
+  PmixNames publish{.op = "publish", .ns = "psched.2", .rank = 1, .persist = 2};
+  publish.kv = {{"port", {std::string("tcp://\0x", 8)}}};
+  PmixNames back = RoundTrip(publish, "pmix.names");
+  ASSERT_EQ(back.kv.size(), 1u);
+  EXPECT_EQ(back.kv[0].k, "port");
+  EXPECT_EQ(back.kv[0].v, publish.kv[0].v);
+  EXPECT_EQ(back.persist, 2);
+  PmixNames lookup{.op = "lookup", .keys = {"port"}, .wait = true, .timeout_ms = 500};
+  back = RoundTrip(lookup, "pmix.names");
+  EXPECT_TRUE(back.wait);
+  EXPECT_EQ(back.timeout_ms, 500);
+  EXPECT_EQ(back.keys, lookup.keys);
+  PmixLookupValues values{.values = {{"port", {"x"}, "psched.2", 1}}};
+  PmixLookupValues found = RoundTrip(values, "lookup reply");
+  ASSERT_EQ(found.values.size(), 1u);
+  EXPECT_EQ(found.values[0].ns, "psched.2");
+  EXPECT_EQ(found.values[0].r, 1u);
+  EXPECT_EQ(Error<PmixNames>({{"kv", {{{"k", "a"}, {"v", "text"}}}}}, "pmix.names"),
+            "malformed pmix.names message: 'kv[0].v' is not binary: \"text\"");
+  EXPECT_EQ(Error<PmixNames>({{"rank", -2}}, "pmix.names"),
+            "malformed pmix.names message: 'rank' is out of range: -2");
+  EXPECT_EQ(Error<PmixLookupValues>({{"values", {{{"r", 0.5}}}}}, "lookup reply"),
+            "malformed lookup reply message: 'values[0].r' is not an integer: 0.5");
+}
+
 }  // namespace
 }  // namespace psched::proto

@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   psched::fuzz::Input in(data, size);
   const uint8_t type = in.Byte();
   const std::string_view rest = in.Rest();
-  switch (type % 5) {
+  switch (type % 7) {
     case 0:
       RoundTrip<PmixInteract>(rest, "pmix.interact");
       break;
@@ -45,8 +45,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 3:
       RoundTrip<PmixReply>(rest, "pmix.reply");
       break;
-    default:
+    case 4:
       RoundTrip<PmixLayout>(rest, "pmix.layout");
+      break;
+    case 5:
+      RoundTrip<PmixNames>(rest, "pmix.names");
+      break;
+    default:
+      RoundTrip<PmixLookupValues>(rest, "lookup reply");
       break;
   }
   return 0;
