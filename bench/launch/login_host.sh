@@ -35,11 +35,6 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=bench/launch/timing.sh
 source "$here/timing.sh"
 
-usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
-die() {
-  echo "login_host: error: $*" >&2
-  exit 2
-}
 
 reps=50
 nodes=4

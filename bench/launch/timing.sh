@@ -14,6 +14,17 @@
 #                              TIMING_MEDIAN
 #   timing_target A B TEXT     print "TEXT: met" when A <= B, else "TEXT: MISSED" and set
 #                              TIMING_MISSED=1 (a script's --check exits 1 then)
+#   usage                      print the sourcing script's header comment (its --help):
+#                              from line 2 up to its `set -euo` line
+#   die TEXT...                print "NAME: error: TEXT" (NAME: the script's, without .sh)
+#                              on stderr and exit 2, the benchmarks' status for bad usage
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
+
+die() {
+  echo "$(basename "$0" .sh): error: $*" >&2
+  exit 2
+}
 
 timing_run_us() {
   local -n out_us=$1

@@ -40,11 +40,6 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=bench/launch/timing.sh
 source "$here/timing.sh"
 
-usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
-die() {
-  echo "vs_srun_mpirun: error: $*" >&2
-  exit 2
-}
 
 reps=50
 mpi_reps=20

@@ -32,11 +32,6 @@ repo=$(cd "$here/../.." && pwd)
 # shellcheck source=bench/launch/timing.sh
 source "$repo/bench/launch/timing.sh"
 
-usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; }
-die() {
-  echo "mix: error: $*" >&2
-  exit 2
-}
 
 rounds=10
 ranks=4
