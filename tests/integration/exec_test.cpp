@@ -374,7 +374,9 @@ TEST_F(ExecTest, BadInputIsAClearErrorAndTheDaemonKeepsServing) {
 // and psched-ctl status shows the over-use while they run. Refused before.
 TEST_F(ExecTest, OverbookRunsTwiceTheSlotsPlusOneRanks) {
   auto status = RunCmd({Bin("psched-ctl"), "status", "--json"}, daemon_.Env());
-  if (status.code != 0) ASSERT_EQ(Exec({"true"}).code, 0);  // starts the daemon
+  if (status.code != 0) {
+    ASSERT_EQ(Exec({"true"}).code, 0);  // starts the daemon
+  }
   status = RunCmd({Bin("psched-ctl"), "status", "--json"}, daemon_.Env());
   ASSERT_EQ(status.code, 0) << status.err;
   const int slots = nlohmann::json::parse(status.out).value("total", 0);
