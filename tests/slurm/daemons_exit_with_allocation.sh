@@ -19,11 +19,10 @@ fi
 
 require_slurm
 require_binary "$psched_exec"
-PSCHED_TEST_WORK=$(mktemp -d /tmp/psched-slurm-test.XXXXXX)
+make_test_work
 # A duration no other process uses, so pgrep finds exactly our ranks.
 PSCHED_TEST_SLEEP="3$$.5"
-export PSCHED_TEST_WORK PSCHED_TEST_SLEEP
-trap 'rm -rf "$PSCHED_TEST_WORK"' EXIT
+export PSCHED_TEST_SLEEP
 run_in_salloc 4 || fail "the checks inside salloc -N4 failed (see above)"
 
 job=$(<"$PSCHED_TEST_WORK/job")

@@ -49,13 +49,8 @@ fi
 require_slurm
 require_binary "$psched_exec"
 command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
-PSCHED_TEST_WORK=$(mktemp -d /tmp/psched-slurm-test.XXXXXX)
-export PSCHED_TEST_WORK
-trap 'rm -rf "$PSCHED_TEST_WORK"' EXIT
+make_test_work
 run_in_salloc 4 || fail "the checks inside salloc -N4 failed (see above)"
 
 job=$(<"$PSCHED_TEST_WORK/job")
-# The leader removes the job's directory, start lock and all, when the allocation ends.
-job_dir_gone() { [[ ! -e "$HOME/.psched/$job" ]]; }
-wait_until 60 "the directory $HOME/.psched/$job to be removed" job_dir_gone
-note "ok: $HOME/.psched/$job is gone with the allocation"
+wait_job_dir_gone "$job"

@@ -28,7 +28,5 @@ fi
 
 require_slurm
 require_binary "$psched_exec"
-PSCHED_TEST_WORK=$(mktemp -d /tmp/psched-slurm-test.XXXXXX)
-export PSCHED_TEST_WORK
-trap 'rm -rf "$PSCHED_TEST_WORK"' EXIT
+make_test_work
 run_in_salloc 4 || fail "the checks inside salloc -N4 failed (see above)"

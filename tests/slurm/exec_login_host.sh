@@ -132,13 +132,8 @@ require_slurm
 require_binary "$psched_exec"
 require_binary "$psched_ctl"
 command -v unshare >/dev/null || fail "unshare (util-linux) is missing"
-PSCHED_TEST_WORK=$(mktemp -d /tmp/psched-slurm-test.XXXXXX)
-export PSCHED_TEST_WORK
-trap 'rm -rf "$PSCHED_TEST_WORK"' EXIT
+make_test_work
 run_in_salloc 4 || fail "the checks inside salloc -N4 failed (see above)"
 
 job=$(<"$PSCHED_TEST_WORK/job")
-# The leader removes its contact file when Slurm ends it with the allocation.
-contact_gone() { [[ ! -e "$HOME/.psched/$job" ]]; }
-wait_until 60 "the contact file of job $job to be removed" contact_gone
-note "ok: the contact file of job $job is gone with the allocation"
+wait_job_dir_gone "$job"

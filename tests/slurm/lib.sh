@@ -33,6 +33,14 @@ require_slurm() {
     fail "the test Slurm is not running: run '$slurm_env start' (the CTest fixture 'slurm' does)"
 }
 
+# make_test_work: PSCHED_TEST_WORK, a directory the outer run and its --inside run in the
+# allocation share (exported), removed when the outer run exits.
+make_test_work() {
+  PSCHED_TEST_WORK=$(mktemp -d /tmp/psched-slurm-test.XXXXXX)
+  export PSCHED_TEST_WORK
+  trap 'rm -rf "$PSCHED_TEST_WORK"' EXIT
+}
+
 # run_in_salloc NODES: re-run this script with --inside in a fresh allocation. salloc's
 # --time bounds a test that hangs; the allocation's end cleans up what it started.
 run_in_salloc() {
@@ -74,6 +82,15 @@ wait_until() {
     ((SECONDS < deadline)) || fail "timed out after ${seconds}s waiting for $what"
     sleep 0.1
   done
+}
+
+# wait_job_dir_gone JOB: wait until the job's shared directory ~/.psched/JOB (contact file,
+# start lock) is gone: the leader removes it when Slurm ends it with the allocation.
+wait_job_dir_gone() {
+  local dir="$HOME/.psched/$1"
+  job_dir_gone() { [[ ! -e "$dir" ]]; }
+  wait_until 60 "the job's directory $dir to be removed" job_dir_gone
+  note "ok: $dir is gone with the allocation"
 }
 
 # on_login_host CMD...: run CMD as a launcher on a login host, away from the allocation's
