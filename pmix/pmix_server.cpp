@@ -145,8 +145,11 @@ Result<std::unique_ptr<PmixServer>> PmixServer::Init(PmixServerOptions options, 
     return Fail(ErrorCode::kInvalidArgument, "PMIx server: empty hostname");
   std::unique_ptr<PmixServer> server(new PmixServer(std::move(options), base, services));
   const auto& opt = server->options_;
-  for (const auto& dir :
-       {opt.tmpdir, opt.tmpdir + "/pmix", opt.tmpdir + "/vader", opt.tmpdir + "/sessions"}) {
+  // TMPDIR/sessions/kept is never removed by a rank (see SessionsDir), so TMPDIR/sessions
+  // is never empty: a rank that ends never removes it while a rank of another session
+  // makes its directories in it.
+  for (const auto& dir : {opt.tmpdir, opt.tmpdir + "/pmix", opt.tmpdir + "/vader",
+                          server->SessionsDir(), server->SessionsDir() + "/kept"}) {
     if (auto r = MakeDir(dir); !r) return Fail(r.error().Wrap("PMIx server init"));
   }
   // Tells a later daemon whether this directory's owner still lives (stale_dirs.hpp).
@@ -257,8 +260,12 @@ std::vector<uint32_t> PmixServer::AcquireNodeRanks(size_t count) {
   return out;
 }
 
+std::string PmixServer::SessionsDir() const {
+  return options_.tmpdir + "/sessions";
+}
+
 std::string PmixServer::NamespaceDir(int64_t session) const {
-  return options_.tmpdir + "/sessions/" + std::to_string(session);
+  return SessionsDir() + "/" + std::to_string(session);
 }
 
 const PmixServer::SessionState* PmixServer::FindByNspace(const std::string& nspace) const {
@@ -319,7 +326,7 @@ Result<void> PmixServer::BuildNspaceInfo(const PmixSessionInfo& si,
   // number in two sessions on a node (a parent and its spawned child, both rank 0) shared
   // one directory that the first to end removed under the other (ORTE_ERROR_LOG in
   // session_dir.c, issue #26).
-  info.AddString(PMIX_TMPDIR, options_.tmpdir + "/sessions");
+  info.AddString(PMIX_TMPDIR, SessionsDir());
   info.AddString(PMIX_NSDIR, NamespaceDir(si.session_id));
   info.AddBool(PMIX_SPAWNED, !si.parent_nspace.empty());
   if (!si.parent_nspace.empty()) {
@@ -375,10 +382,6 @@ void PmixServer::RegisterSession(const PmixSessionInfo& si, RegisterDone done) {
   if (!node_map) return fail(node_map.error());
   auto proc_map = GenerateMap("PMIx_generate_ppn", ProcMapList(si), &PMIx_generate_ppn);
   if (!proc_map) return fail(proc_map.error());
-  // Made here, so that its parent never looks empty to a rank that ends meanwhile and
-  // would remove it while a rank of this session makes its own directory in it.
-  if (auto r = MakeDir(options_.tmpdir + "/sessions"); !r) return fail(r.error());
-  if (auto r = MakeDir(NamespaceDir(si.session_id)); !r) return fail(r.error());
 
   auto reg = std::make_shared<Registration>();
   reg->server = this;
@@ -599,7 +602,8 @@ void PmixServer::DeregisterSession(int64_t session) {
   const std::string nspace = it->second.info.nspace;
   for (const auto& [rank, node_rank] : it->second.node_rank) node_ranks_in_use_.erase(node_rank);
   sessions_.erase(it);
-  // What its ranks left there (one killed cannot clean up after itself).
+  // What its ranks left there (one killed cannot clean up after itself); most sessions
+  // made none (only Open MPI ranks do), and then this is one failed lstat.
   std::error_code ignored;
   std::filesystem::remove_all(NamespaceDir(session), ignored);
   if (suspect >= 0) {

@@ -168,9 +168,15 @@ class PmixServer {
   void FinishRegistration(const std::shared_ptr<Registration>& reg, Result<void> r);
   void PurgeNamespace(const std::string& nspace);
   std::vector<uint32_t> AcquireNodeRanks(size_t count);
+  // TMPDIR/sessions (PMIX_TMPDIR): Open MPI's top session directory. Its ranks remove the
+  // files in it when they end, and it when it is left empty, never a directory they did
+  // not make: its subdirectory "kept", made at Init, keeps it for the daemon's lifetime.
+  std::string SessionsDir() const;
   // The session's own directory on this node, TMPDIR/sessions/SESSION (PMIX_NSDIR): Open
-  // MPI's job session directory, its ranks' directories RANK inside. Removed with the
-  // session.
+  // MPI's job session directory, its ranks' directories RANK inside. Open MPI's ranks
+  // make it (with their own, as mkdir -p) and remove it when they leave it empty; it is
+  // not made for every session, as most run no Open MPI (a mkdir and an rmdir on ext4 cost
+  // 0.2-0.5 ms of each launch). Removed with the session, for ranks that were killed.
   std::string NamespaceDir(int64_t session) const;
 
   PmixServerOptions options_;
