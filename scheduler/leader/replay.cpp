@@ -43,7 +43,9 @@ std::string FormatAction(const sched::Action& action) {
               << (a.overbooked ? " overbooked" : "") << (a.floating ? " floating" : "") << ": "
               << FormatPlacement(a.placement);
         } else if constexpr (std::is_same_v<T, sched::SuspendAction>) {
-          out << "suspend " << a.session << " by " << a.by;
+          // A user's stop makes room for nobody.
+          out << "suspend " << a.session
+              << (a.by == sched::kNoSession ? "" : " by " + std::to_string(a.by));
         } else if constexpr (std::is_same_v<T, sched::ResumeAction>) {
           out << "resume " << a.session;
         } else if constexpr (std::is_same_v<T, sched::RepinAction>) {
@@ -73,28 +75,41 @@ std::string FormatUses(const sched::Snapshot& snapshot) {
   return out.str();
 }
 
-// "  sessions 1 sidestepped by 2, 2 running, 3 queued"
-std::string FormatSessions(const sched::Snapshot& snapshot) {
+// "  sessions 1 sidestepped by 2, 2 running (stopped by the user), 3 queued"
+std::string FormatSessions(const State& state) {
   std::ostringstream out;
   out << "  sessions";
-  if (snapshot.sessions.empty()) out << " none";
-  for (size_t i = 0; i < snapshot.sessions.size(); ++i) {
-    const sched::Session& s = snapshot.sessions[i];
+  const std::vector<sched::Session>& sessions = state.snapshot.sessions;
+  if (sessions.empty()) out << " none";
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    const sched::Session& s = sessions[i];
     out << (i ? ", " : " ") << s.request.id << " " << sched::SessionStateName(s.state);
     if (s.displaced_by != sched::kNoSession) out << " by " << s.displaced_by;
+    if (const Session* decided = state.Find(s.request.id); decided && decided->stopped_by_user)
+      out << " (stopped by the user)";
   }
   return out.str();
 }
 
-void PrintPlan(std::ostringstream& out, const sched::Plan& plan, const sched::Snapshot& after) {
-  if (plan.empty()) out << "  (no action)\n";
-  for (const sched::Action& a : plan.actions) out << "  " << FormatAction(a) << "\n";
-  out << FormatUses(after) << "\n" << FormatSessions(after) << "\n";
+void PrintState(std::ostringstream& out, const State& state) {
+  out << FormatUses(state.snapshot) << "\n" << FormatSessions(state) << "\n";
 }
 
-}  // namespace
-
-namespace {
+// `plan` as decided, each action the nodes do not carry out (`nodes`: NodePlan leaves
+// out suspends and resumes of sessions the user stopped) marked so; then the state.
+void PrintPlan(std::ostringstream& out, const sched::Plan& plan, const sched::Plan& nodes,
+               const State& after) {
+  if (plan.empty()) out << "  (no action)\n";
+  size_t carried = 0;  // NodePlan keeps the plan's order and only leaves actions out
+  for (const sched::Action& a : plan.actions) {
+    const std::string text = FormatAction(a);
+    const bool on_nodes =
+        carried < nodes.actions.size() && FormatAction(nodes.actions[carried]) == text;
+    carried += on_nodes ? 1 : 0;
+    out << "  " << text << (on_nodes ? "" : " (not on the nodes: stopped by the user)") << "\n";
+  }
+  PrintState(out, after);
+}
 
 // `var` names a declaration, it cannot be parenthesized.
 // NOLINTBEGIN(bugprone-macro-parentheses)
@@ -104,18 +119,241 @@ namespace {
   auto var = *var##_r
 // NOLINTEND(bugprone-macro-parentheses)
 
-// As pschedd once the nodes carried a plan out: into the snapshot, then the step that
-// learns it landed (where each started session runs).
-void CarryOut(State& state, Deciders& deciders, const Outcome& decided, double now,
-              SessionId arrival = kNoSession) {
-  Snapshot before = state.snapshot;
-  sched::ApplyPlan(state.snapshot, decided.plan,
-                   arrival == kNoSession ? nullptr : &decided.request);
-  if (!decided.plan.empty()) {
-    Step(state, PlanCarriedOut{decided.plan, std::move(before), arrival, std::nullopt}, now,
-         deciders);
+// One script's run: its allocation, the leader's state and what it printed.
+class ScriptRun {
+ public:
+  ScriptRun(long nodes, long cores, std::string allocator, policies::PolicyOptions options,
+            std::unique_ptr<prio::PriorityModule> priority)
+      : options_(options),
+        priority_(std::move(priority)),
+        deciders_{allocators_, *priority_, std::move(allocator), false} {
+    for (long i = 0; i < nodes; ++i) {
+      state_.snapshot.nodes.push_back(
+          sched::Node::Make(static_cast<int>(i), "n" + std::to_string(i),
+                            sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)));
+    }
   }
-}
+
+  Result<void> CheckAllocator() {
+    if (auto allocator = allocators_.Get(deciders_.default_allocator); !allocator)
+      return Fail(allocator.error().Wrap("allocator"));
+    return {};
+  }
+
+  // Event `i` at `i` seconds.
+  Result<void> Event(const ObjectReader& event, double now) {
+    if (auto ok = event.CheckObject(); !ok) return ok;
+    if (event.Has("end")) return EndEvent(event, now);
+    if (event.Has("connect")) return ConnectEvent(event, now);
+    if (event.Has("round")) return RoundEvent(event, now);
+    if (event.Has("stop")) return ControlEvent(event, "stop", now);
+    if (event.Has("resume")) return ControlEvent(event, "resume", now);
+    if (event.Has("lose")) return LoseEvent(event, now);
+    return ArriveEvent(event, now);
+  }
+
+  std::ostringstream& out() { return out_; }
+
+ private:
+  Result<SessionId> KnownSession(const ObjectReader& event, std::string_view key) const {
+    PSCHED_TRY(id, event.Int(key, 1, 1 << 30, std::nullopt));
+    if (state_.snapshot.Find(id) == nullptr) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  event.Path(key) + ": no session " + std::to_string(id) + " is known");
+    }
+    return id;
+  }
+
+  // As pschedd once the nodes carried a plan out (NodePlan: without the sessions the
+  // user stopped): into the snapshot, then the step that learns it landed (where each
+  // started session runs). Prints the plan and the state after it.
+  void CarryOut(const Outcome& decided, double now, SessionId arrival = kNoSession) {
+    const sched::Plan nodes = NodePlan(state_, decided.plan);
+    Snapshot before = state_.snapshot;
+    sched::ApplyPlan(state_.snapshot, decided.plan,
+                     arrival == kNoSession ? nullptr : &decided.request);
+    if (!decided.plan.empty()) {
+      Step(state_, PlanCarriedOut{decided.plan, std::move(before), arrival, std::nullopt}, now,
+           deciders_);
+    }
+    PrintPlan(out_, decided.plan, nodes, state_);
+  }
+
+  // Every node reported the session done: its end step, as pschedd's Finish.
+  void Finish(SessionId id, double now, bool ran) {
+    CarryOut(Step(state_, End{id, ran}, now, deciders_), now);
+  }
+
+  Result<void> EndEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"end"}); !ok) return ok;
+    PSCHED_TRY(id, KnownSession(event, "end"));
+    out_ << "end " << id << "\n";
+    if (state_.snapshot.Find(id)->state == sched::SessionState::kQueued) {
+      Drop(state_, id);  // as pschedd for a session killed while queued: no end plan
+      PrintPlan(out_, {}, {}, state_);
+      return {};
+    }
+    Finish(id, now, /*ran=*/true);
+    return {};
+  }
+
+  // A running session connects to another (PMIx connect, name-service lookup).
+  Result<void> ConnectEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"connect", "to"}); !ok) return ok;
+    PSCHED_TRY(from, KnownSession(event, "connect"));
+    PSCHED_TRY(to, KnownSession(event, "to"));
+    out_ << "connect " << from << " to " << to << "\n";
+    Outcome yield = Step(state_, Connect{from, to}, now, deciders_);
+    for (const std::string& note : yield.log) out_ << "  note: " << note << "\n";
+    CarryOut(yield, now);
+    return {};
+  }
+
+  // The leader's periodic scheduling round (round.hpp).
+  Result<void> RoundEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"round"}); !ok) return ok;
+    PSCHED_TRY(round, event.Bool("round", false));
+    if (!round) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  event.Path("round") + ": expected true (a scheduling round)");
+    }
+    out_ << "round\n";
+    Outcome decided = Step(state_, RoundTick{}, now, deciders_);
+    if (decided.refused) {  // pschedd logs it; the next round tries again
+      out_ << "  failed: " << *decided.refused << "\n";
+      PrintState(out_, state_);
+      return {};
+    }
+    CarryOut(decided, now);
+    return {};
+  }
+
+  // The user stops (Ctrl-Z, psched-ctl suspend) or resumes (fg, psched-ctl resume) a
+  // session: only its ranks change, not the snapshot (it keeps its slots).
+  Result<void> ControlEvent(const ObjectReader& event, const std::string& key, double now) {
+    if (auto ok = event.OnlyKeys({key}); !ok) return ok;
+    PSCHED_TRY(id, KnownSession(event, key));
+    const bool stop = key == "stop";
+    out_ << "user " << (stop ? "stops " : "resumes ") << id << "\n";
+    Outcome decided = Step(state_, UserControl{id, stop}, now, deciders_);
+    if (decided.refused) {  // the user is told; nothing changes
+      out_ << "  refused: session " << id << " " << *decided.refused << "\n";
+      PrintState(out_, state_);
+      return {};
+    }
+    // pschedd carries the plan itself out on the nodes, then records the user's word.
+    if (!decided.plan.empty()) UserControlDone(state_, id, stop);
+    PrintPlan(out_, decided.plan, decided.plan, state_);
+    return {};
+  }
+
+  // The daemons of some nodes are gone: sessions with ranks there fail. pschedd kills
+  // their ranks on the other nodes, which report them done; each ends once no node runs
+  // it, and its end step decides as any end does.
+  Result<void> LoseEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"lose", "cause"}); !ok) return ok;
+    PSCHED_TRY(list, event.Array("lose", /*required=*/true));
+    PSCHED_TRY(cause, event.String("cause", "its daemon was killed"));
+    NodesLost lost{{}, cause};
+    for (size_t k = 0; k < list->size(); ++k) {
+      const Json& n = (*list)[k];
+      const std::string at = event.Path("lose") + "[" + std::to_string(k) + "]";
+      const bool known =
+          n.is_number_integer() &&
+          std::any_of(state_.snapshot.nodes.begin(), state_.snapshot.nodes.end(),
+                      [&](const sched::Node& node) { return node.id == n.get<long>(); });
+      if (!known) {
+        return Fail(ErrorCode::kInvalidArgument,
+                    at + ": not a node of the allocation still running: " + n.dump());
+      }
+      if (std::find(lost.nodes.begin(), lost.nodes.end(), n.get<int>()) != lost.nodes.end())
+        return Fail(ErrorCode::kInvalidArgument, at + ": node " + n.dump() + " is listed twice");
+      lost.nodes.push_back(n.get<int>());
+    }
+    if (lost.nodes.empty()) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  event.Path("lose") + ": expected a non-empty list of node ids");
+    }
+    out_ << "lose";
+    for (int n : lost.nodes) out_ << " n" << n;
+    out_ << " (" << cause << ")\n";
+    Outcome hit = Step(state_, lost, now, deciders_);
+    for (const auto& [id, node] : hit.on_lost_node)
+      out_ << "  session " << id << " fails: it has ranks on n" << node << "\n";
+    PrintState(out_, state_);
+    std::vector<std::pair<SessionId, std::string>> ends;
+    ends.reserve(hit.on_lost_node.size());
+    for (SessionId id : hit.ended) ends.emplace_back(id, "no node runs it");
+    for (const auto& [id, node] : hit.on_lost_node) {
+      const Session* s = state_.Find(id);
+      if (s == nullptr || s->running_on.empty()) continue;
+      const std::vector<int> others(s->running_on.begin(), s->running_on.end());
+      for (int other : others) {
+        for (SessionId done : Step(state_, NodeDone{id, other}, now, deciders_).ended)
+          ends.emplace_back(done, "killed on its other nodes");
+      }
+    }
+    for (const auto& [id, why] : ends) {
+      out_ << "end " << id << " (" << why << ")\n";
+      Finish(id, now, /*ran=*/true);
+    }
+    return {};
+  }
+
+  Result<void> ArriveEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread"}); !ok)
+      return ok;
+    PSCHED_TRY(id, event.Int("arrive", 1, 1 << 30, std::nullopt));
+    if (!arrived_.insert(id).second) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  event.Path("arrive") + ": session " + std::to_string(id) + " arrived before");
+    }
+    PSCHED_TRY(ranks, event.Int("ranks", 1, 1 << 20, std::nullopt));
+    PSCHED_TRY(threads, event.Int("threads", 1, 4096, 1));
+    PSCHED_TRY(spread, event.Bool("spread", false));
+    PSCHED_TRY(name, event.String("policy", "wait"));
+    // The leader refuses an unknown policy too, but the script's error names the field.
+    if (auto policy = policies::MakePolicy(name, options_); !policy)
+      return Fail(policy.error().Wrap(event.Path("policy")));
+
+    Arrival arrival;
+    arrival.request.ranks = static_cast<int>(ranks);
+    arrival.request.threads_per_rank = static_cast<int>(threads);
+    arrival.request.allocator = deciders_.default_allocator;
+    arrival.policy = config::ResolvedPolicy{name, spread, options_};
+    out_ << "arrive " << id << " (" << ranks << " ranks"
+         << (threads > 1 ? " x " + std::to_string(threads) : "") << (spread ? ", spread" : "")
+         << ", policy " << name << ")\n";
+    state_.next_session = id;  // the script names the id the leader gives
+    Outcome decided = Step(state_, arrival, now, deciders_);
+    if (decided.refused) {
+      // The leader tells the launcher why; its plan held the policy's reject.
+      sched::Plan refused;
+      refused.actions.push_back(sched::RejectAction{decided.session, *decided.refused});
+      PrintPlan(out_, refused, refused, state_);
+      return {};
+    }
+    CarryOut(decided, now, decided.session);
+    return {};
+  }
+
+  // The solver's limit counts CPU time, as psched-sim's: a loaded machine must not
+  // change a golden case's decision (the cases are small enough to be solved).
+  static sched::AllocatorConfig SolverOnCpuTime() {
+    sched::AllocatorConfig config;
+    config.auction.cpu_time_limit = true;
+    config.ipwindow.cpu_time_limit = true;
+    return config;
+  }
+
+  policies::PolicyOptions options_;
+  AllocatorCache allocators_{SolverOnCpuTime()};
+  std::unique_ptr<prio::PriorityModule> priority_;
+  Deciders deciders_;
+  State state_;
+  std::set<SessionId> arrived_;  // refused ones too: an id names one session
+  std::ostringstream out_;
+};
 
 Result<std::string> Replay(std::string_view text) {
   Json script = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -133,107 +371,25 @@ Result<std::string> Replay(std::string_view text) {
     return Fail(ErrorCode::kInvalidArgument,
                 "overbook_mode: expected pinned or float, got '" + mode + "'");
   }
-  AllocatorCache allocators{sched::AllocatorConfig{}};
-  if (auto allocator = allocators.Get(allocator_name); !allocator)
-    return Fail(allocator.error().Wrap("allocator"));
   // pschedd's default priority: first come, first served.
   auto priority = sched::prio::MakePriority("fcfs");
   if (!priority) return Fail(priority.error());
-  Deciders deciders{allocators, **priority, allocator_name, false};
   policies::PolicyOptions options;
   options.overbook_mode =
       mode == "float" ? policies::OverbookMode::kFloat : policies::OverbookMode::kPinned;
+  ScriptRun run(nodes, cores, allocator_name, options, std::move(*priority));
+  if (auto ok = run.CheckAllocator(); !ok) return Fail(ok.error());
   PSCHED_TRY(events, top.Array("events", /*required=*/true));
   if (events->empty())
     return Fail(ErrorCode::kInvalidArgument, "events: expected a non-empty list of events");
 
-  State state;
-  for (long i = 0; i < nodes; ++i) {
-    state.snapshot.nodes.push_back(
-        sched::Node::Make(static_cast<int>(i), "n" + std::to_string(i),
-                          sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)));
-  }
-  std::set<SessionId> arrived;  // refused ones too: an id names one session
-  std::ostringstream out;
-  out << "allocation " << nodes << " nodes x " << cores << " slots, allocator " << allocator_name
-      << ", overbook " << mode << "\n";
+  run.out() << "allocation " << nodes << " nodes x " << cores << " slots, allocator "
+            << allocator_name << ", overbook " << mode << "\n";
   for (size_t i = 0; i < events->size(); ++i) {
     ObjectReader event((*events)[i], "events[" + std::to_string(i) + "]");
-    if (auto ok = event.CheckObject(); !ok) return Fail(ok.error());
-    const auto now = static_cast<double>(i);  // one second per event
-    if (event.Has("end")) {
-      if (auto ok = event.OnlyKeys({"end"}); !ok) return Fail(ok.error());
-      PSCHED_TRY(id, event.Int("end", 1, 1 << 30, std::nullopt));
-      const sched::Session* found = state.snapshot.Find(id);
-      if (!found) {
-        return Fail(ErrorCode::kInvalidArgument,
-                    event.Path("end") + ": no session " + std::to_string(id) + " is known");
-      }
-      out << "end " << id << "\n";
-      if (found->state == sched::SessionState::kQueued) {
-        Drop(state, id);  // as pschedd for a session killed while queued: no end plan
-        PrintPlan(out, {}, state.snapshot);
-        continue;
-      }
-      Outcome ended = Step(state, End{id, /*ran=*/true}, now, deciders);
-      CarryOut(state, deciders, ended, now);
-      PrintPlan(out, ended.plan, state.snapshot);
-      continue;
-    }
-    if (event.Has("connect")) {
-      // A running session connects to another (PMIx connect, name-service lookup).
-      if (auto ok = event.OnlyKeys({"connect", "to"}); !ok) return Fail(ok.error());
-      PSCHED_TRY(from, event.Int("connect", 1, 1 << 30, std::nullopt));
-      PSCHED_TRY(to, event.Int("to", 1, 1 << 30, std::nullopt));
-      for (auto [key, id] : {std::pair{"connect", from}, std::pair{"to", to}}) {
-        if (state.snapshot.Find(id) == nullptr) {
-          return Fail(ErrorCode::kInvalidArgument,
-                      event.Path(key) + ": no session " + std::to_string(id) + " is known");
-        }
-      }
-      out << "connect " << from << " to " << to << "\n";
-      Outcome yield = Step(state, Connect{from, to}, now, deciders);
-      CarryOut(state, deciders, yield, now);
-      for (const std::string& note : yield.log) out << "  note: " << note << "\n";
-      PrintPlan(out, yield.plan, state.snapshot);
-      continue;
-    }
-    if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread"}); !ok)
-      return Fail(ok.error());
-    PSCHED_TRY(id, event.Int("arrive", 1, 1 << 30, std::nullopt));
-    if (!arrived.insert(id).second) {
-      return Fail(ErrorCode::kInvalidArgument,
-                  event.Path("arrive") + ": session " + std::to_string(id) + " arrived before");
-    }
-    PSCHED_TRY(ranks, event.Int("ranks", 1, 1 << 20, std::nullopt));
-    PSCHED_TRY(threads, event.Int("threads", 1, 4096, 1));
-    PSCHED_TRY(spread, event.Bool("spread", false));
-    PSCHED_TRY(name, event.String("policy", "wait"));
-    // The leader refuses an unknown policy too, but the script's error names the field.
-    if (auto policy = policies::MakePolicy(name, options); !policy)
-      return Fail(policy.error().Wrap(event.Path("policy")));
-
-    Arrival arrival;
-    arrival.request.ranks = static_cast<int>(ranks);
-    arrival.request.threads_per_rank = static_cast<int>(threads);
-    arrival.request.allocator = allocator_name;
-    arrival.policy = config::ResolvedPolicy{name, spread, options};
-    out << "arrive " << id << " (" << ranks << " ranks"
-        << (threads > 1 ? " x " + std::to_string(threads) : "") << (spread ? ", spread" : "")
-        << ", policy " << name << ")\n";
-    state.next_session = id;  // the script names the id the leader gives
-    Outcome decided = Step(state, arrival, now, deciders);
-    if (decided.refused) {
-      // The leader tells the launcher why; its plan held the policy's reject.
-      sched::Plan refused;
-      refused.actions.push_back(sched::RejectAction{decided.session, *decided.refused});
-      PrintPlan(out, refused, state.snapshot);
-      continue;
-    }
-    CarryOut(state, deciders, decided, now, decided.session);
-    PrintPlan(out, decided.plan, state.snapshot);
+    if (auto ok = run.Event(event, static_cast<double>(i)); !ok) return Fail(ok.error());
   }
-  return out.str();
+  return run.out().str();
 }
 
 #undef PSCHED_TRY

@@ -1,9 +1,13 @@
-// A script of arrivals, ends and connects in one allocation, stepped through the
-// leader's own step function (step.hpp) as pschedd steps what arrives: an arrival is an
-// Arrival, an end an End (or a Drop while queued, as a kill), a connect a Connect, each
-// at its event's index in seconds; each outcome's plan is applied as pschedd applies it
-// once carried out, and printed as stable text with the slot uses after it (a refused
-// arrival as the reject its policy decided). The policy golden tests
+// A script of what happens in one allocation (arrivals, ends, connects, scheduling
+// rounds, the user's stops and resumes, lost nodes), stepped through the leader's own
+// step function (step.hpp) as pschedd steps what arrives, each at its event's index in
+// seconds: an arrival is an Arrival, an end an End (or a Drop while queued, as a kill),
+// a connect a Connect, a round a RoundTick, a stop or resume a UserControl, a loss
+// NodesLost (then, as pschedd, the failed sessions' NodeDone from their other nodes once
+// killed there, and the End of each no node runs any more). Each outcome's plan is
+// applied as pschedd applies it once carried out, and printed as stable text with the
+// slot uses and sessions after it (a refused arrival as the reject its policy decided;
+// an action NodePlan keeps off the nodes marked so). The policy golden tests
 // (tests/golden/<policy>/*.events, through psched-cosched) diff that text: a reviewed
 // record of what the leader decides with each policy. Pure: text in, text or an error out.
 //
@@ -14,6 +18,10 @@
 //      {"arrive": 1, "ranks": 8, "policy": "wait"},
 //      {"arrive": 2, "ranks": 2, "policy": "sidestep", "threads": 1, "spread": false},
 //      {"connect": 2, "to": 1},               // 2 connects to 1 (yield.hpp)
+//      {"stop": 1},                           // the user stops 1 (Ctrl-Z, psched-ctl suspend)
+//      {"resume": 1},                         // ... and resumes it (fg, psched-ctl resume)
+//      {"round": true},                       // the periodic scheduling round
+//      {"lose": [1], "cause": "killed"},      // node 1's daemon is gone (cause optional)
 //      {"end": 2}]}
 #pragma once
 

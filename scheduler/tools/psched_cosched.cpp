@@ -1,5 +1,5 @@
-// psched-cosched: "what would the co-scheduling policies do?" Runs a script of arrivals
-// and ends in one allocation through the leader's step function
+// psched-cosched: "what would the co-scheduling policies do?" Runs a script of arrivals,
+// ends, rounds, user stops and lost nodes in one allocation through the leader's step function
 // (scheduler/leader/replay.hpp), as pschedd decides, and prints
 // every plan with the slot uses after it. Nothing is started. The policy golden tests
 // (tests/golden/<policy>/<case>.events) diff its output.
@@ -21,7 +21,10 @@ int RunCommand(int argc, char** argv) {
       "SCRIPT is JSON: {\"nodes\": 2, \"cores\": 4, \"events\": [{\"arrive\": 1, \"ranks\": 6, "
       "\"policy\": \"wait\"}, {\"arrive\": 2, \"ranks\": 2, \"policy\": \"sidestep\"}, "
       "{\"end\": 2}]}; optional keys: \"allocator\" (default compact), \"overbook_mode\" "
-      "(pinned or float), per arrival \"threads\" and \"spread\"."};
+      "(pinned or float), per arrival \"threads\" and \"spread\". Other events: "
+      "{\"connect\": 2, \"to\": 1}, {\"stop\": 1} and {\"resume\": 1} (the user's), "
+      "{\"round\": true} (a scheduling round), {\"lose\": [1], \"cause\": \"...\"} (nodes "
+      "whose daemon is gone)."};
   std::string script_path;
   app.add_option("script", script_path, "the JSON script of arrivals and ends")->required();
   app.name("psched-cosched");
