@@ -225,11 +225,18 @@ std::vector<std::pair<int, std::string>> SimpleSession::BarrierDone(
   }
   std::vector<std::pair<int, std::string>> out;
   for (int rank : waiting) {
+    std::optional<std::string> thrid;
+    if (auto t = fence_thrid_.find(rank); t != fence_thrid_.end()) {
+      thrid = std::move(t->second);
+      fence_thrid_.erase(t);
+    }
     if (!failed.empty()) {
       out.emplace_back(
-          rank, RefuseFor(rank, "barrier_out", "kvs-fence-response", kPmi2Other, failed).reply);
+          rank,
+          WithThrid(RefuseFor(rank, "barrier_out", "kvs-fence-response", kPmi2Other, failed).reply,
+                    thrid));
     } else if (pmi2_ranks_.contains(rank)) {
-      out.emplace_back(rank, FormatMessage2("kvs-fence-response", {{"rc", "0"}}));
+      out.emplace_back(rank, WithThrid(FormatMessage2("kvs-fence-response", {{"rc", "0"}}), thrid));
     } else {
       out.emplace_back(rank, FormatLine("barrier_out", {{"rc", "0"}}));
     }

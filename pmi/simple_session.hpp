@@ -108,6 +108,9 @@ class SimpleSession {
   Outcome Spawn(int rank, std::string_view line);
   bool KvsNameOk(const Command& c) const;
   int AppnumOf(int rank) const;
+  // A PMI-2 answer with the thrid of the request it answers, if that had one.
+  static std::optional<std::string> ThridOf(const Command& c);
+  static std::string WithThrid(std::string message, const std::optional<std::string>& thrid);
 
   SimpleSessionInfo info_;
   std::map<std::string, std::string> kvs_;      // visible to every rank of the session
@@ -121,7 +124,12 @@ class SimpleSession {
   std::set<int> pmi2_ranks_;           // ranks whose init asked for PMI-2
   // PMI-2 node attributes: this node's ranks of the session share them.
   std::map<std::string, std::string> node_attrs_;
-  std::map<std::string, std::vector<int>> attr_waiters_;  // by key: ranks waiting for a put
+  struct AttrWaiter {
+    int rank = 0;
+    std::optional<std::string> thrid;  // of its info-getnodeattr
+  };
+  std::map<std::string, std::vector<AttrWaiter>> attr_waiters_;  // by key: waiting for a put
+  std::map<int, std::string> fence_thrid_;  // by rank: the thrid of its kvs-fence in flight
 };
 
 }  // namespace psched::pmi

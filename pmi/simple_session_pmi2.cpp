@@ -60,7 +60,23 @@ Outcome SimpleSession::Handle2(int rank, const Result<std::string>& body) {
   auto command = ParseMessage2(*body);
   if (!command)
     return Refuse2("error", kPmi2Other, "malformed PMI-2 message: " + command.error().message());
-  return Dispatch2(rank, *command);
+  // A threaded client (MPICH's, Slurm's libpmi2) tags each request with its thread's
+  // thrid and hands an answer to the thread whose thrid it carries; an answer without one
+  // goes to whichever thread reads it. The answers that come later (a fence, a node
+  // attribute waited for) carry the thrid of the request they answer.
+  Outcome o = Dispatch2(rank, *command);
+  if (!o.reply.empty()) o.reply = WithThrid(std::move(o.reply), ThridOf(*command));
+  return o;
+}
+
+std::optional<std::string> SimpleSession::ThridOf(const Command& c) {
+  if (auto thrid = c.Get("thrid")) return std::string(*thrid);
+  return std::nullopt;
+}
+
+std::string SimpleSession::WithThrid(std::string message, const std::optional<std::string>& thrid) {
+  if (!thrid) return message;
+  return AppendPair2(message, "thrid", *thrid);
 }
 
 Outcome SimpleSession::Dispatch2(int rank, const Command& c) {
@@ -89,7 +105,13 @@ Outcome SimpleSession::Dispatch2(int rank, const Command& c) {
     return Answer(reply, {});
   }
   if (c.name == "kvs-get") return KvsGet2(c);
-  if (c.name == "kvs-fence") return Barrier(rank);
+  if (c.name == "kvs-fence") {
+    Outcome o = Barrier(rank);
+    if (o.reply.empty()) {  // in the barrier: BarrierDone answers, with this thrid
+      if (auto thrid = ThridOf(c)) fence_thrid_[rank] = std::move(*thrid);
+    }
+    return o;
+  }
   if (c.name == "info-getnodeattr") return GetNodeAttr2(rank, c);
   if (c.name == "info-putnodeattr") return PutNodeAttr2(c);
   if (c.name == "info-getjobattr") return GetJobAttr2(c);
@@ -132,7 +154,7 @@ Outcome SimpleSession::GetNodeAttr2(int rank, const Command& c) {
   const std::string key(*c.Get("key"));
   if (auto it = node_attrs_.find(key); it != node_attrs_.end()) return Found(reply, &it->second);
   if (c.Get("wait") != "TRUE") return Found(reply, nullptr);
-  attr_waiters_[key].push_back(rank);  // answered by the put that brings the key
+  attr_waiters_[key].push_back(AttrWaiter{rank, ThridOf(c)});  // answered by the put of the key
   return {};
 }
 
@@ -143,8 +165,10 @@ Outcome SimpleSession::PutNodeAttr2(const Command& c) {
   const std::string& value = node_attrs_[key] = std::string(*c.Get("value"));
   Outcome o = Answer(reply, {});
   if (auto it = attr_waiters_.find(key); it != attr_waiters_.end()) {
-    for (int waiting : it->second)
-      o.to_others.emplace_back(waiting, Found("info-getnodeattr-response", &value).reply);
+    for (const AttrWaiter& waiting : it->second) {
+      o.to_others.emplace_back(
+          waiting.rank, WithThrid(Found("info-getnodeattr-response", &value).reply, waiting.thrid));
+    }
     attr_waiters_.erase(it);
   }
   return o;

@@ -337,6 +337,47 @@ TEST(SimpleSessionPmi2, NodeAttributesAreSharedAndAWaitEndsWithThePut) {
             "cmd=info-getnodeattr-response;rc=0;found=TRUE;value=/dev/shm/x;");
 }
 
+TEST(SimpleSessionPmi2, EveryAnswerCarriesTheThridOfItsRequest) {
+  // A threaded client hands each answer to the thread whose thrid it carries.
+  SimpleSession s(TwoLocalOfFour());
+  InitPmi2(s, 0);
+  InitPmi2(s, 1);
+  EXPECT_EQ(Send2(s, 0, "cmd=kvs-put;thrid=0x10;key=k;value=v;").reply,
+            "cmd=kvs-put-response;rc=0;thrid=0x10;");
+  EXPECT_EQ(Send2(s, 0, "cmd=kvs-get;thrid=0x11;jobid=;key=k;").reply,
+            "cmd=kvs-get-response;rc=0;found=TRUE;value=v;thrid=0x11;");
+  EXPECT_EQ(Send2(s, 0, "cmd=frobnicate;thrid=0x12;").reply,
+            "cmd=frobnicate-response;rc=3;errmsg=unknown PMI-2 command 'frobnicate';thrid=0x12;");
+  EXPECT_EQ(Send2(s, 0, "cmd=job-getid;").reply, "cmd=job-getid-response;rc=0;jobid=psched.9.1;");
+
+  // Answers given later carry their own request's thrid, not the last one's.
+  EXPECT_TRUE(Send2(s, 1, "cmd=info-getnodeattr;thrid=0x20;key=shm;wait=TRUE;").reply.empty());
+  Outcome put = Send2(s, 0, "cmd=info-putnodeattr;thrid=0x21;key=shm;value=x;");
+  EXPECT_EQ(put.reply, "cmd=info-putnodeattr-response;rc=0;thrid=0x21;");
+  ASSERT_EQ(put.to_others.size(), 1u);
+  EXPECT_EQ(put.to_others[0].second,
+            FormatMessage2("info-getnodeattr-response",
+                           {{"rc", "0"}, {"found", "TRUE"}, {"value", "x"}, {"thrid", "0x20"}}));
+
+  EXPECT_TRUE(Send2(s, 0, "cmd=kvs-fence;thrid=0x30;").reply.empty());
+  // A second fence of a rank already in one is refused under its own thrid; the first
+  // keeps its thrid.
+  EXPECT_EQ(Send2(s, 0, "cmd=kvs-fence;thrid=0x31;").reply,
+            "cmd=kvs-fence-response;rc=14;errmsg=rank 0 is already in the barrier;thrid=0x31;");
+  Outcome last = Send2(s, 1, "cmd=kvs-fence;thrid=0x32;");
+  ASSERT_TRUE(last.barrier_blob);
+  EXPECT_EQ(s.BarrierDone(*last.barrier_blob),
+            (std::vector<std::pair<int, std::string>>{
+                {0, FormatMessage2("kvs-fence-response", {{"rc", "0"}, {"thrid", "0x30"}})},
+                {1, FormatMessage2("kvs-fence-response", {{"rc", "0"}, {"thrid", "0x32"}})}}));
+  // The next fence without a thrid is answered without one.
+  (void)Send2(s, 0, "cmd=kvs-fence;");
+  Outcome plain = Send2(s, 1, "cmd=kvs-fence;");
+  ASSERT_TRUE(plain.barrier_blob);
+  for (const auto& [rank, reply] : s.BarrierDone(*plain.barrier_blob))
+    EXPECT_EQ(reply, FormatMessage2("kvs-fence-response", {{"rc", "0"}})) << rank;
+}
+
 TEST(SimpleSessionPmi2, AbortEndsTheSessionWithItsMessage) {
   SimpleSession s(TwoLocalOfFour());
   InitPmi2(s, 0);

@@ -1,5 +1,6 @@
 #include "pmi/wire2.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace psched::pmi {
@@ -18,6 +19,22 @@ std::optional<size_t> ParseLength(std::string_view field) {
   while (i < field.size() && field[i] == ' ') ++i;
   if (digits == 0 || i != field.size()) return std::nullopt;
   return n;
+}
+
+// "key=value;" with a ';' in the value doubled.
+void AppendEscapedPair(std::string& body, std::string_view key, std::string_view value) {
+  body.append(key).push_back('=');
+  for (char c : value) {
+    if (c == ';') body.push_back(';');
+    body.push_back(c);
+  }
+  body.push_back(';');
+}
+
+std::string Framed(std::string_view body) {
+  std::string out = std::to_string(body.size());
+  out.resize(kPmi2LengthField, ' ');
+  return out.append(body);
 }
 
 }  // namespace
@@ -65,19 +82,15 @@ Result<Command> ParseMessage2(std::string_view body) {
 std::string FormatMessage2(std::string_view name,
                            const std::vector<std::pair<std::string, std::string>>& args) {
   std::string body;
-  const auto pair = [&body](std::string_view key, std::string_view value) {
-    body.append(key).push_back('=');
-    for (char c : value) {
-      if (c == ';') body.push_back(';');
-      body.push_back(c);
-    }
-    body.push_back(';');
-  };
-  pair("cmd", name);
-  for (const auto& [k, v] : args) pair(k, v);
-  std::string out = std::to_string(body.size());
-  out.resize(kPmi2LengthField, ' ');
-  return out + body;
+  AppendEscapedPair(body, "cmd", name);
+  for (const auto& [k, v] : args) AppendEscapedPair(body, k, v);
+  return Framed(body);
+}
+
+std::string AppendPair2(std::string_view message, std::string_view key, std::string_view value) {
+  std::string body(message.substr(std::min(message.size(), kPmi2LengthField)));
+  AppendEscapedPair(body, key, value);
+  return Framed(body);
 }
 
 void FrameSplitter::Append(std::string_view bytes) {

@@ -38,6 +38,10 @@ Result<Command> ParseMessage2(std::string_view body);
 std::string FormatMessage2(std::string_view name,
                            const std::vector<std::pair<std::string, std::string>>& args);
 
+// `message` (as FormatMessage2 makes it) with "key=value;" added at its end and its
+// length field grown to match: a threaded client's thrid echoed into its answer.
+std::string AppendPair2(std::string_view message, std::string_view key, std::string_view value);
+
 // Splits a byte stream from one client into message bodies. A length field that is not
 // a number, or is 0 or beyond kPmi2MaxMessage, leaves no way to find the next message:
 // Next reports it once and the splitter is broken() from then on (the server answers

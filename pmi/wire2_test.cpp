@@ -35,6 +35,12 @@ TEST(Pmi2Wire, FormatsTheLengthFieldAsTheClientReadsIt) {
   EXPECT_EQ(FormatMessage2("x", {{"v", "a;b"}}), "13    cmd=x;v=a;;b;");
 }
 
+TEST(Pmi2Wire, AnAppendedPairGrowsTheLengthField) {
+  EXPECT_EQ(AppendPair2(FormatMessage2("kvs-put-response", {{"rc", "0"}}), "thrid", "0x7f;1"),
+            "40    cmd=kvs-put-response;rc=0;thrid=0x7f;;1;");
+  EXPECT_EQ(AppendPair2(FormatMessage2("x", {}), "k", "v"), "10    cmd=x;k=v;");
+}
+
 TEST(Pmi2Wire, SplitsAStreamIntoMessagesAcrossReads) {
   FrameSplitter f;
   const std::string two = FormatMessage2("job-getid", {}) + FormatMessage2("kvs-fence", {});
