@@ -6,8 +6,6 @@
 #include <limits>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
 #include "policies/policy_registry.hpp"
 #include "scheduler/leader/step.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
@@ -16,10 +14,6 @@ namespace psched::sim {
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
-
-Result<void> Bad(const std::string& what) {
-  return Fail(ErrorCode::kInvalidArgument, "allocation spec: " + what);
-}
 
 // The share of a running session's slowest rank: 1 on slots of its own, 1/k where k
 // ranks share a slot; 0 while suspended or queued.
@@ -174,57 +168,6 @@ class Replay {
 };
 
 }  // namespace
-
-Result<AllocationSpec> ParseAllocationSpec(const std::string& text) {
-  using nlohmann::json;
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Fail(Bad("not a JSON object").error());
-  AllocationSpec spec;
-  try {
-    spec.nodes = j.value("nodes", 1);
-    spec.pus_per_node = j.value("pus_per_node", 1);
-    spec.allocator = j.value("allocator", spec.allocator);
-    spec.priority = j.value("priority", spec.priority);
-    spec.round_s = j.value("round_s", spec.round_s);
-    spec.policies = j.value("policies", std::vector<std::string>{"wait"});
-    if (!j.contains("sessions") || !j["sessions"].is_array())
-      return Fail(Bad("'sessions' must be an array of sessions").error());
-    size_t i = 0;
-    for (const json& s : j["sessions"]) {
-      const std::string at = "sessions[" + std::to_string(i++) + "]";
-      AllocationSession one;
-      one.submit_s = s.value("submit_s", 0.0);
-      one.ranks = s.value("ranks", 1);
-      one.runtime_s = s.value("runtime_s", 0.0);
-      one.estimate_s = s.value("estimate_s", 0.0);
-      one.owner = s.value("owner", one.owner);
-      const int repeat = s.value("repeat", 1);
-      const double every = s.value("every_s", 0.0);
-      if (!(one.submit_s >= 0) || !std::isfinite(one.submit_s))
-        return Fail(Bad(at + ".submit_s must be a number of seconds >= 0").error());
-      if (one.ranks < 1) return Fail(Bad(at + ".ranks must be >= 1").error());
-      if (!(one.runtime_s > 0) || !std::isfinite(one.runtime_s))
-        return Fail(Bad(at + ".runtime_s must be a number of seconds > 0").error());
-      if (repeat < 1 || repeat > 100000)
-        return Fail(Bad(at + ".repeat must be between 1 and 100000").error());
-      if (!(every >= 0) || !std::isfinite(every))
-        return Fail(Bad(at + ".every_s must be a number of seconds >= 0").error());
-      for (int k = 0; k < repeat; ++k) {
-        spec.sessions.push_back(one);
-        one.submit_s += every;
-      }
-    }
-  } catch (const json::exception& e) {
-    return Fail(Bad(std::string("a field has the wrong type: ") + e.what()).error());
-  }
-  if (spec.nodes < 1) return Fail(Bad("nodes must be >= 1").error());
-  if (spec.pus_per_node < 1) return Fail(Bad("pus_per_node must be >= 1").error());
-  if (!(spec.round_s > 0) || !std::isfinite(spec.round_s))
-    return Fail(Bad("round_s must be a number of seconds > 0").error());
-  if (spec.policies.empty()) return Fail(Bad("'policies' names none").error());
-  if (spec.sessions.empty()) return Fail(Bad("'sessions' is empty").error());
-  return spec;
-}
 
 Result<std::vector<AllocationRun>> RunAllocation(const AllocationSpec& spec) {
   std::vector<AllocationRun> runs;

@@ -12,26 +12,9 @@
 
 #include "common/error.hpp"
 #include "scheduler/model.hpp"
+#include "scheduler/sim/allocation_spec.hpp"
 
 namespace psched::sim {
-
-struct AllocationSession {
-  double submit_s = 0;
-  int ranks = 1;
-  double runtime_s = 0;   // at full speed
-  double estimate_s = 0;  // what the user said (0: the runtime)
-  std::string owner = "user";
-};
-
-struct AllocationSpec {
-  int nodes = 1;
-  int pus_per_node = 1;
-  std::vector<std::string> policies;  // each runs the whole stream on its own
-  std::string allocator = "compact";
-  std::string priority = "fcfs";
-  double round_s = 1;  // the leader's round interval (config round_interval_s)
-  std::vector<AllocationSession> sessions;
-};
 
 struct AllocationSessionResult {
   sched::SessionId id = sched::kNoSession;
@@ -47,12 +30,6 @@ struct AllocationRun {
   double mean_wait_s = 0, max_wait_s = 0, makespan_s = 0;
   int displacements = 0, refused = 0;
 };
-
-// The spec from JSON text: {"nodes", "pus_per_node", "policies": [...], "allocator",
-// "priority", "round_s", "sessions": [{"submit_s", "ranks", "runtime_s", "estimate_s",
-// "owner", "repeat", "every_s"}]} ("repeat": that many sessions, "every_s" apart).
-// Errors name the field.
-Result<AllocationSpec> ParseAllocationSpec(const std::string& json);
 
 // Runs the stream under each of the spec's policies.
 Result<std::vector<AllocationRun>> RunAllocation(const AllocationSpec& spec);
