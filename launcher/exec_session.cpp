@@ -244,7 +244,7 @@ class ExecClient {
     if (!ended) return Finish(1);
     if (reader_gone_) return Finish(128 + SIGPIPE);  // we killed it: its exits are ours
     if (ended->code != 0 && !ended->message.empty()) {
-      // The first failure, then one line for each other (daemon/leader/failure_report).
+      // The first failure, then one line for each other (scheduler/leader/failure_report).
       const std::string text = PrefixLines(
           "psched-exec: session " + std::to_string(ended->session) + ": ", ended->message + "\n");
       std::fputs(text.c_str(), stderr);

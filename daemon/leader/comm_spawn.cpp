@@ -5,7 +5,6 @@
 // allocation queues them under wait, suspends others under surpass, and a refusal
 // fails the parent's spawn with the reason. Their output and failures go to the
 // parent's launcher, labelled; they are killed when the parent session ends.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include "common/exec_args.hpp"
 #include "common/prefix_lines.hpp"
 #include "daemon/leader/leader_service.hpp"
+#include "scheduler/leader/failure_report.hpp"
 
 namespace psched::daemon {
 
@@ -44,7 +44,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
     }
   };
   LiveSession* parent = Find(ask.parent_session);
-  if (parent == nullptr || parent->failed) return refuse("the parent session is ending");
+  if (parent == nullptr || Failing(parent->id)) return refuse("the parent session is ending");
   if (auto bad = SpawnRequestProblem(ask)) return refuse(*bad);
   // Decided as any arrival (scheduler/leader/step.hpp), with the parent's policy and
   // allocator, its owner and estimate.
@@ -98,7 +98,6 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.request.ranks = ask.ranks;
   child.request.policy = request.policy;
   child.request.allocator = request.allocator;
-  child.request.kill_wait_s = parent.request.kill_wait_s;
   child.request.stdout_pty = parent.request.stdout_pty;  // they write to its launcher
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
@@ -108,8 +107,10 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.spawn_reply_service = ask.reply_service;
 }
 
-void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message) {
-  if (ParentOf(child) == 0 || child.spawn_request == 0) return;
+void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message,
+                                int64_t parent) {
+  if (parent == sched::kNoSession) parent = ParentOf(child);
+  if (parent == 0 || child.spawn_request == 0) return;
   proto::ChildSpawnReply reply;
   reply.request = child.spawn_request;
   reply.ok = ok;
@@ -117,7 +118,7 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
   // The nspace LeaderService::Spawn gave the children's SpawnOrder.
   reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
   if (!ok) {
-    reply.message = "MPI_Comm_spawn from session " + std::to_string(ParentOf(child)) +
+    reply.message = "MPI_Comm_spawn from session " + std::to_string(parent) +
                     ": children session " + std::to_string(child.id) + " " + message;
   }
   if (ok) child.launched_request = child.spawn_request;
@@ -163,31 +164,16 @@ void LeaderService::NoteToParent(const LiveSession& child, const std::string& te
 void LeaderService::ChildEnded(LiveSession& child) {
   if (ParentOf(child) == 0) return;
   AnswerSpawn(child, false, "ended before it was launched");
-  if (!child.failed) return;
-  NoteToParent(child, "failed: " + FailureText(child));
+  const sched::leader::Session* model = Model(child.id);
+  if (model == nullptr || !model->failure) return;
+  NoteToParent(child, "failed: " + sched::leader::FailureText(state_, *model));
   if (child.launched_request == 0) return;
   // Launched, then failed: the parent may still wait for them to connect (Open MPI's
   // waits 600 s). Told as a second answer to the same request; the asking node knows
   // whether anybody still waits.
   child.spawn_request = child.launched_request;
   child.launched_request = 0;
-  AnswerSpawn(child, false, "failed: " + child.message);
-}
-
-void LeaderService::KillChildren(int64_t parent) {
-  std::vector<int64_t> queued;
-  for (auto& [id, s] : sessions_) {
-    if (ParentOf(s) != parent || s.failed) continue;
-    if (Queued(id)) {
-      queued.push_back(id);
-      continue;
-    }
-    Fail(s, 128 + SIGKILL, "parent session " + std::to_string(parent) + " ended");
-  }
-  for (int64_t id : queued) {
-    if (LiveSession* s = Find(id)) AnswerSpawn(*s, false, "dropped: its parent session ended");
-    DropQueued(id, 128 + SIGKILL, "parent session ended while queued");
-  }
+  AnswerSpawn(child, false, "failed: " + model->failure->first);
 }
 
 }  // namespace psched::daemon

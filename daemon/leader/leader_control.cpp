@@ -38,7 +38,7 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
     // and fg go on below, to be told that a queued session has nothing to suspend.
     if (frame.type == proto::MsgType::kSessionSignal && Forwardable(ref->signal) &&
         ref->signal != SIGUSR1 && ref->signal != SIGUSR2)
-      DropQueued(s->id, 128 + ref->signal, "session ended while queued");
+      Kill(s->id, 128 + ref->signal, "session ended");
     return;
   }
   switch (frame.type) {
@@ -121,14 +121,10 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
   if (!ref) return client->FailAndClose(ref.error().message());
   LiveSession* s = Find(ref->session);
   if (s == nullptr) return Reply(*client, false, "no session " + std::to_string(ref->session));
-  if (frame.type == proto::MsgType::kCtlKill && Queued(s->id)) {
-    int64_t id = s->id;
-    DropQueued(id, 128 + SIGKILL, "session killed by psched-ctl kill while queued");
-    return Reply(*client, true, "session " + std::to_string(id) + " killed");
-  }
   if (frame.type == proto::MsgType::kCtlKill) {
-    Fail(*s, 128 + SIGKILL, "session killed by psched-ctl kill");
-    return Reply(*client, true, "session " + std::to_string(s->id) + " killed");
+    const int64_t id = s->id;  // a queued one is dropped, and `s` with it
+    Kill(id, 128 + SIGKILL, "session killed by psched-ctl kill");
+    return Reply(*client, true, "session " + std::to_string(id) + " killed");
   }
   // psched-ctl suspend|resume answers once every node confirmed (or the change was undone).
   const bool suspend = frame.type == proto::MsgType::kCtlSuspend;
@@ -158,7 +154,7 @@ proto::Json LeaderService::Status() const {
   }
   for (const auto& [id, cause] : state_.lost_nodes) {
     nodes.push_back({{"id", id},
-                     {"hostname", hostnames_.count(id) ? hostnames_.at(id) : ""},
+                     {"hostname", state_.hostnames.count(id) ? state_.hostnames.at(id) : ""},
                      {"state", "lost"},
                      {"cause", cause}});
   }
@@ -173,12 +169,12 @@ proto::Json LeaderService::Status() const {
     const sched::Session* model = state_.snapshot.Find(id);
     const sched::leader::Session* decided = Model(id);
     const bool stopped_by_user = decided != nullptr && decided->stopped_by_user;
-    std::string state = model ? sched::SessionStateName(model->state) : "ending";
-    if (s.failed) state = "ending";
+    const bool failing = decided != nullptr && decided->failure;
+    std::string state = model && !failing ? sched::SessionStateName(model->state) : "ending";
     // Why it is in that state, for people: "suspended by 3", "queued at position 2".
     std::string detail = state;
     proto::Json placement = proto::Json::array();
-    if (model != nullptr && !s.failed) {
+    if (model != nullptr && !failing) {
       std::string by = std::to_string(model->displaced_by);
       if (model->state == sched::SessionState::kSuspended && model->displaced_by >= 0) {
         detail = "suspended by " + by;
@@ -214,7 +210,7 @@ proto::Json LeaderService::Status() const {
                         {"start", epoch_now - (now - s.start)},
                         {"elapsed_s", now - s.start}});
     // The priority module's value orders the queue (squeue's PRIORITY): queued only.
-    if (model != nullptr && !s.failed && model->state == sched::SessionState::kQueued) {
+    if (model != nullptr && !failing && model->state == sched::SessionState::kQueued) {
       sessions.back()["priority"] = model->request.priority;
       // As the policy said when it queued the session (psched-ctl top's queue).
       sessions.back()["wait_reason"] = s.wait_reason;

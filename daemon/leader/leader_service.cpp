@@ -10,9 +10,9 @@
 
 #include "common/exec_args.hpp"
 #include "common/timeval.hpp"
-#include "daemon/leader/failure_report.hpp"
 #include "pmi/wireup.hpp"
 #include "policies/queue.hpp"
+#include "scheduler/leader/failure_report.hpp"
 #include "scheduler/leader/round.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
 
@@ -132,11 +132,6 @@ LeaderService::LiveSession* LeaderService::Find(int64_t id) {
   return it == sessions_.end() ? nullptr : &it->second;
 }
 
-std::string LeaderService::NodeName(int node) const {
-  auto it = hostnames_.find(node);
-  return "node " + std::to_string(node) + (it == hostnames_.end() ? "" : " (" + it->second + ")");
-}
-
 void LeaderService::NodeJoined(const proto::NodeJoin& join) {
   sched::NodeTopology topo;
   for (const auto& pu : join.pus) topo.pus.push_back(sched::Pu{pu.core, pu.package});
@@ -145,7 +140,7 @@ void LeaderService::NodeJoined(const proto::NodeJoin& join) {
   state_.snapshot.nodes.push_back(sched::Node::Make(join.node, join.hostname, std::move(topo)));
   std::sort(state_.snapshot.nodes.begin(), state_.snapshot.nodes.end(),
             [](const sched::Node& a, const sched::Node& b) { return a.id < b.id; });
-  hostnames_[join.node] = join.hostname;
+  state_.hostnames[join.node] = join.hostname;
   peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json::object());
   if (static_cast<int>(state_.snapshot.nodes.size()) != expected_nodes_) return;
   BuildPriority();
@@ -207,6 +202,7 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   ask.estimate_s = req->estimate_s;
   ask.allocator = *allocator;
   arrival.policy = *policy;
+  arrival.kill_wait_s = req->kill_wait_s >= 0 ? req->kill_wait_s : config_.kill_wait_s;
   metrics_.ApplyTo(state_.snapshot, /*links=*/true);
   sched::leader::Outcome decided = Step(arrival);
   if (decided.refused) return SendError(*client, *decided.refused);
@@ -256,18 +252,13 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
   sched::leader::Outcome done =
       Step(sched::leader::PlanCarriedOut{plan, before, arrival, std::move(failure)});
   if (!ok) return PlanFailed(done);
-  std::vector<int64_t> never_started;
+  EndSessions(done);
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
-        if (auto lost = done.on_lost_node.find(s->id); lost != done.on_lost_node.end())
-          Fail(*s, 1, LostMessage(lost->second, "before it could start"));
-        // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
-        // say): it must not start with nobody attached. Ending it gives back its slots
-        // and resumes whom the plan suspended for it.
-        if (s->failed) {
-          AnswerSpawn(*s, false, s->message);
-          never_started.push_back(s->id);
+        // Failed while the plan ran: it never starts (Finish below ends it).
+        if (std::ranges::find(done.ended, s->id) != done.ended.end()) {
+          AnswerSpawn(*s, false, Model(s->id)->failure->first);
           continue;
         }
         Spawn(*spawn, s->request, *s);
@@ -284,7 +275,7 @@ void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& bef
       }
     }
   }
-  for (int64_t id : never_started) Finish(id);
+  for (int64_t id : done.ended) Finish(id);
   RunDeferred();
 }
 
@@ -356,17 +347,6 @@ bool LeaderService::Queued(int64_t id) const {
   return model != nullptr && model->state == sched::SessionState::kQueued;
 }
 
-void LeaderService::DropQueued(int64_t id, int code, const std::string& message) {
-  LiveSession* s = Find(id);
-  if (s == nullptr) return;
-  if (auto c = s->launcher.lock())
-    c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, message}));
-  // Queued children of MPI_Comm_spawn: their parent waits in the call for this answer.
-  AnswerSpawn(*s, false, message);
-  sched::leader::Drop(state_, id);
-  sessions_.erase(id);
-}
-
 void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
                           LiveSession& s) {
   proto::SpawnOrder order;
@@ -389,9 +369,9 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   for (const sched::RankSlots& r : layout.ranks)
     order.ranks.push_back(proto::RankSpec{r.rank, r.node, local_count[r.node]++, r.pus});
   int max_node = 0;
-  for (const auto& [id, name] : hostnames_) max_node = std::max(max_node, id);
+  for (const auto& [id, name] : state_.hostnames) max_node = std::max(max_node, id);
   order.hostnames.resize(static_cast<size_t>(max_node) + 1);
-  for (const auto& [id, name] : hostnames_) order.hostnames[static_cast<size_t>(id)] = name;
+  for (const auto& [id, name] : state_.hostnames) order.hostnames[static_cast<size_t>(id)] = name;
   s.nodes = spawn.placement.Nodes();
   s.rank0_node = spawn.placement.ranks.empty() ? 0 : spawn.placement.ranks.front().node;
   if (auto c = s.launcher.lock())
@@ -400,17 +380,13 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
 }
 
 void LeaderService::OnClientClosed(Connection& client) {
-  std::vector<int64_t> queued;
+  std::vector<int64_t> gone;
   for (auto& [id, s] : sessions_) {
     if (s.launcher_key != &client) continue;
     s.launcher_key = nullptr;
-    if (Queued(id)) {
-      queued.push_back(id);
-    } else {
-      Fail(s, 128 + SIGKILL, "launcher disconnected");
-    }
+    gone.push_back(id);
   }
-  for (int64_t id : queued) DropQueued(id, 128 + SIGKILL, "launcher disconnected");
+  for (int64_t id : gone) Kill(id, 128 + SIGKILL, "launcher disconnected");
 }
 
 void LeaderService::OnNodeFrame(proto::Frame&& frame) {
@@ -492,34 +468,35 @@ void LeaderService::ReleaseOutput(LiveSession& s) {
   peers_.Send(s.nodes, proto::MsgType::kIoFlow, proto::Json(proto::OutputFlow{s.id, false}));
 }
 
-void LeaderService::Fail(LiveSession& s, int code, std::string message) {
-  if (s.failed) return;
-  // Its ranks' pipes must drain to their end for the nodes to report the session done.
-  ReleaseOutput(s);
-  s.failed = true;
-  s.code = code;
-  s.message = std::move(message);
-  const sched::leader::Session* model = Model(s.id);
-  if (model != nullptr && !model->running_on.empty()) {
-    const std::vector<int> alive(model->running_on.begin(), model->running_on.end());
-    peers_.Send(alive, proto::MsgType::kSessionKill,
-                proto::Json(proto::KillOrder{s.id, KillWaitOf(s)}));
-  }
-  KillChildren(s.id);  // no orphans of MPI_Comm_spawn
+void LeaderService::Kill(int64_t id, int code, const std::string& why) {
+  EndSessions(Step(sched::leader::SessionKilled{id, code, why}));
 }
 
-double LeaderService::KillWaitOf(const LiveSession& s) const {
-  return s.request.kill_wait_s >= 0 ? s.request.kill_wait_s : config_.kill_wait_s;
+void LeaderService::EndSessions(const sched::leader::Outcome& outcome) {
+  for (const sched::leader::Outcome::Kill& kill : outcome.kills) {
+    // Its ranks' pipes must drain to their end for the nodes to report the session done.
+    if (LiveSession* s = Find(kill.session)) ReleaseOutput(*s);
+    if (!kill.nodes.empty()) {
+      peers_.Send(kill.nodes, proto::MsgType::kSessionKill,
+                  proto::Json(proto::KillOrder{kill.session, kill.kill_wait_s}));
+    }
+  }
+  for (const sched::leader::Outcome::Dropped& drop : outcome.dropped) {
+    LiveSession* s = Find(drop.session);
+    if (s == nullptr) continue;
+    if (auto c = s->launcher.lock()) {
+      c->Send(proto::Encode(proto::MsgType::kSessionEnded,
+                            proto::SessionEnded{drop.session, drop.code, drop.text}));
+    }
+    // Queued children of MPI_Comm_spawn: their parent waits in the call for this answer.
+    AnswerSpawn(*s, false, drop.text, drop.parent);
+    sessions_.erase(drop.session);
+  }
 }
 
 void LeaderService::RankFailed(const proto::RankExit& e) {
-  LiveSession* s = Find(e.session);
-  // Each failure comes twice (at once, and in node_done): it counts once.
-  if (s == nullptr || !s->failed_ranks.insert(e.rank).second) return;
-  if (s->failed) return s->later_failures.push_back(e);
-  Fail(*s, e.code,
-       "rank " + std::to_string(e.rank) + " on " + NodeName(e.node) + " " + e.cause +
-           (s->ranks > 1 ? "; the other ranks were killed" : ""));
+  EndSessions(
+      Step(sched::leader::RankFailed{{e.session, e.rank, e.node, e.code, e.signal, e.cause}}));
 }
 
 void LeaderService::NodeDone(const proto::NodeDone& done) {
@@ -530,47 +507,38 @@ void LeaderService::NodeDone(const proto::NodeDone& done) {
   for (int64_t id : Step(sched::leader::NodeDone{done.session, done.node}).ended) Finish(id);
 }
 
-std::string LeaderService::FailureText(const LiveSession& s) const {
-  if (!s.failed) return s.message;
-  return DescribeFailures(s.message, s.later_failures, KillWaitOf(s),
-                          [this](int node) { return NodeName(node); });
-}
-
 void LeaderService::Finish(int64_t id) {
   if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
   if (!sessions_.contains(id)) return;  // ended meanwhile (a failed arrival, a drop)
   LiveSession& s = sessions_.at(id);
   if (auto c = s.launcher.lock()) {
-    c->Send(proto::Encode(proto::MsgType::kSessionEnded,
-                          proto::SessionEnded{id, s.failed ? s.code : 0, FailureText(s)}));
+    const sched::leader::Session* model = Model(id);
+    const int code = model != nullptr && model->failure ? model->failure->code : 0;
+    const std::string text = model != nullptr ? sched::leader::FailureText(state_, *model) : "";
+    c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, text}));
   }
   const bool spawned = !s.nodes.empty();  // not a session that ended before its spawn
   ChildEnded(s);
-  KillChildren(id);
   sessions_.erase(id);
   metrics_.ApplyTo(state_.snapshot, /*links=*/true);
-  Execute(Step(sched::leader::End{id, spawned}).plan, nullptr, 0);
-}
-
-std::string LeaderService::LostMessage(int node, const std::string& when) const {
-  auto cause = state_.lost_nodes.find(node);
-  return "lost " + NodeName(node) + " (its daemon is gone: " +
-         (cause == state_.lost_nodes.end() ? std::string("unknown cause") : cause->second) + ")" +
-         (when.empty() ? "" : " " + when);
+  // Its children still running are killed with it, queued ones dropped.
+  sched::leader::Outcome ended = Step(sched::leader::End{id, spawned});
+  EndSessions(ended);
+  Execute(ended.plan, nullptr, 0);
 }
 
 void LeaderService::NodesLost(const proto::NodeLost& lost) {
   executor_.NodesLost(lost.nodes);
   for (int n : lost.nodes) {
-    std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", NodeName(n).c_str(), lost.cause.c_str());
+    std::fprintf(stderr, "pschedd[0]: lost %s: %s\n", state_.NodeName(n).c_str(),
+                 lost.cause.c_str());
     metrics_.Forget(n);
   }
   sched::leader::Outcome hit = Step(sched::leader::NodesLost{lost.nodes, lost.cause});
   // The others stop probing the lost nodes.
   if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(state_.lost_nodes.size())))
     peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
-  for (const auto& [id, node] : hit.on_lost_node)
-    if (LiveSession* s = Find(id)) Fail(*s, 1, LostMessage(node));
+  EndSessions(hit);
   for (int64_t id : hit.ended) Finish(id);
   // Collectives waiting for a lost participant fail on every node (tree_collective.hpp).
   peers_.Send({}, proto::MsgType::kCollAbort,

@@ -1,7 +1,7 @@
 // The leader's handlers: what arrives is decoded into an event of the pure leader
-// (scheduler/leader/step.hpp), whose plan is carried out on the nodes; beside its
-// state the service keeps the sessions' launchers and nodes, the end of sessions
-// (first failing rank wins, the rest are killed), lost nodes and psched-ctl requests.
+// (scheduler/leader/step.hpp), whose plan, kills and drops are carried out on the nodes
+// and told to the launchers; beside its state the service keeps the sessions'
+// launchers, output flow, the MPI_Comm_spawn answers owed and psched-ctl requests.
 // Only node 0 runs one. It talks to nodes only through PeerLink messages.
 #pragma once
 
@@ -86,16 +86,14 @@ class LeaderService {
   static void SendError(Connection& c, const std::string& message);
 
   // What carrying a session out needs beside its decision state (state_.sessions:
-  // policy, allocator, MPI_Comm_spawn parent, the user's stop).
+  // policy, allocator, MPI_Comm_spawn parent, the user's stop, the nodes running it,
+  // its failure).
   struct LiveSession {
     int64_t id = 0;
     std::weak_ptr<Connection> launcher;
     const Connection* launcher_key = nullptr;
     std::vector<int> nodes;
     int rank0_node = 0;
-    bool failed = false;
-    int code = 0;
-    std::string message;
     std::string owner, command;
     int ranks = 0, threads = 1;
     double start = 0;
@@ -117,14 +115,15 @@ class LeaderService {
     // The session whose surpass yielded because it connected to this one (YieldTo):
     // status says "sidestepped by N, was surpassed: N connected to it". 0: none.
     int64_t yielded_to = 0;
-    // Ranks whose non-zero exit was heard (each is reported at once and in node_done),
-    // and those after the first failure, listed to the launcher at the end.
-    std::set<int> failed_ranks;
-    std::vector<proto::RankExit> later_failures;
   };
   // The session MPI_Comm_spawn'ed `s` (0: none, a launch).
   int64_t ParentOf(const LiveSession& s) const;
   const sched::leader::Session* Model(int64_t id) const { return state_.Find(id); }
+  // Ending: its first failure or a kill was decided (sched::leader::Failure).
+  bool Failing(int64_t id) const {
+    const sched::leader::Session* model = Model(id);
+    return model != nullptr && model->failure.has_value();
+  }
   // What the step decides with (the priority module is the one of the moment).
   sched::leader::Deciders Deciders();
   // Steps the leader's state with `event` at Now().
@@ -135,6 +134,7 @@ class LeaderService {
              LiveSession& session);
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
+  // A RankFailed step.
   void RankFailed(const proto::RankExit& exit);
   // Flow control of a session's output to a launcher that does not keep up. The
   // launcher is the session's own or, for MPI_Comm_spawn children, their parent's.
@@ -143,13 +143,14 @@ class LeaderService {
   void ReleaseOutput(LiveSession& s);
   void NodeDone(const proto::NodeDone& done);
   void NodesLost(const proto::NodeLost& lost);
-  // "lost node 1 (host) (its daemon is gone: CAUSE) WHEN": what its sessions' launchers print.
-  std::string LostMessage(int node, const std::string& when = "") const;
-  // Ends the session: its ranks get SIGTERM, then SIGKILL after its kill wait.
-  void Fail(LiveSession& s, int code, std::string message);
-  double KillWaitOf(const LiveSession& s) const;
-  // The first failure and the others (failure_report.hpp), for the launcher.
-  std::string FailureText(const LiveSession& s) const;
+  // A SessionKilled step (psched-ctl kill, launcher gone, a fatal signal while queued):
+  // a running session's ranks get SIGTERM, then SIGKILL after its kill wait; a queued
+  // one is dropped.
+  void Kill(int64_t id, int code, const std::string& why);
+  // Carries out what a step ended: the kill orders of the sessions that failed (their
+  // output released first, so that their pipes drain to the end), and the queued
+  // sessions dropped, told to their launcher or waiting parent and forgotten.
+  void EndSessions(const sched::leader::Outcome& outcome);
   void Finish(int64_t id);
   // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes,
   // but none on sessions the user stopped: sched::leader::NodePlan); `then` gets the
@@ -175,8 +176,6 @@ class LeaderService {
   void PlanFailed(const sched::leader::Outcome& undone);
   void NoteToLauncher(const LiveSession& s, const std::string& text);
   static void OnPlanTimeout(evutil_socket_t, short, void* arg);
-  // Ends a session that is still queued (killed, launcher gone) without an end plan.
-  void DropQueued(int64_t id, int code, const std::string& message);
   bool Queued(int64_t id) const;
   // Suspended by a surpass: only the end of its displacer resumes it.
   bool DisplacedByPolicy(int64_t id) const;
@@ -195,7 +194,9 @@ class LeaderService {
   std::string YieldedDetail(const LiveSession& s, const sched::Session& model) const;
   // comm_spawn.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
-  void AnswerSpawn(LiveSession& child, bool ok, const std::string& message);
+  // `parent`: the children's MPI_Comm_spawn parent when the state no longer has them.
+  void AnswerSpawn(LiveSession& child, bool ok, const std::string& message,
+                   int64_t parent = sched::kNoSession);
   // OnSpawnRequest's check of the request itself: the refusal the parent's launcher is told.
   static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
@@ -203,9 +204,7 @@ class LeaderService {
   void SendSpawnReply(int node, const std::string& service, const proto::ChildSpawnReply& reply);
   void ForwardChildOutput(LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);
-  void KillChildren(int64_t parent);
   void NoteToParent(const LiveSession& child, const std::string& text);
-  std::string NodeName(int node) const;
   LiveSession* Find(int64_t id);
   double Now() const;
 
@@ -226,7 +225,6 @@ class LeaderService {
   // policy, allocator, parent and user stop, the owners' histories, the lost nodes.
   sched::leader::State state_;
   monitor::MetricsBoard metrics_;  // what the nodes' monitors measured
-  std::map<int, std::string> hostnames_;
   std::map<int64_t, LiveSession> sessions_;
   // The config's module once every node has joined (BuildPriority); fcfs before that
   // and when the config's cannot be built.

@@ -1,5 +1,7 @@
 #include "scheduler/leader/step.hpp"
 
+#include <signal.h>
+
 #include "policies/policy_registry.hpp"
 #include "policies/yield.hpp"
 #include "scheduler/leader/arrival.hpp"
@@ -76,16 +78,95 @@ Outcome Arrive(State& state, Arrival arrival, double now, Deciders& deciders) {
     state.histories.Forget(request.id);
     return Refuse(request.id, *refused);
   }
-  state.sessions[request.id] =
-      leader::Session{request.id, arrival.policy, request.allocator, arrival.parent, false};
+  leader::Session& s = state.sessions[request.id];
+  s = leader::Session{request.id, arrival.policy, request.allocator, arrival.parent};
+  s.kill_wait_s = parent != nullptr ? parent->kill_wait_s : arrival.kill_wait_s;
   return {request.id, request, std::move(plan), std::nullopt};
+}
+
+bool Queued(const State& state, SessionId id) {
+  const sched::Session* model = state.snapshot.Find(id);
+  return model != nullptr && model->state == SessionState::kQueued;
+}
+
+// "lost node 1 (host) (its daemon is gone: CAUSE) WHEN": what its sessions' launchers print.
+std::string LostMessage(const State& state, int node, const std::string& when = "") {
+  auto cause = state.lost_nodes.find(node);
+  return "lost " + state.NodeName(node) + " (its daemon is gone: " +
+         (cause == state.lost_nodes.end() ? std::string("unknown cause") : cause->second) + ")" +
+         (when.empty() ? "" : " " + when);
+}
+
+// A queued session leaves without an end plan: nothing of it runs.
+void DropQueued(State& state, SessionId id, int code, std::string text, Outcome& out) {
+  out.dropped.push_back({id, state.Find(id)->parent, code, std::move(text)});
+  Drop(state, id);
+}
+
+void Fail(State& state, SessionId id, int code, std::string why, Outcome& out);
+
+// No orphans of MPI_Comm_spawn: the children of a session that ends or fails are killed,
+// queued ones dropped (their parent no longer waits for them).
+void EndChildren(State& state, SessionId parent, Outcome& out) {
+  std::vector<SessionId> children;
+  for (const auto& [id, s] : state.sessions)
+    if (s.parent == parent && !s.failure) children.push_back(id);
+  for (SessionId id : children) {
+    if (Queued(state, id)) {
+      DropQueued(state, id, 128 + SIGKILL, "dropped: its parent session ended", out);
+    } else {
+      Fail(state, id, 128 + SIGKILL, "parent session " + std::to_string(parent) + " ended", out);
+    }
+  }
+}
+
+// The session ends with `why`: the nodes running it kill its ranks, and its children.
+// The first failure wins; it stays in the state until the session's End.
+void Fail(State& state, SessionId id, int code, std::string why, Outcome& out) {
+  auto it = state.sessions.find(id);
+  if (it == state.sessions.end() || it->second.failure) return;
+  leader::Session& s = it->second;
+  s.failure = Failure{code, std::move(why), {}};
+  out.kills.push_back({id, {s.running_on.begin(), s.running_on.end()}, s.kill_wait_s});
+  EndChildren(state, id, out);
+}
+
+Outcome RankFailedStep(State& state, const RankExit& e) {
+  Outcome out{e.session, {}, {}, std::nullopt};
+  auto it = state.sessions.find(e.session);
+  // Each failure comes twice (at once, and in node_done): it counts once.
+  if (it == state.sessions.end() || !it->second.failed_ranks.insert(e.rank).second) return out;
+  if (it->second.failure) {
+    it->second.failure->later.push_back(e);
+    return out;
+  }
+  const sched::Session* model = state.snapshot.Find(e.session);
+  const bool others = model != nullptr && model->request.ranks > 1;
+  Fail(state, e.session, e.code,
+       "rank " + std::to_string(e.rank) + " on " + state.NodeName(e.node) + " " + e.cause +
+           (others ? "; the other ranks were killed" : ""),
+       out);
+  return out;
+}
+
+Outcome Killed(State& state, const SessionKilled& kill) {
+  Outcome out{kill.session, {}, {}, std::nullopt};
+  if (!state.sessions.contains(kill.session)) return out;
+  if (Queued(state, kill.session)) {
+    DropQueued(state, kill.session, kill.code, kill.why + " while queued", out);
+  } else {
+    Fail(state, kill.session, kill.code, kill.why, out);
+  }
+  return out;
 }
 
 Outcome Ended(State& state, const End& end, double now, Deciders& deciders) {
   const sched::Session* model = state.snapshot.Find(end.session);
   const sched::Session ended = model ? *model : sched::Session{};
+  if (!state.sessions.contains(end.session)) return {};
+  Outcome out{end.session, {}, {}, std::nullopt};
+  EndChildren(state, end.session, out);
   auto it = state.sessions.find(end.session);
-  if (it == state.sessions.end()) return {};
   const config::ResolvedPolicy policy = it->second.policy;
   state.sessions.erase(it);
   RemoveSession(state.snapshot, end.session);
@@ -98,14 +179,14 @@ Outcome Ended(State& state, const End& end, double now, Deciders& deciders) {
   }
   // Every session's policy was resolved at its arrival (a child's is its parent's).
   auto decider = policies::MakePolicy(policy.name, policy.options);
-  if (!decider) return {};
+  if (!decider) return out;
   // The default allocator as every other decision reaches it: the one instance of that
   // name, built with the admin's settings.
   auto allocator = deciders.allocators.Get(deciders.default_allocator);
-  if (!allocator) return {};
+  if (!allocator) return out;
   prio::AssignPriorities(deciders.priority, state.histories, state.snapshot);
-  return {
-      end.session, {}, DecideEnd(state.snapshot, ended, **allocator, decider->get()), std::nullopt};
+  out.plan = DecideEnd(state.snapshot, ended, **allocator, decider->get());
+  return out;
 }
 
 Outcome Round(State& state, double now, Deciders& deciders) {
@@ -205,12 +286,22 @@ Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Decider
     for (const Action& action : done.plan.actions) {
       const auto* spawn = std::get_if<SpawnAction>(&action);
       if (spawn == nullptr) continue;
+      auto it = state.sessions.find(spawn->session);
+      if (it == state.sessions.end()) continue;
+      // Its ranks there would never start, and the session never end.
       if (auto lost = LostNodeOf(state, spawn->placement)) {
         out.on_lost_node[spawn->session] = *lost;
-      } else if (auto it = state.sessions.find(spawn->session); it != state.sessions.end()) {
-        const std::vector<int> nodes = spawn->placement.Nodes();
-        it->second.running_on = {nodes.begin(), nodes.end()};
+        Fail(state, spawn->session, 1, LostMessage(state, *lost, "before it could start"), out);
       }
+      // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
+      // say): it must not start with nobody attached. Its end gives back its slots and
+      // resumes whom the plan suspended for it.
+      if (it->second.failure) {
+        out.ended.push_back(spawn->session);
+        continue;
+      }
+      const std::vector<int> nodes = spawn->placement.Nodes();
+      it->second.running_on = {nodes.begin(), nodes.end()};
     }
     return out;
   }
@@ -251,13 +342,16 @@ Outcome Lost(State& state, const NodesLost& lost) {
     std::erase_if(state.snapshot.nodes, [n](const Node& node) { return node.id == n; });
   }
   for (auto& [id, s] : state.sessions) {
-    bool hit = false;  // queued sessions and arrivals in flight run on no node yet
-    for (int n : lost.nodes) {
-      if (!s.running_on.erase(n)) continue;
-      hit = true;
-      out.on_lost_node.try_emplace(id, n);
-    }
-    if (hit && s.running_on.empty()) out.ended.push_back(id);
+    // Queued sessions and arrivals in flight run on no node yet.
+    for (int n : lost.nodes)
+      if (s.running_on.erase(n)) out.on_lost_node.try_emplace(id, n);
+  }
+  // Killed on the nodes left, once none of them counts a lost node.
+  const std::map<SessionId, int> hit = out.on_lost_node;
+  for (const auto& [id, node] : hit) Fail(state, id, 1, LostMessage(state, node), out);
+  for (const auto& [id, node] : hit) {
+    const leader::Session* s = state.Find(id);
+    if (s != nullptr && s->running_on.empty()) out.ended.push_back(id);
   }
   return out;
 }
@@ -274,6 +368,9 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
     return CarriedOut(state, *done, now, deciders);
   if (const auto* done = std::get_if<NodeDone>(&event)) return NodeFinished(state, *done);
   if (const auto* lost = std::get_if<NodesLost>(&event)) return Lost(state, *lost);
+  if (const auto* failed = std::get_if<RankFailed>(&event))
+    return RankFailedStep(state, failed->exit);
+  if (const auto* kill = std::get_if<SessionKilled>(&event)) return Killed(state, *kill);
   return Control(state, std::get<UserControl>(event));
 }
 

@@ -36,10 +36,13 @@ struct Arrival {
   SessionRequest request;
   config::ResolvedPolicy policy;
   SessionId parent = kNoSession;
+  // SIGTERM..SIGKILL when it fails, resolved (children take their parent's).
+  double kill_wait_s = 0;
 };
 
 // A session ended on every node: its slots are freed and its policy decides who takes
-// them. `ran`: it was started (its runtime joins its owner's history).
+// them; its MPI_Comm_spawn children still running are killed (no orphans), queued ones
+// dropped. `ran`: it was started (its runtime joins its owner's history).
 struct End {
   SessionId session = kNoSession;
   bool ran = false;
@@ -89,8 +92,24 @@ struct NodesLost {
   std::string cause;
 };
 
+// A rank of `exit.session` failed (session.rank_exited, and again in session.node_done:
+// counted once). The first failure ends the session: its other ranks are killed, and
+// so are its MPI_Comm_spawn children. Later ones are listed to its launcher at the end.
+struct RankFailed {
+  RankExit exit;
+};
+
+// The session is ended from outside: psched-ctl kill, its launcher gone, a fatal
+// signal while queued. Running, it fails with `code` and `why` (its ranks and
+// children are killed); queued, it is dropped with "`why` while queued".
+struct SessionKilled {
+  SessionId session = kNoSession;
+  int code = 0;
+  std::string why;
+};
+
 using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect, PlanCarriedOut, NodeDone,
-                           NodesLost>;
+                           NodesLost, RankFailed, SessionKilled>;
 
 // Something a session's launcher is told (its MPI_Comm_spawn parent's, for children):
 // "psched: session N <text>".
@@ -111,12 +130,33 @@ struct Outcome {
   std::optional<std::string> refused;
   std::vector<std::string> log;  // for people: what was decided and why (the daemon's log)
   std::vector<Note> notes;       // PlanCarriedOut: what the sessions' launchers are told
-  // Sessions with ranks on a lost node (-> that node), which fail: NodesLost's, and
-  // PlanCarriedOut's sessions started on a node lost meanwhile (their ranks there would
-  // never start, and the session never end: they end unstarted).
+  // Sessions that failed in this step (their Failure is in the state until their End):
+  // a rank's failure, a kill, a lost node (NodesLost's sessions with ranks there, and
+  // PlanCarriedOut's started on a node lost meanwhile), their parent's failure or end.
+  // The nodes still running each are to kill its ranks (SIGTERM, then SIGKILL after
+  // kill_wait_s); `nodes` is empty for one that runs nowhere yet.
+  struct Kill {
+    SessionId session = kNoSession;
+    std::vector<int> nodes;
+    double kill_wait_s = 0;
+  };
+  std::vector<Kill> kills;
+  // Of those, the sessions that failed for a lost node (-> that node): NodesLost's with
+  // ranks there, PlanCarriedOut's started there.
   std::map<SessionId, int> on_lost_node;
-  // NodeDone, NodesLost: sessions no node runs any more; their End step follows once
-  // the launcher is told.
+  // Queued sessions killed (SessionKilled, the end or failure of their parent): they
+  // left the state without an end plan; their launcher (or waiting parent, as the
+  // state no longer says: `parent`) is told `text` and the caller forgets them.
+  struct Dropped {
+    SessionId session = kNoSession;
+    SessionId parent = kNoSession;
+    int code = 0;
+    std::string text;
+  };
+  std::vector<Dropped> dropped;
+  // NodeDone, NodesLost: sessions no node runs any more; PlanCarriedOut: sessions it
+  // was to start that failed meanwhile (killed, a node lost), never started. Their End
+  // step follows once the launcher is told.
   std::vector<SessionId> ended;
 };
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include "scheduler/leader/failure_report.hpp"
 #include "scheduler/priorities/fcfs.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
 
@@ -50,6 +53,16 @@ class StepTest : public ::testing::Test {
       const auto* r = std::get_if<ResumeAction>(&a);
       return r != nullptr && r->session == id;
     });
+  }
+  // The sessions the step failed -> the nodes told to kill their ranks.
+  static std::map<SessionId, std::vector<int>> Kills(const Outcome& out) {
+    std::map<SessionId, std::vector<int>> kills;
+    for (const Outcome::Kill& k : out.kills) kills[k.session] = k.nodes;
+    return kills;
+  }
+  std::string FirstFailure(SessionId id) const {
+    const Session* s = state_.Find(id);
+    return s != nullptr && s->failure ? s->failure->first : "(no failure)";
   }
   static bool Starts(const Plan& plan, SessionId id) {
     return Has(plan, [id](const Action& a) {
@@ -258,6 +271,10 @@ TEST_F(StepTest, ANodeLostWhileAPlanRanStaysLostAndNoSessionStartsThere) {
   Outcome done = Do(PlanCarriedOut{surpass.plan, before, 2, std::nullopt}, 2);
   EXPECT_FALSE(done.refused);
   EXPECT_EQ(done.on_lost_node, (std::map<SessionId, int>{{2, 1}}));
+  EXPECT_EQ(Kills(done), (std::map<SessionId, std::vector<int>>{{2, {}}})) << "it runs nowhere";
+  EXPECT_EQ(done.ended, std::vector<SessionId>{2}) << "it never starts";
+  EXPECT_EQ(FirstFailure(2),
+            "lost node 1 (its daemon is gone: its daemon was killed) before it could start");
   EXPECT_TRUE(done.notes.empty());
   state_ = lost;
   Outcome undone = Do(PlanCarriedOut{surpass.plan, before, 2, "node 0: timeout"}, 2);
@@ -286,6 +303,9 @@ TEST_F(StepTest, ASessionEndsWhenEveryNodeReportedItDoneAndALostNodeFailsItsSess
   state_ = running;
   Outcome lost = Do(NodesLost{{1}, "its daemon was killed"}, 2);
   EXPECT_EQ(lost.on_lost_node, (std::map<SessionId, int>{{1, 1}}));
+  EXPECT_EQ(Kills(lost), (std::map<SessionId, std::vector<int>>{{1, {0}}}))
+      << "node 0 kills the ranks it runs";
+  EXPECT_EQ(FirstFailure(1), "lost node 1 (its daemon is gone: its daemon was killed)");
   EXPECT_TRUE(lost.ended.empty()) << "node 0 still runs session 1's other ranks";
   EXPECT_EQ(state_.lost_nodes.at(1), "its daemon was killed");
   ASSERT_EQ(state_.snapshot.nodes.size(), 1u);
@@ -293,7 +313,91 @@ TEST_F(StepTest, ASessionEndsWhenEveryNodeReportedItDoneAndALostNodeFailsItsSess
   state_ = running;
   Outcome both = Do(NodesLost{{0, 1}, "the switch died"}, 2);
   EXPECT_EQ(both.on_lost_node, (std::map<SessionId, int>{{1, 0}}));
+  EXPECT_EQ(Kills(both), (std::map<SessionId, std::vector<int>>{{1, {}}}));
+  EXPECT_EQ(FirstFailure(1), "lost node 0 (its daemon is gone: the switch died)");
   EXPECT_EQ(both.ended, std::vector<SessionId>{1});
+}
+
+// The first failing rank ends its session: the nodes running it kill the rest after
+// its kill wait. Every failure is reported twice (at once and in node_done) and counts
+// once; later ones are listed to the launcher, not those the leader's SIGTERM ended.
+TEST_F(StepTest, TheFirstFailingRankEndsItsSessionAndLaterOnesAreListedOnce) {
+  state_.hostnames[0] = "n0";
+  const Snapshot empty = state_.snapshot;
+  Arrival a;
+  a.request.ranks = 3;
+  a.request.allocator = "compact";
+  a.policy = Policy("wait");
+  a.kill_wait_s = 2.5;
+  Outcome started = Do(a, 0);
+  ApplyPlan(state_.snapshot, started.plan, &started.request);
+  ASSERT_TRUE(Do(PlanCarriedOut{started.plan, empty, 1, std::nullopt}, 0).kills.empty());
+  Outcome first = Do(RankFailed{{1, 2, 0, 3, 0, "exited with status 3"}}, 1);
+  ASSERT_EQ(first.kills.size(), 1u);
+  EXPECT_EQ(first.kills[0].session, 1);
+  EXPECT_EQ(first.kills[0].nodes, std::vector<int>{0});
+  EXPECT_DOUBLE_EQ(first.kills[0].kill_wait_s, 2.5);
+  ASSERT_TRUE(state_.Find(1)->failure);
+  EXPECT_EQ(state_.Find(1)->failure->code, 3);
+  EXPECT_EQ(FirstFailure(1),
+            "rank 2 on node 0 (n0) exited with status 3; the other ranks were killed");
+  EXPECT_TRUE(Do(RankFailed{{1, 2, 0, 3, 0, "exited with status 3"}}, 2).kills.empty())
+      << "node_done's report of the same rank";
+  EXPECT_TRUE(Do(RankFailed{{1, 0, 0, 143, SIGTERM, "killed by signal 15"}}, 2).kills.empty());
+  EXPECT_TRUE(Do(RankFailed{{1, 1, 0, 4, 0, "exited with status 4"}}, 2).kills.empty());
+  EXPECT_TRUE(Do(RankFailed{{1, 1, 0, 4, 0, "exited with status 4"}}, 2).kills.empty());
+  EXPECT_EQ(state_.Find(1)->failure->later.size(), 2u) << "each rank once";
+  EXPECT_EQ(FailureText(state_, *state_.Find(1)),
+            "rank 2 on node 0 (n0) exited with status 3; the other ranks were killed\n"
+            "  also rank 1 on node 0 (n0) exited with status 4");
+  EXPECT_TRUE(Do(RankFailed{{7, 0, 0, 1, 0, "exited with status 1"}}, 2).kills.empty())
+      << "no session 7";
+}
+
+// A kill (psched-ctl, a launcher gone) ends a running session, and with it its
+// MPI_Comm_spawn children: those running are killed too, those queued dropped (their
+// parent waits for them no more). A queued session killed is dropped, no end plan.
+TEST_F(StepTest, AKillEndsASessionItsRunningChildrenAndDropsItsQueuedOnes) {
+  const Snapshot empty = state_.snapshot;
+  Outcome parent = Arrive(2, "wait", 0);
+  ASSERT_FALSE(Do(PlanCarriedOut{parent.plan, empty, 1, std::nullopt}, 0).refused);
+  const Snapshot one = state_.snapshot;
+  Outcome child = Arrive(1, "wait", 1, /*parent=*/1);
+  ASSERT_TRUE(Starts(child.plan, 2));
+  Do(PlanCarriedOut{child.plan, one, 2, std::nullopt}, 1);
+  ASSERT_FALSE(Arrive(2, "wait", 2, /*parent=*/1).refused);  // queued for session 1's slots
+  ASSERT_EQ(state_.snapshot.Find(3)->state, SessionState::kQueued);
+  ASSERT_FALSE(Arrive(4, "wait", 3).refused);  // queued, no parent
+  const State running = state_;
+
+  Outcome queued = Do(SessionKilled{4, 137, "session killed by psched-ctl kill"}, 4);
+  EXPECT_TRUE(queued.kills.empty());
+  ASSERT_EQ(queued.dropped.size(), 1u);
+  EXPECT_EQ(queued.dropped[0].session, 4);
+  EXPECT_EQ(queued.dropped[0].code, 137);
+  EXPECT_EQ(queued.dropped[0].text, "session killed by psched-ctl kill while queued");
+  EXPECT_EQ(state_.Find(4), nullptr);
+  EXPECT_EQ(state_.snapshot.Find(4), nullptr);
+
+  Outcome kill = Do(SessionKilled{1, 137, "session killed by psched-ctl kill"}, 5);
+  EXPECT_EQ(Kills(kill), (std::map<SessionId, std::vector<int>>{{1, {0}}, {2, {0}}}));
+  EXPECT_EQ(FirstFailure(1), "session killed by psched-ctl kill");
+  EXPECT_EQ(FirstFailure(2), "parent session 1 ended");
+  ASSERT_EQ(kill.dropped.size(), 1u);
+  EXPECT_EQ(kill.dropped[0].session, 3);
+  EXPECT_EQ(kill.dropped[0].parent, 1) << "the state no longer says";
+  EXPECT_EQ(kill.dropped[0].text, "dropped: its parent session ended");
+  EXPECT_EQ(state_.Find(3), nullptr);
+  EXPECT_TRUE(Do(SessionKilled{1, 1, "again"}, 6).kills.empty()) << "the first end wins";
+  EXPECT_EQ(FirstFailure(1), "session killed by psched-ctl kill");
+
+  // A parent that ends on its own takes its children with it.
+  state_ = running;
+  Outcome end = Do(End{1, true}, 5);
+  EXPECT_EQ(Kills(end), (std::map<SessionId, std::vector<int>>{{2, {0}}}));
+  ASSERT_EQ(end.dropped.size(), 1u);
+  EXPECT_EQ(end.dropped[0].session, 3);
+  EXPECT_EQ(state_.Find(1), nullptr);
 }
 
 }  // namespace

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "proto/messages.hpp"
+#include "scheduler/leader/state.hpp"
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
 // At most this many ranks are named after the first; the rest are counted.
 inline constexpr size_t kMaxListedFailures = 8;
@@ -18,8 +18,12 @@ inline constexpr size_t kMaxListedFailures = 8;
 // `first`: the first failure's text; `later`: the other ranks' non-zero exits, in the
 // order they arrived; `kill_wait_s`: the grace they had between SIGTERM and SIGKILL.
 // One line per failure, '\n'-separated, no final newline.
-std::string DescribeFailures(const std::string& first, const std::vector<proto::RankExit>& later,
+std::string DescribeFailures(const std::string& first, const std::vector<RankExit>& later,
                              double kill_wait_s,
                              const std::function<std::string(int node)>& node_name);
 
-}  // namespace psched::daemon
+// What the launcher of `s` is told at its end: its failure described as above ("" when
+// it did not fail), nodes named as `state` knows them.
+std::string FailureText(const State& state, const Session& s);
+
+}  // namespace psched::sched::leader

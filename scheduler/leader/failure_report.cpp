@@ -1,17 +1,17 @@
-#include "daemon/leader/failure_report.hpp"
+#include "scheduler/leader/failure_report.hpp"
 
 #include <signal.h>
 
 #include <cstdio>
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 
-std::string DescribeFailures(const std::string& first, const std::vector<proto::RankExit>& later,
+std::string DescribeFailures(const std::string& first, const std::vector<RankExit>& later,
                              double kill_wait_s,
                              const std::function<std::string(int node)>& node_name) {
   std::string text = first;
   size_t listed = 0, unlisted = 0;
-  for (const proto::RankExit& e : later) {
+  for (const RankExit& e : later) {
     // The leader's own SIGTERM ended it: the first line says the others were killed.
     if (e.signal == SIGTERM) continue;
     // SIGKILL is the leader's too, at the end of the grace (at once without one).
@@ -35,4 +35,10 @@ std::string DescribeFailures(const std::string& first, const std::vector<proto::
   return text;
 }
 
-}  // namespace psched::daemon
+std::string FailureText(const State& state, const Session& s) {
+  if (!s.failure) return "";
+  return DescribeFailures(s.failure->first, s.failure->later, s.kill_wait_s,
+                          [&state](int node) { return state.NodeName(node); });
+}
+
+}  // namespace psched::sched::leader

@@ -1,16 +1,16 @@
-#include "daemon/leader/failure_report.hpp"
+#include "scheduler/leader/failure_report.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 
-namespace psched::daemon {
+namespace psched::sched::leader {
 namespace {
 
 std::string Node(int n) {
   return "node " + std::to_string(n);
 }
 
-proto::RankExit Exit(int rank, int node, int code, int signal, std::string cause) {
+RankExit Exit(int rank, int node, int code, int signal, std::string cause) {
   return {4, rank, node, code, signal, std::move(cause)};
 }
 
@@ -21,7 +21,7 @@ TEST(DescribeFailures, TheFirstAloneWhenTheOthersEndedAtTheKill) {
 }
 
 TEST(DescribeFailures, OtherFailuresAndRanksThatOutlivedSigtermAreListed) {
-  std::vector<proto::RankExit> later = {
+  std::vector<RankExit> later = {
       Exit(0, 0, 1, 0, "exited with status 1"),
       Exit(2, 1, 143, SIGTERM, "killed by signal 15 (Terminated)"),
       Exit(3, 1, 137, SIGKILL, "killed by signal 9 (Killed)"),
@@ -36,7 +36,7 @@ TEST(DescribeFailures, OtherFailuresAndRanksThatOutlivedSigtermAreListed) {
 }
 
 TEST(DescribeFailures, ManyFailuresAreCountedBeyondTheListed) {
-  std::vector<proto::RankExit> later;
+  std::vector<RankExit> later;
   for (int r = 0; r < static_cast<int>(kMaxListedFailures) + 3; ++r)
     later.push_back(Exit(r, 0, 2, 0, "exited with status 2"));
   std::string text = DescribeFailures("first", later, 1, Node);
@@ -46,4 +46,4 @@ TEST(DescribeFailures, ManyFailuresAreCountedBeyondTheListed) {
 }
 
 }  // namespace
-}  // namespace psched::daemon
+}  // namespace psched::sched::leader
