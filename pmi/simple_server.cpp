@@ -146,6 +146,7 @@ Result<std::vector<std::string>> SimpleServer::RankEnvironment(int64_t session, 
   if (it->second->topology) {
     env.push_back("HWLOC_XMLFILE=" + it->second->kvs->info().hwloc_xmlfile);
     env.emplace_back("HWLOC_THISSYSTEM=1");
+    env.push_back("HWLOC_PLUGINS_BLACKLIST=" + std::string(kHwlocPluginsUnusedWithXml));
   }
   return env;
 }

@@ -141,6 +141,24 @@ TEST(MpichDaemon, RanksGetTheHostTopologyDiscoveredOnce) {
   EXPECT_NE(o.out.find("pmix=none"), std::string::npos) << o.out << o.err;
 }
 
+// With the daemon's topology a rank's hwloc loads none of its plugins (each discovery
+// plugin is excluded when the topology comes from XML; the libxml2 importer is not
+// needed for XML hwloc wrote): an MPICH rank's MPI_Init says so when asked, and the
+// topology a rank loads is the host's.
+TEST(MpichDaemon, RanksLoadNoHwlocPluginWithTheTopology) {
+  auto o = InAllocation(kTwoNodes,
+                        "echo host=$(hwloc-calc --number-of pu all); "
+                        "psched-exec -n 2 sh -c 'echo pus=$(hwloc-calc --number-of pu all); "
+                        "HWLOC_PLUGINS_VERBOSE=1 exec mpich_hello_allreduce'");
+  const size_t at = o.out.find("host=");
+  ASSERT_NE(at, std::string::npos) << o.out << o.err;
+  const std::string pus = o.out.substr(at + 5, o.out.find('\n', at) - at - 5);
+  EXPECT_EQ(Count(o.out, "pus=" + pus + "\n"), 2) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, "of 2: allreduce 1 node_size 2 ok"), 2) << o.out << o.err;
+  // hwloc says "Plugin descriptor `NAME' ready" for each plugin it loads.
+  EXPECT_EQ(o.err.find("' ready"), std::string::npos) << o.err;
+}
+
 // --mpi none: no PMI for the ranks, so MPICH starts each as a singleton (the old
 // behaviour, now only on request); an unknown wire-up is a usage error.
 TEST(MpichDaemon, WireUpChoice) {
