@@ -19,7 +19,7 @@
 namespace psched::daemon {
 namespace {
 
-std::string UserName(uid_t uid) {
+std::string LookUpUserName(uid_t uid) {
   passwd* pw = getpwuid(uid);
   return pw ? pw->pw_name : std::to_string(uid);
 }
@@ -167,6 +167,12 @@ void LeaderService::OnClientFrame(const std::shared_ptr<Connection>& client, pro
       client->FailAndClose(std::string("unexpected ") + proto::MsgTypeName(frame.type) +
                            " message on the launcher socket");
   }
+}
+
+const std::string& LeaderService::UserName(uid_t uid) {
+  auto it = user_names_.find(uid);
+  if (it == user_names_.end()) it = user_names_.emplace(uid, LookUpUserName(uid)).first;
+  return it->second;
 }
 
 void LeaderService::Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame,
