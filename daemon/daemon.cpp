@@ -91,6 +91,10 @@ Result<void> Daemon::Start() {
   node_service_ = std::make_unique<NodeService>(
       base_, options_.node, *real,
       [this](proto::MsgType type, proto::Json body) { peers_->SendUp(type, std::move(body)); });
+  node_service_->SetUpstream({[this] { return peers_->UpstreamBacklog(); },
+                              [this](size_t bytes, std::function<void()> drained) {
+                                peers_->WhenUpstreamDrainedTo(bytes, std::move(drained));
+                              }});
   node_service_->SetSlurmTaskEnvironment(options_.slurm);
   if (EmulationFolds(NamedApartFromHost(options_.hostname) ? options_.nodes : 1, topology_.NumPus(),
                      host_pus))

@@ -286,6 +286,15 @@ void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {
   if (auto conn = Neighbour(neighbour)) conn->Send(wire);
 }
 
+size_t PeerLink::UpstreamBacklog() const {
+  return parent_ ? parent_->pending_output() : 0;
+}
+
+void PeerLink::WhenUpstreamDrainedTo(size_t bytes, std::function<void()> drained) {
+  if (!parent_) return drained();
+  parent_->WhenDrainedTo(bytes, std::move(drained));
+}
+
 void PeerLink::OnLocal(evutil_socket_t, short, void* arg) {
   auto* self = static_cast<PeerLink*>(arg);
   // Deliver only what is queued now; frames queued meanwhile get the next round.

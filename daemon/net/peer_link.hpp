@@ -43,6 +43,11 @@ class PeerLink {
   // Routes a frame to `to` (empty: everyone below this node).
   void Send(const std::vector<int>& to, proto::MsgType type, proto::Json body);
   void SendUp(proto::MsgType type, proto::Json body) { Send({0}, type, std::move(body)); }
+  // What waits to be written to the parent (0 at the root or without a parent link), and
+  // a call once that is down to `bytes` (at once without a parent link; never if the link
+  // closes first). One caller: the link keeps one such call.
+  size_t UpstreamBacklog() const;
+  void WhenUpstreamDrainedTo(size_t bytes, std::function<void()> drained);
   // An encoded hop-by-hop frame (coll.*: the receiving neighbour handles it itself) to
   // this node's parent or one of its children; dropped when that link is gone.
   void SendToNeighbour(int neighbour, const std::string& wire);

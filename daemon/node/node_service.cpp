@@ -308,7 +308,7 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
     st->open = true;
     evutil_make_socket_nonblocking(fd);
     st->ev = event_new(base_, fd, EV_READ | EV_PERSIST, &NodeService::OnReadable, st.get());
-    if (!s.output_held) event_add(st->ev, nullptr);
+    if (!s.output_held && !upstream_held_) event_add(st->ev, nullptr);
     return st;
   };
   r.out = make_stream(spawned->out_fd, 1);
@@ -321,16 +321,31 @@ void NodeService::HoldOutput(int64_t session, bool held) {
   LocalSession* s = Find(session);
   if (s == nullptr || s->output_held == held) return;
   s->output_held = held;
-  for (LocalRank& r : s->ranks) {
+  ReadOutput(*s);
+}
+
+void NodeService::ReadOutput(LocalSession& s) {
+  const bool read = !s.output_held && !upstream_held_;
+  for (LocalRank& r : s.ranks) {
     for (Stream* st : {r.out.get(), r.err.get()}) {
       if (st == nullptr || !st->open) continue;
-      if (held) {
-        event_del(st->ev);
-      } else {
+      if (read) {
         event_add(st->ev, nullptr);
+      } else {
+        event_del(st->ev);
       }
     }
   }
+}
+
+void NodeService::HoldUpstream() {
+  upstream_held_ = true;
+  for (auto& [id, s] : sessions_) ReadOutput(*s);
+  // The daemon stops when its parent link closes: a hold never outlives it.
+  upstream_.when_drained(kUpstreamReleaseAt, [this] {
+    upstream_held_ = false;
+    for (auto& [id, s] : sessions_) ReadOutput(*s);
+  });
 }
 
 void NodeService::OnReadable(evutil_socket_t, short, void* arg) {
@@ -367,6 +382,8 @@ void NodeService::Flush(Stream& st, bool final) {
   proto::Output out{st.session, st.rank, st.which, st.pending.substr(0, cut)};
   st.pending.erase(0, cut);
   send_up_(proto::MsgType::kIoOutput, proto::Json(out));
+  if (!upstream_held_ && upstream_.backlog && upstream_.backlog() >= kUpstreamHoldAt)
+    HoldUpstream();
 }
 
 void NodeService::OnSigchld(evutil_socket_t, short, void* arg) {

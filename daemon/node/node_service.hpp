@@ -70,6 +70,17 @@ class NodeService {
   // Held: the session's output pipes are not read, so its ranks block writing once they
   // are full (the launcher does not keep up); released: read again.
   void HoldOutput(int64_t session, bool held);
+  // The link toward the leader: how much waits to be written on it, and a call once it is
+  // down to a number of bytes. Once kUpstreamHoldAt wait, no rank's output is read here
+  // until kUpstreamReleaseAt: the leader's hold (HoldOutput) reaches a node only after
+  // what it sent before, and a node reading at full speed while the leader's daemon is not
+  // scheduled would pile up output without bound, for the leader to take in later.
+  struct Upstream {
+    std::function<size_t()> backlog;
+    std::function<void(size_t bytes, std::function<void()> drained)> when_drained;
+  };
+  static constexpr size_t kUpstreamHoldAt = 4u << 20, kUpstreamReleaseAt = 1u << 20;
+  void SetUpstream(Upstream upstream) { upstream_ = std::move(upstream); }
   void KillAll();  // the daemon is going away
   size_t num_sessions() const { return sessions_.size(); }
 
@@ -95,6 +106,10 @@ class NodeService {
   void Reap();
   void Drain(Stream& stream);
   void Flush(Stream& stream, bool final);
+  // Reads the session's open output streams, or not: not while the session is held or
+  // the link toward the leader is backlogged.
+  void ReadOutput(LocalSession& s);
+  void HoldUpstream();
   void RankExited(LocalSession& s, LocalRank& r, int status);
   void MaybeFinish(int64_t session);
   void KillLeftovers(LocalSession& s);
@@ -118,6 +133,8 @@ class NodeService {
   event* sigchld_ = nullptr;
   std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;
   std::map<pid_t, std::pair<int64_t, int>> by_pid_;  // pid -> (session, index in ranks)
+  Upstream upstream_;
+  bool upstream_held_ = false;  // kUpstreamHoldAt reached: no output is read
 };
 
 }  // namespace psched::daemon

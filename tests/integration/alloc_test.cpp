@@ -199,6 +199,40 @@ TEST(Alloc, OutputNobodyReadsIsHeldNotBufferedByTheLeader) {
   p.Wait();
 }
 
+// The leader's hold reaches a node only after what the node sent before it; a node that
+// read its ranks' output at full speed while the leader's daemon got no CPU (a loaded
+// host) piled it up for the leader to take in later: under load, the test above saw the
+// leader grow by 126 MB. Here the leader is stopped for a second while a `yes` rank on
+// node 1 writes: node 1 stops reading once 4 MB wait on its link (NodeService's
+// kUpstreamHoldAt), and grew by hundreds of MB before.
+TEST(Alloc, ANodeStopsReadingOutputWhileItsLinkToTheLeaderIsBacklogged) {
+  EmulatedAlloc alloc(2, "core:1");
+  ASSERT_TRUE(alloc.ok()) << alloc.Diagnosis();
+  const pid_t leader = alloc.DaemonPid(0), node1 = alloc.DaemonPid(1);
+  ASSERT_GT(leader, 0);
+  ASSERT_GT(node1, 0);
+  GoFile go;
+  Proc busy({Bin("psched-exec"), "-n", "1", "sh", "-c", "echo up; " + go.WaitCmd()}, alloc.Env());
+  ASSERT_TRUE(busy.WaitStdout([](const std::string& s) { return CountLines(s, "up") == 1; }));
+  Proc p({"sh", "-c", Bin("psched-exec") + " -n 1 yes >/dev/null"}, alloc.Env());
+  ASSERT_TRUE(Eventually([&] { return AllocationRanks(alloc.dir(), "yes").size() == 1u; }));
+  usleep(200'000);  // the output flows
+  const long before = ResidentKiB(node1);
+  ASSERT_EQ(kill(leader, SIGSTOP), 0);
+  long peak = 0;
+  for (int i = 0; i < 10; ++i) {
+    usleep(100'000);
+    peak = std::max(peak, ResidentKiB(node1));
+  }
+  ASSERT_EQ(kill(leader, SIGCONT), 0);
+  EXPECT_LT(peak - before, 32 * 1024) << "node 1 grew from " << before << " kB to " << peak;
+  // Reading again once the leader takes what waits: the session still ends as killed.
+  ASSERT_EQ(RunCmd({Bin("psched-ctl"), "kill", "2"}, alloc.Env()).code, 0);
+  EXPECT_EQ(p.Wait(), 128 + SIGKILL) << p.err();
+  go.Go();
+  EXPECT_EQ(busy.Wait(), 0) << busy.err();
+}
+
 // Stdin flow control across the tree: rank 0 on node 2 (nodes 0 and 1 are busy, node 2
 // hangs below node 1) reports what it has written up to the leader, which passes it on to
 // the launcher; without the reports the launcher would stop after its window.
