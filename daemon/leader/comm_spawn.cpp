@@ -64,7 +64,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   sched::leader::Outcome decided = Step(arrival);
   if (decided.refused) return refuse(*decided.refused);
   RegisterChild(decided.request, ask, *parent, from);
-  Execute(decided.plan, &decided.request, arrival.policy.options.surpass_grace_s);
+  Execute(decided.plan, arrival.policy.options.surpass_grace_s);
 }
 
 std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::ChildSpawnRequest& ask) {

@@ -3,7 +3,8 @@
 // suspended by another's surpass, that one asked it for something and would wait on a
 // stopped process. The decision is the pure leader's Connect step (policies::YieldToConnect
 // for a connector that surpassed its victim); the leader carries its plan out like any
-// other (one transaction, rolled back on failure) and remembers it for psched-ctl status.
+// other (one transaction, rolled back on failure); once carried out the step records it
+// in the victim's state (yielded_to) for psched-ctl status.
 #include <unistd.h>
 
 #include <charconv>
@@ -46,24 +47,13 @@ void LeaderService::YieldTo(int64_t connector, int64_t victim) {
     return deferred_.push_back([this, connector, victim] { YieldTo(connector, victim); });
   sched::leader::Outcome yield = Step(sched::leader::Connect{connector, victim});
   for (const std::string& line : yield.log) std::fprintf(stderr, "pschedd[0]: %s\n", line.c_str());
-  if (yield.plan.empty()) return;
-  RunPlan(yield.plan, nullptr, 0,
-          [this, plan = yield.plan, connector, victim,
-           note = yield.log.empty() ? std::string() : yield.log.front()](
-              Result<void> ok, const sched::Snapshot& before) {
-            if (ok) {
-              if (LiveSession* s = Find(victim)) {
-                s->yielded_to = connector;
-                const std::string own = "session " + std::to_string(victim) + " ";
-                NoteToLauncher(*s, note.starts_with(own) ? note.substr(own.size()) : note);
-              }
-            }
-            PlanDone(plan, before, sched::kNoSession, std::move(ok));
-          });
+  // Carried out, the victim records its connector and its launcher is told.
+  if (!yield.plan.empty()) Execute(yield.plan, 0);
 }
 
-std::string LeaderService::YieldedDetail(const LiveSession& s, const sched::Session& model) const {
-  if (s.yielded_to == 0 || state_.snapshot.Find(s.yielded_to) == nullptr) return "";
+std::string LeaderService::YieldedDetail(const sched::leader::Session& s,
+                                         const sched::Session& model) const {
+  if (s.yielded_to == sched::kNoSession || state_.snapshot.Find(s.yielded_to) == nullptr) return "";
   const std::string n = std::to_string(s.yielded_to);
   std::string why = ", was surpassed: " + n + " connected to it";
   if (model.state == sched::SessionState::kSidestepped && model.displaced_by == s.yielded_to)

@@ -95,19 +95,17 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
   const sched::Plan& plan = decided.plan;
   // Only the ranks change, not the snapshot: a session the user stops keeps its slots,
   // so nothing starts on them meanwhile and its resume cannot overbook them.
-  RunOnNodes(state_.snapshot, plan, 0,
-             [this, id, suspend, answered](Result<void> ok, const sched::Snapshot&) {
-               if (ok) {
-                 sched::leader::UserControlDone(state_, id, suspend);
-                 answered({});
-               } else {
-                 answered(psched::Fail(
-                     ok.error().code(),
-                     std::string(suspend ? "could not be suspended" : "could not be resumed") +
-                         " (undone): " + ok.error().ToString()));
-               }
-               RunDeferred();
-             });
+  RunOnNodes(state_.snapshot, plan, 0, [this, id, suspend, answered](Result<void> ok) {
+    if (ok) {
+      sched::leader::UserControlDone(state_, id, suspend);
+      answered({});
+    } else {
+      answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
+                                                                   : "could not be resumed") +
+                                                   " (undone): " + ok.error().ToString()));
+    }
+    RunDeferred();
+  });
 }
 
 void LeaderService::Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame) {
@@ -183,7 +181,7 @@ proto::Json LeaderService::Status() const {
       } else if (model->state == sched::SessionState::kQueued) {
         detail = "queued at position " + std::to_string(queue_position[id]);
       }
-      detail += YieldedDetail(s, *model);
+      if (decided != nullptr) detail += YieldedDetail(*decided, *model);
       // The user stopped it: stopped it stays, whatever the model holds for its slots.
       if (stopped_by_user) {
         state = "suspended";

@@ -15,7 +15,7 @@ void LeaderService::ScheduleRound() {
     std::fprintf(stderr, "pschedd[0]: %s\n", round.refused->c_str());
     return;
   }
-  if (!round.plan.actions.empty()) Execute(round.plan, nullptr, 0);
+  if (!round.plan.actions.empty()) Execute(round.plan, 0);
 }
 
 }  // namespace psched::daemon

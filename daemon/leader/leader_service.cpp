@@ -223,14 +223,7 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   s.threads = request.threads_per_rank;
   s.start = state_.snapshot.now;
   s.request = std::move(*req);
-  Execute(decided.plan, &request, policy->options.surpass_grace_s);
-}
-
-void LeaderService::RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival,
-                            double grace_s, PlanOutcome then) {
-  sched::Snapshot before = state_.snapshot;
-  sched::ApplyPlan(state_.snapshot, plan, arrival);
-  RunOnNodes(before, sched::leader::NodePlan(state_, plan), grace_s, std::move(then));
+  Execute(decided.plan, policy->options.surpass_grace_s);
 }
 
 void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
@@ -239,26 +232,26 @@ void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan&
   executor_.Run(before, plan, grace_s,
                 [this, plan, before, t0, then = std::move(then)](Result<void> ok) {
                   RecordPlan(plan, before, clock_.Now() - t0, ok.has_value());
-                  then(std::move(ok), before);
+                  then(std::move(ok));
                 });
 }
 
-void LeaderService::Execute(const sched::Plan& plan, const sched::SessionRequest* arrival,
-                            double grace_s) {
-  int64_t id = arrival ? arrival->id : sched::kNoSession;
-  RunPlan(plan, arrival, grace_s, [this, plan, id](Result<void> ok, const sched::Snapshot& before) {
-    PlanDone(plan, before, id, std::move(ok));
-  });
+void LeaderService::Execute(const sched::Plan& plan, double grace_s) {
+  // Sessions as they were before the plan: what the nodes act on (an empty plan is not
+  // in flight).
+  const sched::Snapshot& before = state_.in_flight ? state_.in_flight->before : state_.snapshot;
+  RunOnNodes(before, sched::leader::NodePlan(state_, plan), grace_s,
+             [this, plan](Result<void> ok) { PlanDone(plan, std::move(ok)); });
 }
 
-void LeaderService::PlanDone(const sched::Plan& plan, const sched::Snapshot& before,
-                             int64_t arrival, Result<void> ok) {
+void LeaderService::PlanDone(const sched::Plan& plan, Result<void> ok) {
   std::optional<std::string> failure;
   if (!ok) failure = ok.error().ToString();
-  sched::leader::Outcome done =
-      Step(sched::leader::PlanCarriedOut{plan, before, arrival, std::move(failure)});
+  sched::leader::Outcome done = Step(sched::leader::PlanCarriedOut{std::move(failure)});
   if (!ok) return PlanFailed(done);
   EndSessions(done);
+  for (const sched::leader::Note& note : done.notes)
+    if (LiveSession* s = Find(note.session)) NoteToLauncher(*s, note.text);
   for (const sched::Action& action : plan.actions) {
     if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
       if (LiveSession* s = Find(spawn->session)) {
@@ -296,7 +289,7 @@ void LeaderService::PlanFailed(const sched::leader::Outcome& undone) {
     sched::leader::Drop(state_, s->id);
     sessions_.erase(undone.session);
   }
-  if (!undone.plan.empty()) return Execute(undone.plan, nullptr, 0);
+  if (!undone.plan.empty()) return Execute(undone.plan, 0);
   RunDeferred();
 }
 
@@ -530,7 +523,7 @@ void LeaderService::Finish(int64_t id) {
   // Its children still running are killed with it, queued ones dropped.
   sched::leader::Outcome ended = Step(sched::leader::End{id, spawned});
   EndSessions(ended);
-  Execute(ended.plan, nullptr, 0);
+  Execute(ended.plan, 0);
 }
 
 void LeaderService::NodesLost(const proto::NodeLost& lost) {

@@ -112,9 +112,6 @@ class LeaderService {
     uint64_t launched_request = 0;
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
     std::string wait_reason;   // while queued: the policy's why, shown by psched-ctl status
-    // The session whose surpass yielded because it connected to this one (YieldTo):
-    // status says "sidestepped by N, was surpassed: N connected to it". 0: none.
-    int64_t yielded_to = 0;
   };
   // The session MPI_Comm_spawn'ed `s` (0: none, a launch).
   int64_t ParentOf(const LiveSession& s) const;
@@ -152,24 +149,19 @@ class LeaderService {
   // sessions dropped, told to their launcher or waiting parent and forgotten.
   void EndSessions(const sched::leader::Outcome& outcome);
   void Finish(int64_t id);
-  // Applies `plan` to the snapshot and carries out its node operations (RunOnNodes,
-  // but none on sessions the user stopped: sched::leader::NodePlan); `then` gets the
-  // outcome and the snapshot from before the plan. `arrival` is the new session the
-  // plan was made for, if any.
-  using PlanOutcome = std::function<void(Result<void>, const sched::Snapshot& before)>;
-  void RunPlan(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s,
-               PlanOutcome then);
   // Carries out the node operations of `plan` on sessions as they are in `before`
-  // (plan_executor.hpp) and records their time; the snapshot is left alone.
+  // (plan_executor.hpp) and records their time; `then` gets the outcome.
+  using PlanOutcome = std::function<void(Result<void>)>;
   void RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
                   PlanOutcome then);
-  // RunPlan, then PlanDone: a decision's plan (arrival, end of a session, round).
-  void Execute(const sched::Plan& plan, const sched::SessionRequest* arrival, double grace_s);
+  // The plan of the step just taken (arrival, end of a session, round, connect), in the
+  // snapshot already and in flight (sched::leader::InFlight), on the nodes: RunOnNodes
+  // (none on sessions the user stopped: sched::leader::NodePlan), then PlanDone.
+  void Execute(const sched::Plan& plan, double grace_s);
   // The nodes carried out a plan (or it failed and was rolled back): a PlanCarriedOut
   // step decides what follows; this carries it out (the sessions it started, those it
-  // queued; after a failure, PlanFailed).
-  void PlanDone(const sched::Plan& plan, const sched::Snapshot& before, int64_t arrival,
-                Result<void> ok);
+  // queued, what their launchers are told; after a failure, PlanFailed).
+  void PlanDone(const sched::Plan& plan, Result<void> ok);
   // A failed plan's outcome: the failure logged and told to every session it concerned,
   // its arrival refused, and the queued sessions that can start without it started; the
   // rest is retried at the next scheduling round (round.hpp).
@@ -191,7 +183,7 @@ class LeaderService {
   void YieldTo(int64_t connector, int64_t victim);
   // What status adds to the state of a session whose surpasser connected to it: ", was
   // surpassed: 2 connected to it" (", sharing 2's slots, was ..." when resumed in place), or "".
-  std::string YieldedDetail(const LiveSession& s, const sched::Session& model) const;
+  std::string YieldedDetail(const sched::leader::Session& s, const sched::Session& model) const;
   // comm_spawn.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   // `parent`: the children's MPI_Comm_spawn parent when the state no longer has them.

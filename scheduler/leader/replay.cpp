@@ -165,17 +165,11 @@ class ScriptRun {
   }
 
   // As pschedd once the nodes carried a plan out (NodePlan: without the sessions the
-  // user stopped): into the snapshot, then the step that learns it landed (where each
-  // started session runs). Prints the plan and the state after it.
-  void CarryOut(const Outcome& decided, double now, SessionId arrival = kNoSession) {
+  // user stopped): the step that learns it landed (where each started session runs;
+  // the step put it into the snapshot). Prints the plan and the state after it.
+  void CarryOut(const Outcome& decided, double now) {
     const sched::Plan nodes = NodePlan(state_, decided.plan);
-    Snapshot before = state_.snapshot;
-    sched::ApplyPlan(state_.snapshot, decided.plan,
-                     arrival == kNoSession ? nullptr : &decided.request);
-    if (!decided.plan.empty()) {
-      Step(state_, PlanCarriedOut{decided.plan, std::move(before), arrival, std::nullopt}, now,
-           deciders_);
-    }
+    if (!decided.plan.empty()) Step(state_, PlanCarriedOut{std::nullopt}, now, deciders_);
     PrintPlan(out_, decided.plan, nodes, state_);
   }
 
@@ -333,7 +327,7 @@ class ScriptRun {
       PrintPlan(out_, refused, refused, state_);
       return {};
     }
-    CarryOut(decided, now, decided.session);
+    CarryOut(decided, now);
     return {};
   }
 

@@ -57,6 +57,23 @@ struct Session {
   // Ranks whose failure was heard (each is reported at once and again in node_done).
   std::set<int> failed_ranks;
   std::optional<Failure> failure;  // set once it is ending (a failure or a kill)
+  // The session whose surpass yielded because it connected to this one (a Connect
+  // step's plan, carried out): status says "sidestepped by N, was surpassed: N
+  // connected to it".
+  SessionId yielded_to = kNoSession;
+};
+
+// The plan of the last step that had one, in the snapshot already, while the nodes
+// carry it out (one plan at a time): PlanCarriedOut says how that went.
+struct InFlight {
+  Plan plan;
+  Snapshot before;                 // the snapshot without it: a failure goes back there
+  SessionId arrival = kNoSession;  // the new session it was decided for, if any
+  // A Connect's yield: once carried out, `victim` records `connector`, and its
+  // launcher is told `yield_note`.
+  SessionId connector = kNoSession;
+  SessionId victim = kNoSession;
+  std::string yield_note;
 };
 
 struct State {
@@ -69,6 +86,7 @@ struct State {
   // before the loss that lands after it must not bring them back or start ranks there.
   std::map<int, std::string> lost_nodes;
   std::map<int, std::string> hostnames;  // every node that joined, lost ones too
+  std::optional<InFlight> in_flight;
 
   // "node 1 (host)": how messages name a node.
   std::string NodeName(int node) const {

@@ -236,6 +236,25 @@ Outcome Connected(const State& state, const Connect& connect) {
   return out;
 }
 
+// The outcome's plan goes into the snapshot and is in flight until PlanCarriedOut.
+void PutInFlight(State& state, const Event& event, const Outcome& out) {
+  InFlight& flight = state.in_flight.emplace(InFlight{out.plan, state.snapshot});
+  const SessionRequest* arrival = nullptr;
+  if (std::holds_alternative<Arrival>(event)) {
+    flight.arrival = out.session;
+    arrival = &out.request;
+  }
+  if (const auto* connect = std::get_if<Connect>(&event)) {
+    flight.connector = connect->connector;
+    flight.victim = connect->victim;
+    // The log line names the victim; its launcher is told the rest.
+    const std::string own = "session " + std::to_string(connect->victim) + " ";
+    const std::string note = out.log.empty() ? "" : out.log.front();
+    flight.yield_note = note.starts_with(own) ? note.substr(own.size()) : note;
+  }
+  ApplyPlan(state.snapshot, out.plan, arrival);
+}
+
 std::optional<int> LostNodeOf(const State& state, const Placement& placement) {
   for (int n : placement.Nodes())
     if (state.lost_nodes.contains(n)) return n;
@@ -281,9 +300,16 @@ std::vector<Note> UndoneNotes(const Plan& plan, SessionId arrival, const std::st
 }
 
 Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Deciders& deciders) {
-  Outcome out{done.arrival, {}, {}, std::nullopt};
+  if (!state.in_flight) return {};
+  const InFlight flight = std::move(*state.in_flight);
+  state.in_flight.reset();
+  Outcome out{flight.arrival, {}, {}, std::nullopt};
   if (!done.failure) {
-    for (const Action& action : done.plan.actions) {
+    if (auto victim = state.sessions.find(flight.victim); victim != state.sessions.end()) {
+      victim->second.yielded_to = flight.connector;
+      out.notes.push_back({flight.victim, flight.yield_note});
+    }
+    for (const Action& action : flight.plan.actions) {
       const auto* spawn = std::get_if<SpawnAction>(&action);
       if (spawn == nullptr) continue;
       auto it = state.sessions.find(spawn->session);
@@ -305,14 +331,14 @@ Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Decider
     }
     return out;
   }
-  RestoreSnapshot(state, done.before);
+  RestoreSnapshot(state, flight.before);
   const std::string& why = *done.failure;
-  const std::string arrival_text = done.arrival == kNoSession
+  const std::string arrival_text = flight.arrival == kNoSession
                                        ? "the end of a session or a scheduling round"
-                                       : "the arrival of session " + std::to_string(done.arrival);
+                                       : "the arrival of session " + std::to_string(flight.arrival);
   out.log.push_back("the plan for " + arrival_text + " failed and was rolled back: " + why);
-  out.notes = UndoneNotes(done.plan, done.arrival, why, arrival_text);
-  if (state.Find(done.arrival) != nullptr)
+  out.notes = UndoneNotes(flight.plan, flight.arrival, why, arrival_text);
+  if (state.Find(flight.arrival) != nullptr)
     out.refused = "could not start: " + why + " (rolled back)";
   // Queued sessions need not wait for what failed: those that can start without it do.
   state.snapshot.now = now;
@@ -356,9 +382,7 @@ Outcome Lost(State& state, const NodesLost& lost) {
   return out;
 }
 
-}  // namespace
-
-Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
+Outcome Decide(State& state, const Event& event, double now, Deciders& deciders) {
   if (const auto* arrival = std::get_if<Arrival>(&event))
     return Arrive(state, *arrival, now, deciders);
   if (const auto* end = std::get_if<End>(&event)) return Ended(state, *end, now, deciders);
@@ -372,6 +396,16 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
     return RankFailedStep(state, failed->exit);
   if (const auto* kill = std::get_if<SessionKilled>(&event)) return Killed(state, *kill);
   return Control(state, std::get<UserControl>(event));
+}
+
+}  // namespace
+
+Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
+  Outcome out = Decide(state, event, now, deciders);
+  // A user's stop or resume changes the ranks only: the session keeps its slots.
+  if (!out.plan.empty() && !std::holds_alternative<UserControl>(event))
+    PutInFlight(state, event, out);
+  return out;
 }
 
 Plan NodePlan(const State& state, const Plan& plan) {

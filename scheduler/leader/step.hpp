@@ -1,8 +1,10 @@
 // The leader's decisions as one step function over its State (state.hpp), pure:
 // Step(state, event, now) -> the plan to carry out and, for a refused request, why.
-// Time is passed in, never read. pschedd's leader decodes what arrives into an event,
-// steps, carries the plan out on the nodes (NodePlan: without the user-stopped
-// sessions) and replies; psched-sim's allocation mode steps the same way.
+// The state it leaves holds the plan applied to the snapshot (and the plan in flight,
+// until PlanCarriedOut). Time is passed in, never read. pschedd's leader decodes what
+// arrives into an event, steps, carries the plan out on the nodes (NodePlan: without
+// the user-stopped sessions) and replies; psched-sim's allocation mode steps the same
+// way.
 //
 // One arrival path serves psched-exec's launches and MPI_Comm_spawn's children: the
 // children only add the parent's rules (they must fit beside it, and no plan may
@@ -66,16 +68,14 @@ struct Connect {
   SessionId victim = kNoSession;
 };
 
-// The nodes carried out a plan of an earlier step, or it failed and was rolled back on
-// them. `before` is the snapshot from before the plan was applied to it; `arrival` the
-// session the plan was decided for, if any. Failed: the snapshot goes back to `before`
-// (but nodes lost and sessions dropped meanwhile stay out), the sessions the plan
-// concerned are told why, the arrival is refused, and the queued sessions that can
-// start without what failed get the outcome's plan (the rest waits for the next round).
+// The nodes carried out the plan in flight (State::in_flight), or it failed and was
+// rolled back on them. Carried out: the sessions it started run on their nodes (those
+// that failed meanwhile never start), a Connect's victim records its connector and is
+// told. Failed: the snapshot goes back to the one before the plan (but nodes lost and
+// sessions dropped meanwhile stay out), the sessions the plan concerned are told why,
+// its arrival is refused, and the queued sessions that can start without what failed
+// get the outcome's plan (the rest waits for the next round).
 struct PlanCarriedOut {
-  Plan plan;
-  Snapshot before;
-  SessionId arrival = kNoSession;
   std::optional<std::string> failure;  // why it failed (rolled back)
 };
 
@@ -120,9 +120,10 @@ struct Note {
 
 struct Outcome {
   SessionId session = kNoSession;  // the session the event was about (an arrival's new id)
-  SessionRequest request;          // Arrival: the request as decided (ApplyPlan adds it)
-  // For the snapshot: pschedd applies it and carries NodePlan(state, plan) out.
-  // UserControl's plan acts on the nodes only: the session keeps its slots.
+  SessionRequest request;          // Arrival: the request as decided
+  // In the snapshot already (State::in_flight until PlanCarriedOut): pschedd carries
+  // NodePlan(state, plan) out. UserControl's plan acts on the nodes only (the session
+  // keeps its slots) and is not in flight: UserControlDone follows it.
   Plan plan;
   // Why the request was refused (nothing to carry out). PlanCarriedOut: why `session`,
   // the failed plan's arrival, could not start; the caller drops it (Drop) once its

@@ -27,7 +27,7 @@ class StepTest : public ::testing::Test {
     Deciders deciders{allocators_, *priority_, "compact", false};
     return Step(state_, event, now, deciders);
   }
-  // An arrival as pschedd carries it out: the plan applied to the snapshot.
+  // An arrival: the step applies its plan to the snapshot.
   Outcome Arrive(int ranks, const std::string& policy, double now, SessionId parent = kNoSession) {
     Arrival a;
     a.request.owner = "ann";
@@ -35,9 +35,7 @@ class StepTest : public ::testing::Test {
     a.request.allocator = "compact";
     a.policy = Policy(policy);
     a.parent = parent;
-    Outcome out = Do(a, now);
-    if (!out.refused) ApplyPlan(state_.snapshot, out.plan, &out.request);
-    return out;
+    return Do(a, now);
   }
   static bool Has(const Plan& plan, const auto& pred) {
     return std::any_of(plan.actions.begin(), plan.actions.end(), pred);
@@ -130,7 +128,7 @@ TEST_F(StepTest, UserControlRules) {
   UserControlDone(state_, 1, true);
   EXPECT_TRUE(Do(UserControl{1, true}, 4).plan.actions.empty()) << "Ctrl-Z twice";
   // Displaced by a surpasser: resuming only withdraws the user's stop.
-  ApplyPlan(state_.snapshot, Arrive(4, "surpass", 5).plan);
+  ASSERT_FALSE(Arrive(4, "surpass", 5).refused);
   ASSERT_EQ(state_.snapshot.Find(1)->displaced_by, 3);
   Outcome resume = Do(UserControl{1, false}, 6);
   EXPECT_FALSE(resume.refused);
@@ -230,12 +228,11 @@ TEST_F(StepTest, AFailedPlanGoesBackRefusesItsArrivalTellsWhomItConcernedAndStar
   ASSERT_FALSE(Arrive(4, "wait", 1).refused);  // queued
   ASSERT_FALSE(Arrive(2, "wait", 2).refused);  // queued behind session 2 (no backfill)
   ASSERT_EQ(state_.snapshot.Find(3)->state, SessionState::kQueued);
-  const Snapshot before = state_.snapshot;
   Outcome surpass = Arrive(4, "surpass", 3);
   ASSERT_TRUE(Suspends(surpass.plan, 1));
   ASSERT_TRUE(Starts(surpass.plan, 4));
   Drop(state_, 2);  // killed while queued, before the plan landed
-  Outcome undone = Do(PlanCarriedOut{surpass.plan, before, 4, "node 0: cannot freeze"}, 4);
+  Outcome undone = Do(PlanCarriedOut{"node 0: cannot freeze"}, 4);
   EXPECT_EQ(undone.session, 4);
   ASSERT_TRUE(undone.refused);
   EXPECT_EQ(*undone.refused, "could not start: node 0: cannot freeze (rolled back)");
@@ -262,13 +259,12 @@ TEST_F(StepTest, ANodeLostWhileAPlanRanStaysLostAndNoSessionStartsThere) {
   state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 2, 1)),
                            Node::Make(1, "n1", NodeTopology::Uniform(1, 2, 1))};
   ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
-  const Snapshot before = state_.snapshot;
   Outcome surpass = Arrive(4, "surpass", 1);
   ASSERT_TRUE(Starts(surpass.plan, 2));
   state_.lost_nodes[1] = "its daemon was killed";
   std::erase_if(state_.snapshot.nodes, [](const Node& n) { return n.id == 1; });
   const State lost = state_;
-  Outcome done = Do(PlanCarriedOut{surpass.plan, before, 2, std::nullopt}, 2);
+  Outcome done = Do(PlanCarriedOut{}, 2);
   EXPECT_FALSE(done.refused);
   EXPECT_EQ(done.on_lost_node, (std::map<SessionId, int>{{2, 1}}));
   EXPECT_EQ(Kills(done), (std::map<SessionId, std::vector<int>>{{2, {}}})) << "it runs nowhere";
@@ -277,7 +273,7 @@ TEST_F(StepTest, ANodeLostWhileAPlanRanStaysLostAndNoSessionStartsThere) {
             "lost node 1 (its daemon is gone: its daemon was killed) before it could start");
   EXPECT_TRUE(done.notes.empty());
   state_ = lost;
-  Outcome undone = Do(PlanCarriedOut{surpass.plan, before, 2, "node 0: timeout"}, 2);
+  Outcome undone = Do(PlanCarriedOut{"node 0: timeout"}, 2);
   EXPECT_TRUE(undone.refused);
   ASSERT_EQ(state_.snapshot.nodes.size(), 1u);
   EXPECT_EQ(state_.snapshot.nodes[0].id, 0);
@@ -289,10 +285,9 @@ TEST_F(StepTest, ANodeLostWhileAPlanRanStaysLostAndNoSessionStartsThere) {
 TEST_F(StepTest, ASessionEndsWhenEveryNodeReportedItDoneAndALostNodeFailsItsSessions) {
   state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 2, 1)),
                            Node::Make(1, "n1", NodeTopology::Uniform(1, 2, 1))};
-  const Snapshot empty = state_.snapshot;
   Outcome first = Arrive(4, "wait", 0);
   ASSERT_TRUE(Starts(first.plan, 1));
-  ASSERT_TRUE(Do(PlanCarriedOut{first.plan, empty, 1, std::nullopt}, 0).on_lost_node.empty());
+  ASSERT_TRUE(Do(PlanCarriedOut{}, 0).on_lost_node.empty());
   EXPECT_EQ(state_.Find(1)->running_on, (std::set<int>{0, 1}));
   ASSERT_FALSE(Arrive(2, "wait", 1).refused);  // queued: runs nowhere
   const State running = state_;
@@ -323,15 +318,13 @@ TEST_F(StepTest, ASessionEndsWhenEveryNodeReportedItDoneAndALostNodeFailsItsSess
 // once; later ones are listed to the launcher, not those the leader's SIGTERM ended.
 TEST_F(StepTest, TheFirstFailingRankEndsItsSessionAndLaterOnesAreListedOnce) {
   state_.hostnames[0] = "n0";
-  const Snapshot empty = state_.snapshot;
   Arrival a;
   a.request.ranks = 3;
   a.request.allocator = "compact";
   a.policy = Policy("wait");
   a.kill_wait_s = 2.5;
-  Outcome started = Do(a, 0);
-  ApplyPlan(state_.snapshot, started.plan, &started.request);
-  ASSERT_TRUE(Do(PlanCarriedOut{started.plan, empty, 1, std::nullopt}, 0).kills.empty());
+  ASSERT_FALSE(Do(a, 0).refused);
+  ASSERT_TRUE(Do(PlanCarriedOut{}, 0).kills.empty());
   Outcome first = Do(RankFailed{{1, 2, 0, 3, 0, "exited with status 3"}}, 1);
   ASSERT_EQ(first.kills.size(), 1u);
   EXPECT_EQ(first.kills[0].session, 1);
@@ -358,13 +351,12 @@ TEST_F(StepTest, TheFirstFailingRankEndsItsSessionAndLaterOnesAreListedOnce) {
 // MPI_Comm_spawn children: those running are killed too, those queued dropped (their
 // parent waits for them no more). A queued session killed is dropped, no end plan.
 TEST_F(StepTest, AKillEndsASessionItsRunningChildrenAndDropsItsQueuedOnes) {
-  const Snapshot empty = state_.snapshot;
   Outcome parent = Arrive(2, "wait", 0);
-  ASSERT_FALSE(Do(PlanCarriedOut{parent.plan, empty, 1, std::nullopt}, 0).refused);
-  const Snapshot one = state_.snapshot;
+  ASSERT_TRUE(Starts(parent.plan, 1));
+  Do(PlanCarriedOut{}, 0);
   Outcome child = Arrive(1, "wait", 1, /*parent=*/1);
   ASSERT_TRUE(Starts(child.plan, 2));
-  Do(PlanCarriedOut{child.plan, one, 2, std::nullopt}, 1);
+  Do(PlanCarriedOut{}, 1);
   ASSERT_FALSE(Arrive(2, "wait", 2, /*parent=*/1).refused);  // queued for session 1's slots
   ASSERT_EQ(state_.snapshot.Find(3)->state, SessionState::kQueued);
   ASSERT_FALSE(Arrive(4, "wait", 3).refused);  // queued, no parent
@@ -398,6 +390,60 @@ TEST_F(StepTest, AKillEndsASessionItsRunningChildrenAndDropsItsQueuedOnes) {
   ASSERT_EQ(end.dropped.size(), 1u);
   EXPECT_EQ(end.dropped[0].session, 3);
   EXPECT_EQ(state_.Find(1), nullptr);
+}
+
+// The state a step leaves holds its plan: in the snapshot, and in flight until the
+// nodes say how it went. A user's stop only acts on the ranks: nothing in flight, the
+// snapshot unchanged.
+TEST_F(StepTest, AStepsPlanIsInTheSnapshotAndInFlightUntilCarriedOut) {
+  Outcome first = Arrive(2, "surpass", 0);
+  ASSERT_TRUE(Starts(first.plan, 1));
+  ASSERT_NE(state_.snapshot.Find(1), nullptr) << "the caller applies nothing";
+  EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kRunning);
+  EXPECT_EQ(state_.snapshot.Find(1)->placement.ranks.size(), 2u);
+  EXPECT_EQ(state_.snapshot.Find(1)->request.submit_time, 0);
+  ASSERT_TRUE(state_.in_flight);
+  EXPECT_EQ(state_.in_flight->arrival, 1);
+  EXPECT_EQ(state_.in_flight->before.Find(1), nullptr);
+  EXPECT_EQ(state_.in_flight->plan.actions.size(), first.plan.actions.size());
+  Do(PlanCarriedOut{}, 0);
+  EXPECT_FALSE(state_.in_flight);
+  EXPECT_EQ(state_.Find(1)->running_on, std::set<int>{0});
+  EXPECT_TRUE(Do(PlanCarriedOut{}, 0).plan.empty()) << "nothing was in flight";
+  const Snapshot running = state_.snapshot;
+  ASSERT_TRUE(Suspends(Do(UserControl{1, true}, 1).plan, 1));
+  EXPECT_FALSE(state_.in_flight);
+  EXPECT_EQ(state_.snapshot.Find(1)->state, running.Find(1)->state) << "it keeps its slots";
+  // Failed on the nodes: back to the snapshot before the plan.
+  ASSERT_TRUE(Suspends(Arrive(4, "surpass", 2).plan, 1));
+  EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kSuspended);
+  Do(PlanCarriedOut{"node 0: timeout"}, 3);
+  EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kRunning);
+  EXPECT_EQ(state_.snapshot.Find(2), nullptr);
+}
+
+// A connect's yield is the victim's once the nodes carried it out: status names the
+// connector, and the victim's launcher is told. Undone, it is not recorded.
+TEST_F(StepTest, AYieldToAConnectorIsRecordedOnceCarriedOut) {
+  ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
+  Do(PlanCarriedOut{}, 0);
+  ASSERT_TRUE(Suspends(Arrive(4, "surpass", 1).plan, 1));
+  Do(PlanCarriedOut{}, 1);
+  const State surpassed = state_;
+  Outcome yield = Do(Connect{2, 1}, 2);
+  ASSERT_TRUE(Resumes(yield.plan, 1));
+  EXPECT_EQ(state_.Find(1)->yielded_to, kNoSession) << "not before the nodes resumed it";
+  Outcome done = Do(PlanCarriedOut{}, 2);
+  EXPECT_EQ(state_.Find(1)->yielded_to, 2);
+  ASSERT_EQ(done.notes.size(), 1u);
+  EXPECT_EQ(done.notes[0].session, 1);
+  ASSERT_EQ(yield.log.size(), 1u);
+  EXPECT_EQ("session 1 " + done.notes[0].text, yield.log[0]);
+  state_ = surpassed;
+  ASSERT_FALSE(Do(Connect{2, 1}, 2).plan.empty());
+  Outcome undone = Do(PlanCarriedOut{"node 0: cannot resume"}, 2);
+  EXPECT_EQ(state_.Find(1)->yielded_to, kNoSession);
+  EXPECT_EQ(state_.snapshot.Find(1)->displaced_by, 2);
 }
 
 }  // namespace

@@ -115,13 +115,12 @@ class Replay {
     }
     index_of_[out.session] = index;
     remaining_[out.session] = in.runtime_s;
-    Carry(out, now, &out.request);
+    Carry(out, now);
   }
 
-  // Applies the plan as pschedd does once the nodes carried it out, and counts what it
-  // did to whom.
-  void Carry(const sched::leader::Outcome& out, double now,
-             const sched::SessionRequest* arrival = nullptr) {
+  // Counts what the plan did to whom (the step put it into the snapshot; nothing here
+  // carries plans out, so none is reported back: the next step's plan replaces it).
+  void Carry(const sched::leader::Outcome& out, double now) {
     if (out.refused) return;  // a round that could not decide: the next one tries again
     for (const sched::Action& action : out.plan.actions) {
       if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
@@ -132,7 +131,6 @@ class Replay {
         if (repin->by != sched::kNoSession) ++Result(repin->session).displaced;
       }
     }
-    sched::ApplyPlan(state_.snapshot, out.plan, arrival);
   }
 
   AllocationSessionResult& Result(sched::SessionId id) {
