@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <unordered_map>
 
 #include "common/timeval.hpp"
@@ -216,23 +217,27 @@ void NodeService::RankNeverStarted(LocalSession& s, int rank, int code, int sign
 
 std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
                                               const proto::RankSpec& spec, int local_size) {
+  // In the order first set, a later value replacing an earlier one in place. Found by
+  // name through `at`: a scan of `vars` per entry made this quadratic in the number of
+  // variables (~100 in a usual launch, often more), for every rank of every launch.
   std::vector<std::pair<std::string, std::string>> vars;
-  auto set = [&vars](const std::string& entry) {
-    auto eq = entry.find('=');
-    std::string name = entry.substr(0, eq);
-    std::string value = eq == std::string::npos ? "" : entry.substr(eq + 1);
-    for (auto& v : vars)
-      if (v.first == name) return void(v.second = value);
-    vars.emplace_back(name, value);
+  std::unordered_map<std::string, size_t> at;  // name -> index in vars
+  auto set = [&](std::string_view entry) {
+    const auto eq = entry.find('=');
+    std::string value(eq == std::string_view::npos ? "" : entry.substr(eq + 1));
+    auto [it, fresh] = at.try_emplace(std::string(entry.substr(0, eq)), vars.size());
+    if (fresh) {
+      vars.emplace_back(it->first, std::move(value));
+    } else {
+      vars[it->second].second = std::move(value);
+    }
   };
   // The launcher sends its environment; an empty one means "use the daemon's".
   if (order.env.empty())
     for (char** e = environ; *e != nullptr; ++e) set(*e);
   for (const auto& e : order.env) set(e);
   auto set_unless_given = [&](const std::string& e) {
-    std::string name = e.substr(0, e.find('='));
-    if (std::none_of(vars.begin(), vars.end(), [&](const auto& v) { return v.first == name; }))
-      set(e);
+    if (!at.contains(e.substr(0, e.find('=')))) set(e);
   };
   for (const auto& e : env_defaults_) set_unless_given(e);
   if (hooks_) {
