@@ -8,6 +8,7 @@
 
 #include "common/json_object_reader.hpp"
 #include "policies/policy_registry.hpp"
+#include "scheduler/leader/failure_report.hpp"
 #include "scheduler/leader/step.hpp"
 #include "scheduler/priorities/priority_registry.hpp"
 
@@ -131,6 +132,7 @@ class ScriptRun {
       state_.snapshot.nodes.push_back(
           sched::Node::Make(static_cast<int>(i), "n" + std::to_string(i),
                             sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)));
+      state_.hostnames[static_cast<int>(i)] = "n" + std::to_string(i);
     }
   }
 
@@ -149,6 +151,8 @@ class ScriptRun {
     if (event.Has("stop")) return ControlEvent(event, "stop", now);
     if (event.Has("resume")) return ControlEvent(event, "resume", now);
     if (event.Has("lose")) return LoseEvent(event, now);
+    if (event.Has("fail")) return FailEvent(event, now);
+    if (event.Has("kill")) return KillEvent(event, now);
     return ArriveEvent(event, now);
   }
 
@@ -241,9 +245,42 @@ class ScriptRun {
     return {};
   }
 
-  // The daemons of some nodes are gone: sessions with ranks there fail. pschedd kills
-  // their ranks on the other nodes, which report them done; each ends once no node runs
-  // it, and its end step decides as any end does.
+  // What a step's failures do once pschedd carried them out (LeaderService::EndSessions):
+  // a queued session killed is dropped (no end plan); a failed one is killed on the nodes
+  // still running it, which report it done, and it ends once no node runs it (its launcher
+  // told its failure); so does one that runs nowhere any more.
+  void CarryOutFailures(const Outcome& failed, double now) {
+    for (const Outcome::Dropped& d : failed.dropped)
+      out_ << "  drop " << d.session << ": " << d.text << "\n";
+    for (const Outcome::Kill& k : failed.kills) {
+      if (const Session* s = state_.Find(k.session); s != nullptr && s->failure)
+        out_ << "  fail " << k.session << ": " << s->failure->first << "\n";
+      if (k.nodes.empty()) continue;
+      out_ << "  kill " << k.session << " on";
+      for (int n : k.nodes) out_ << " n" << n;
+      out_ << "\n";
+    }
+    PrintState(out_, state_);
+    std::vector<std::pair<SessionId, std::string>> ends;
+    ends.reserve(failed.ended.size() + failed.kills.size());
+    for (SessionId id : failed.ended) ends.emplace_back(id, "no node runs it");
+    for (const Outcome::Kill& k : failed.kills) {
+      for (int n : k.nodes) {
+        for (SessionId done : Step(state_, NodeDone{k.session, n}, now, deciders_).ended)
+          ends.emplace_back(done, "killed on its nodes");
+      }
+    }
+    for (const auto& [id, why] : ends) {
+      out_ << "end " << id << " (" << why << ")\n";
+      if (const Session* s = state_.Find(id); s != nullptr && s->failure) {
+        std::istringstream told(FailureText(state_, *s));
+        for (std::string line; std::getline(told, line);) out_ << "  told: " << line << "\n";
+      }
+      Finish(id, now, /*ran=*/true);
+    }
+  }
+
+  // The daemons of some nodes are gone: sessions with ranks there fail.
   Result<void> LoseEvent(const ObjectReader& event, double now) {
     if (auto ok = event.OnlyKeys({"lose", "cause"}); !ok) return ok;
     PSCHED_TRY(list, event.Array("lose", /*required=*/true));
@@ -271,26 +308,39 @@ class ScriptRun {
     out_ << "lose";
     for (int n : lost.nodes) out_ << " n" << n;
     out_ << " (" << cause << ")\n";
-    Outcome hit = Step(state_, lost, now, deciders_);
-    for (const auto& [id, node] : hit.on_lost_node)
-      out_ << "  session " << id << " fails: it has ranks on n" << node << "\n";
-    PrintState(out_, state_);
-    std::vector<std::pair<SessionId, std::string>> ends;
-    ends.reserve(hit.on_lost_node.size());
-    for (SessionId id : hit.ended) ends.emplace_back(id, "no node runs it");
-    for (const auto& [id, node] : hit.on_lost_node) {
-      const Session* s = state_.Find(id);
-      if (s == nullptr || s->running_on.empty()) continue;
-      const std::vector<int> others(s->running_on.begin(), s->running_on.end());
-      for (int other : others) {
-        for (SessionId done : Step(state_, NodeDone{id, other}, now, deciders_).ended)
-          ends.emplace_back(done, "killed on its other nodes");
-      }
+    CarryOutFailures(Step(state_, lost, now, deciders_), now);
+    return {};
+  }
+
+  // A rank of a running session exits non-zero (session.rank_exited).
+  Result<void> FailEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"fail", "rank", "code"}); !ok) return ok;
+    PSCHED_TRY(id, KnownSession(event, "fail"));
+    const sched::Session* model = state_.snapshot.Find(id);
+    PSCHED_TRY(rank, event.Int("rank", 0, model->request.ranks - 1, 0));
+    PSCHED_TRY(code, event.Int("code", 1, 255, 1));
+    if (model->state == sched::SessionState::kQueued ||
+        static_cast<size_t>(rank) >= model->placement.ranks.size()) {
+      return Fail(ErrorCode::kInvalidArgument, event.Path("fail") + ": session " +
+                                                   std::to_string(id) + " is queued: no rank runs");
     }
-    for (const auto& [id, why] : ends) {
-      out_ << "end " << id << " (" << why << ")\n";
-      Finish(id, now, /*ran=*/true);
-    }
+    const int node = model->placement.ranks[static_cast<size_t>(rank)].node;
+    out_ << "rank " << rank << " of " << id << " exits with status " << code << "\n";
+    RankExit exit{id,   static_cast<int>(rank),
+                  node, static_cast<int>(code),
+                  0,    "exited with status " + std::to_string(code)};
+    CarryOutFailures(Step(state_, RankFailed{exit}, now, deciders_), now);
+    return {};
+  }
+
+  // psched-ctl kill.
+  Result<void> KillEvent(const ObjectReader& event, double now) {
+    if (auto ok = event.OnlyKeys({"kill"}); !ok) return ok;
+    PSCHED_TRY(id, KnownSession(event, "kill"));
+    out_ << "kill " << id << "\n";
+    CarryOutFailures(Step(state_, SessionKilled{id, 128 + 9, "session killed by psched-ctl kill"},
+                          now, deciders_),
+                     now);
     return {};
   }
 

@@ -1,15 +1,17 @@
 // A script of what happens in one allocation (arrivals, ends, connects, scheduling
-// rounds, the user's stops and resumes, lost nodes), stepped through the leader's own
-// step function (step.hpp) as pschedd steps what arrives, each at its event's index in
-// seconds: an arrival is an Arrival, an end an End (or a Drop while queued, as a kill),
-// a connect a Connect, a round a RoundTick, a stop or resume a UserControl, a loss
-// NodesLost (then, as pschedd, the failed sessions' NodeDone from their other nodes once
-// killed there, and the End of each no node runs any more). Each outcome's plan is
-// applied as pschedd applies it once carried out, and printed as stable text with the
-// slot uses and sessions after it (a refused arrival as the reject its policy decided;
-// an action NodePlan keeps off the nodes marked so). The policy golden tests
+// rounds, the user's stops and resumes, lost nodes, failing ranks, kills), stepped
+// through the leader's own step function (step.hpp) as pschedd steps what arrives, each
+// at its event's index in seconds: an arrival is an Arrival, an end an End (or a Drop
+// while queued, as a kill), a connect a Connect, a round a RoundTick, a stop or resume
+// a UserControl, a loss NodesLost, a rank's failure RankFailed, a kill SessionKilled
+// (then, as pschedd, the failed sessions' NodeDone from the nodes told to kill them,
+// and the End of each no node runs any more). Each outcome's plan is applied as pschedd
+// applies it once carried out, and printed as stable text with the slot uses and
+// sessions after it (a refused arrival as the reject its policy decided; an action
+// NodePlan keeps off the nodes marked so). The policy golden tests
 // (tests/golden/<policy>/*.events, through psched-cosched) diff that text: a reviewed
-// record of what the leader decides with each policy. Pure: text in, text or an error out.
+// record of what the leader decides with each policy. Pure: text in, text or an error
+// out.
 //
 //   {"nodes": 2, "cores": 4,                 // uniform nodes, one PU per core
 //    "allocator": "compact",                 // optional, default compact
@@ -22,6 +24,8 @@
 //      {"resume": 1},                         // ... and resumes it (fg, psched-ctl resume)
 //      {"round": true},                       // the periodic scheduling round
 //      {"lose": [1], "cause": "killed"},      // node 1's daemon is gone (cause optional)
+//      {"fail": 2, "rank": 1, "code": 3},     // rank 1 of 2 exits with status 3
+//      {"kill": 2},                           // psched-ctl kill 2
 //      {"end": 2}]}
 #pragma once
 

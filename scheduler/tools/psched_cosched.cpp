@@ -24,7 +24,8 @@ int RunCommand(int argc, char** argv) {
       "(pinned or float), per arrival \"threads\" and \"spread\". Other events: "
       "{\"connect\": 2, \"to\": 1}, {\"stop\": 1} and {\"resume\": 1} (the user's), "
       "{\"round\": true} (a scheduling round), {\"lose\": [1], \"cause\": \"...\"} (nodes "
-      "whose daemon is gone)."};
+      "whose daemon is gone), {\"fail\": 2, \"rank\": 1, \"code\": 3} (a rank exits non-zero), "
+      "{\"kill\": 2} (psched-ctl kill)."};
   std::string script_path;
   app.add_option("script", script_path, "the JSON script of arrivals and ends")->required();
   app.name("psched-cosched");
