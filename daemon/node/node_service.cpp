@@ -217,19 +217,20 @@ void NodeService::RankNeverStarted(LocalSession& s, int rank, int code, int sign
 
 std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
                                               const proto::RankSpec& spec, int local_size) {
-  // In the order first set, a later value replacing an earlier one in place. Found by
-  // name through `at`: a scan of `vars` per entry made this quadratic in the number of
-  // variables (~100 in a usual launch, often more), for every rank of every launch.
-  std::vector<std::pair<std::string, std::string>> vars;
-  std::unordered_map<std::string, size_t> at;  // name -> index in vars
+  // NAME=value entries in the order first set, a later value replacing an earlier one in
+  // place. `at` finds a name's entry: a scan per entry made this quadratic in the number
+  // of variables (~100 in a usual launch, often more), for every rank of every launch.
+  std::vector<std::string> out;
+  std::unordered_map<std::string, size_t> at;  // name -> index in out
   auto set = [&](std::string_view entry) {
     const auto eq = entry.find('=');
-    std::string value(eq == std::string_view::npos ? "" : entry.substr(eq + 1));
-    auto [it, fresh] = at.try_emplace(std::string(entry.substr(0, eq)), vars.size());
+    std::string whole(entry);
+    if (eq == std::string_view::npos) whole += '=';  // "NAME" sets NAME empty
+    auto [it, fresh] = at.try_emplace(std::string(entry.substr(0, eq)), out.size());
     if (fresh) {
-      vars.emplace_back(it->first, std::move(value));
+      out.push_back(std::move(whole));
     } else {
-      vars[it->second].second = std::move(value);
+      out[it->second] = std::move(whole);
     }
   };
   // The launcher sends its environment; an empty one means "use the daemon's".
@@ -261,9 +262,6 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
     if (auto extra = hooks_->RankEnvironment(order.session, spec.rank))
       for (const auto& e : *extra) set(e);
   }
-  std::vector<std::string> out;
-  out.reserve(vars.size());
-  for (auto& [k, v] : vars) out.push_back(k + "=" + v);
   return out;
 }
 
