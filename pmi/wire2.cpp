@@ -137,6 +137,18 @@ int FuzzWire2(const uint8_t* data, size_t size) {
     auto reparsed = ParseMessage2(framed->value());
     if (!reparsed || reparsed->name != command->name || reparsed->args != command->args)
       std::abort();
+    // An echoed thrid (any bytes, ';' too) is one more pair, after the others.
+    const std::string thrid = body->value().substr(0, 16);
+    const std::string answered = AppendPair2(message, "thrid", thrid);
+    if (answered.size() > kPmi2MaxMessage) continue;
+    FrameSplitter echoed;
+    echoed.Append(answered);
+    auto with = echoed.Next();
+    if (!with || !*with) std::abort();
+    auto answer = ParseMessage2(with->value());
+    if (!answer || answer->args.size() != command->args.size() + 1 ||
+        answer->args.back() != std::make_pair(std::string("thrid"), thrid))
+      std::abort();
   }
   return 0;
 }
