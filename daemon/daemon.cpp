@@ -149,9 +149,9 @@ Result<void> Daemon::StartLeader() {
                                             std::move(cb), *options_.clock);
   RegisterService("cosched.reply",
                   [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
-  RegisterService("session.spawn_children", [this](int from, const std::string& data) {
-    leader_->OnSpawnRequest(from, data);
-  });
+  RegisterService(
+      std::string(proto::kChildSpawnService),
+      [this](int from, const std::string& data) { leader_->OnSpawnRequest(from, data); });
   round_ev_ = event_new(
       base_, -1, EV_PERSIST,
       [](evutil_socket_t, short, void* arg) {

@@ -42,7 +42,8 @@ struct SimpleServer::Session {
 SimpleServer::SimpleServer(event_base* base, daemon::TreeServices& tree, FailSession fail)
     : base_(base), tree_(tree), fail_(std::move(fail)) {
   // The daemon owns this server and drops the service with it.
-  tree_.RegisterService("pmi1.spawned", [this](int, const std::string& d) { OnSpawned(d); });
+  tree_.RegisterService(std::string(proto::kPmi1SpawnedService),
+                        [this](int, const std::string& d) { OnSpawned(d); });
 }
 
 SimpleServer::~SimpleServer() {
@@ -302,26 +303,23 @@ void SimpleServer::StartSpawn(Session& s, Client& c, const SpawnRequest& request
     apps.push_back(std::move(child));
   }
   proto::SetChildApps(ask, apps);
-  ask.reply_service = "pmi1.spawned";
+  ask.reply_service = std::string(proto::kPmi1SpawnedService);
   if (!request.preput.empty()) {
     std::map<std::string, std::string> preput(request.preput.begin(), request.preput.end());
     ask.env.push_back(std::string(kPreputVariable) + "=" + SimpleSession::EncodePuts(preput));
   }
   spawns_[ask.request] = PendingSpawn{s.id, c.rank};
-  auto bytes = proto::Json::to_msgpack(proto::Json(ask));
-  tree_.SendToNode(0, "session.spawn_children", std::string(bytes.begin(), bytes.end()));
+  tree_.SendToNode(0, std::string(proto::kChildSpawnService), proto::EncodePmix(ask));
 }
 
 void SimpleServer::OnSpawned(const std::string& data) {
-  proto::ChildSpawnReply reply;
-  try {
-    reply = proto::Json::from_msgpack(data.begin(), data.end(), true, false)
-                .get<proto::ChildSpawnReply>();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "pschedd: node %d: malformed pmi1.spawned dropped: %s\n", tree_.node(),
-                 e.what());
+  auto decoded = proto::DecodeChildSpawnReply(data, proto::kPmi1SpawnedService);
+  if (!decoded) {
+    std::fprintf(stderr, "pschedd: node %d: %s dropped\n", tree_.node(),
+                 decoded.error().message().c_str());
     return;
   }
+  const proto::ChildSpawnReply& reply = *decoded;
   auto pending = spawns_.find(reply.request);
   if (pending == spawns_.end()) return;
   const PendingSpawn asked = pending->second;

@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <nlohmann/json.hpp>
 
 #include "pmix/daemon_wire.hpp"
 #include "pmix/stale_dirs.hpp"
+#include "proto/child_spawn.hpp"
 
 namespace psched::pmix {
 namespace {
@@ -106,7 +106,8 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(std::unique_ptr<P
                        [self](int from, const std::string& d) { self->OnLayout(from, d); });
   tree.RegisterService("pmix.reply", [self](int, const std::string& d) { self->OnReply(d); });
   tree.RegisterService("pmix.interact", [self](int, const std::string& d) { self->OnInteract(d); });
-  tree.RegisterService("pmix.spawned", [self](int, const std::string& d) { self->OnSpawned(d); });
+  tree.RegisterService(std::string(proto::kPmixSpawnedService),
+                       [self](int, const std::string& d) { self->OnSpawned(d); });
   return host;
 }
 

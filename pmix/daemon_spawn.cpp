@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 #include "pmix/daemon_host.hpp"
 #include "pmix/value_codec.hpp"
@@ -84,19 +83,16 @@ void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::stri
         OpenMpiSpawn{req.parent_session, Publisher{req.requestor.nspace, req.requestor.rank},
                      std::move(port), ask.ranks};
   }
-  auto bytes = nlohmann::json::to_msgpack(nlohmann::json(ask));
-  tree_.SendToNode(0, "session.spawn_children", std::string(bytes.begin(), bytes.end()));
+  tree_.SendToNode(0, std::string(proto::kChildSpawnService), proto::EncodePmix(ask));
 }
 
 void DaemonPmixHost::OnSpawned(const std::string& data) {
-  nlohmann::json j = nlohmann::json::from_msgpack(data.begin(), data.end(), true, false);
-  proto::ChildSpawnReply reply;
-  try {
-    reply = j.get<proto::ChildSpawnReply>();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "psched pmix: malformed pmix.spawned dropped: %s\n", e.what());
+  auto decoded = proto::DecodeChildSpawnReply(data, proto::kPmixSpawnedService);
+  if (!decoded) {
+    std::fprintf(stderr, "psched pmix: %s dropped\n", decoded.error().message().c_str());
     return;
   }
+  const proto::ChildSpawnReply& reply = *decoded;
   // Children that will never connect: Open MPI's parent is answered for them (see the
   // top of this file); any other parent gets the error.
   auto gone = [this](uint64_t request, std::string nspace, Error why) {

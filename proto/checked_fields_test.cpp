@@ -74,8 +74,8 @@ TEST(CheckedFields, NestedFieldsAreNamedByTheirPath) {
             "malformed node.join message: 'pus[0].core' is not an integer: \"0\"");
   EXPECT_EQ(DecodeError<NodeJoin>(MsgType::kNodeJoin, {{"pus", {1, 2}}}),
             "malformed node.join message: 'pus[0]' is not a map: 1");
-  EXPECT_EQ(DecodeError<ChildSpawnRequest>(MsgType::kPeerSend, {{"app_sizes", {-1}}}),
-            "malformed peer.send message: 'app_sizes[0]' is out of range: -1");
+  EXPECT_EQ(DecodeError<SpawnOrder>(MsgType::kSessionSpawn, {{"app_sizes", {-1}}}),
+            "malformed session.spawn message: 'app_sizes[0]' is out of range: -1");
 }
 
 TEST(CheckedFields, OtherTypesAreTheirOwn) {

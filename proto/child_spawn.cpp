@@ -39,7 +39,53 @@ std::vector<std::string> MultiAppArgv(const std::vector<ChildApp>& apps,
   return {"/bin/sh", "-c", script, "psched-spawn-multiple"};
 }
 
+Error Malformed(std::string_view service, const std::string& what) {
+  return Error(ErrorCode::kProtocol, "malformed " + std::string(service) + " message: " + what);
+}
+
+Result<void> SessionId(int64_t session, std::string_view service, const char* field) {
+  if (session >= 0) return {};
+  return Fail(Malformed(service, "'" + std::string(field) + "' " + std::to_string(session) +
+                                     " is a negative session"));
+}
+
 }  // namespace
+
+Result<ChildSpawnRequest> DecodeChildSpawnRequest(std::string_view data) {
+  auto ask = DecodePmix<ChildSpawnRequest>(data, kChildSpawnService);
+  if (!ask) return ask;
+  if (auto ok = SessionId(ask->parent_session, kChildSpawnService, "parent_session"); !ok)
+    return Fail(ok.error());
+  if (ask->reply_service != kPmixSpawnedService && ask->reply_service != kPmi1SpawnedService) {
+    return Fail(Malformed(kChildSpawnService, "'reply_service' is no wire-up's spawn service: \"" +
+                                                  ask->reply_service.substr(0, 40) + "\""));
+  }
+  return ask;
+}
+
+Result<ChildSpawnReply> DecodeChildSpawnReply(std::string_view data, std::string_view service) {
+  auto reply = DecodePmix<ChildSpawnReply>(data, service);
+  if (!reply) return reply;
+  if (auto ok = SessionId(reply->session, service, "session"); !ok) return Fail(ok.error());
+  return reply;
+}
+
+std::optional<std::string> ChildSpawnProblem(const ChildSpawnRequest& ask, int parent_ranks) {
+  if (ask.argv.empty()) return "no command given";
+  if (parent_ranks < 0 || ask.parent_rank >= static_cast<uint32_t>(parent_ranks)) {
+    return "the asking rank " + std::to_string(ask.parent_rank) +
+           " is outside the parent session of " + std::to_string(parent_ranks) + " ranks";
+  }
+  if (ask.app_sizes.empty()) return std::nullopt;
+  int64_t sum = 0;
+  for (uint32_t n : ask.app_sizes) sum += n;
+  if (sum != ask.ranks ||
+      std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end()) {
+    return "the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
+           " processes asked for";
+  }
+  return std::nullopt;
+}
 
 void SetChildApps(ChildSpawnRequest& ask, const std::vector<ChildApp>& apps) {
   ask.ranks = 0;

@@ -76,36 +76,6 @@ struct SpawnOrder {
 PSCHED_WIRE_STRUCT(SpawnOrder, session, nspace, argv, env, cwd, size, threads_per_rank, ranks,
                    hostnames, parent_nspace, parent_rank, app_sizes, mpi, universe_size, stdout_pty)
 
-// A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
-// asks for a session without a launcher of its own, placed like any arrival.
-struct ChildSpawnRequest {
-  uint64_t request = 0;  // the asking node's id for the answer
-  int64_t parent_session = 0;
-  std::string parent_nspace;
-  uint32_t parent_rank = 0;
-  std::vector<std::string> argv;
-  std::vector<std::string> env;  // additions from the parent (OMPI_PARENT_PORT, ...)
-  std::string cwd;
-  int ranks = 1;
-  std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app (sums to `ranks`)
-  // The asking node's service for the ChildSpawnReply: the wire-up's spawn side
-  // (PMIx's, or pmi/'s "pmi1.spawned").
-  std::string reply_service = "pmix.spawned";
-};
-PSCHED_WIRE_STRUCT(ChildSpawnRequest, request, parent_session, parent_nspace, parent_rank, argv,
-                   env, cwd, ranks, app_sizes, reply_service)
-
-// leader -> the asking node (PeerSend to its reply_service): the children were launched
-// (ok, with their nspace) or will not be (message says why).
-struct ChildSpawnReply {
-  uint64_t request = 0;
-  bool ok = false;
-  int64_t session = 0;
-  std::string nspace;
-  std::string message;
-};
-PSCHED_WIRE_STRUCT(ChildSpawnReply, request, ok, session, nspace, message)
-
 // How a rank ended. code is the mpiexec-style code: exit status, or 128+signal.
 struct RankExit {
   int64_t session = 0;

@@ -4,7 +4,8 @@
 // One codec for all of them: a MessagePack map of the struct's fields (the names below
 // are the wire's), read field by field as its type (proto/checked_fields.hpp: an integer
 // its type holds, never a cast), with a version. A message without "version" is version 1,
-// the format these messages had before they were typed.
+// the format these messages had before they were typed. MPI_Comm_spawn's children request
+// and reply (proto/child_spawn.hpp) travel in the same codec.
 #pragma once
 
 #include <cstdint>

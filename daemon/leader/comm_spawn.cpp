@@ -20,20 +20,18 @@ namespace psched::daemon {
 void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   if (executor_.busy())
     return deferred_.push_back([this, from, data] { OnSpawnRequest(from, data); });
-  proto::Json j = proto::Json::from_msgpack(data.begin(), data.end(), true, false);
-  proto::ChildSpawnRequest ask;
-  try {
-    ask = j.get<proto::ChildSpawnRequest>();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "pschedd[0]: malformed session.spawn_children from node %d dropped: %s\n",
-                 from, e.what());
+  auto decoded = proto::DecodeChildSpawnRequest(data);
+  if (!decoded) {
+    std::fprintf(stderr, "pschedd[0]: %s from node %d dropped\n", decoded.error().message().c_str(),
+                 from);
     return;
   }
+  const proto::ChildSpawnRequest& ask = *decoded;
   auto refuse = [&](const std::string& why) {
-    proto::ChildSpawnReply reply{ask.request, false, 0, "",
-                                 "MPI_Comm_spawn of " + std::to_string(ask.ranks) +
-                                     " process(es) from session " +
-                                     std::to_string(ask.parent_session) + " refused: " + why};
+    proto::ChildSpawnReply reply{
+        .request = ask.request,
+        .message = "MPI_Comm_spawn of " + std::to_string(ask.ranks) + " process(es) from session " +
+                   std::to_string(ask.parent_session) + " refused: " + why};
     SendSpawnReply(from, ask.reply_service, reply);
     // The user sees why, not only the MPI error class the parent gets.
     if (LiveSession* p = Find(ask.parent_session)) {
@@ -45,7 +43,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   };
   LiveSession* parent = Find(ask.parent_session);
   if (parent == nullptr || Failing(parent->id)) return refuse("the parent session is ending");
-  if (auto bad = SpawnRequestProblem(ask)) return refuse(*bad);
+  if (auto bad = proto::ChildSpawnProblem(ask, parent->ranks)) return refuse(*bad);
   // Decided as any arrival (scheduler/leader/step.hpp), with the parent's policy and
   // allocator, its owner and estimate.
   const sched::leader::Session* model = Model(parent->id);
@@ -65,19 +63,6 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
   if (decided.refused) return refuse(*decided.refused);
   RegisterChild(decided.request, ask, *parent, from);
   Execute(decided.plan, arrival.policy.options.surpass_grace_s);
-}
-
-std::optional<std::string> LeaderService::SpawnRequestProblem(const proto::ChildSpawnRequest& ask) {
-  if (ask.argv.empty()) return "no command given";
-  if (ask.app_sizes.empty()) return std::nullopt;
-  int64_t sum = 0;
-  for (uint32_t n : ask.app_sizes) sum += n;
-  if (sum != ask.ranks ||
-      std::find(ask.app_sizes.begin(), ask.app_sizes.end(), 0u) != ask.app_sizes.end()) {
-    return "the apps' sizes do not add up to the " + std::to_string(ask.ranks) +
-           " processes asked for";
-  }
-  return std::nullopt;
 }
 
 void LeaderService::RegisterChild(const sched::SessionRequest& request,
@@ -128,10 +113,8 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
 
 void LeaderService::SendSpawnReply(int node, const std::string& service,
                                    const proto::ChildSpawnReply& reply) {
-  auto bytes = proto::Json::to_msgpack(proto::Json(reply));
-  peers_.Send(
-      {node}, proto::MsgType::kPeerSend,
-      proto::Json(proto::PeerSend{node, 0, service, std::string(bytes.begin(), bytes.end())}));
+  peers_.Send({node}, proto::MsgType::kPeerSend,
+              proto::Json(proto::PeerSend{node, 0, service, proto::EncodePmix(reply)}));
 }
 
 void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {

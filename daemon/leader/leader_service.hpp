@@ -25,6 +25,7 @@
 #include "daemon/net/connection.hpp"
 #include "daemon/net/peer_link.hpp"
 #include "policies/policy.hpp"
+#include "proto/child_spawn.hpp"
 #include "proto/messages.hpp"
 #include "proto/wire_ids.hpp"
 #include "scheduler/allocator.hpp"
@@ -190,7 +191,6 @@ class LeaderService {
   void AnswerSpawn(LiveSession& child, bool ok, const std::string& message,
                    int64_t parent = sched::kNoSession);
   // OnSpawnRequest's check of the request itself: the refusal the parent's launcher is told.
-  static std::optional<std::string> SpawnRequestProblem(const proto::ChildSpawnRequest& ask);
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
                      const LiveSession& parent, int from);
   void SendSpawnReply(int node, const std::string& service, const proto::ChildSpawnReply& reply);

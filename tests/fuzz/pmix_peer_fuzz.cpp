@@ -1,27 +1,36 @@
-// The daemon host's "pmix.*" messages (proto/pmix_wire.hpp) a daemon decodes from
-// PeerSend data: byte 0 picks the message type; what decodes encodes to bytes that decode
-// and encode to the same bytes again, and every error says what is wrong.
+// The daemon host's "pmix.*" messages (proto/pmix_wire.hpp), and MPI_Comm_spawn's
+// children request and reply in the same codec (proto/child_spawn.hpp), that a daemon
+// decodes from PeerSend data: byte 0 picks the message type; what decodes encodes to
+// bytes that decode and encode to the same bytes again, and every error says what is
+// wrong.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "proto/child_spawn.hpp"
 #include "proto/pmix_wire.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 namespace psched::proto {
 namespace {
 
-template <typename T>
-void RoundTrip(std::string_view data, std::string_view service) {
-  Result<T> message = DecodePmix<T>(data, service);
+// `decode`: the receiver's decoder of T (DecodePmix, or one that checks ids as well).
+template <typename T, typename Decoder>
+void RoundTripWith(std::string_view data, Decoder decode) {
+  Result<T> message = decode(data);
   if (!message) {
     if (message.error().message().empty()) std::abort();  // errors say what
     return;
   }
   const std::string once = EncodePmix(*message);
-  Result<T> again = DecodePmix<T>(once, service);
+  Result<T> again = decode(once);
   if (!again || EncodePmix(*again) != once) std::abort();
+}
+
+template <typename T>
+void RoundTrip(std::string_view data, std::string_view service) {
+  RoundTripWith<T>(data, [service](std::string_view d) { return DecodePmix<T>(d, service); });
 }
 
 }  // namespace
@@ -32,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   psched::fuzz::Input in(data, size);
   const uint8_t type = in.Byte();
   const std::string_view rest = in.Rest();
-  switch (type % 7) {
+  switch (type % 9) {
     case 0:
       RoundTrip<PmixInteract>(rest, "pmix.interact");
       break;
@@ -51,8 +60,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 5:
       RoundTrip<PmixNames>(rest, "pmix.names");
       break;
-    default:
+    case 6:
       RoundTrip<PmixLookupValues>(rest, "lookup reply");
+      break;
+    case 7:
+      RoundTripWith<ChildSpawnRequest>(rest, DecodeChildSpawnRequest);
+      break;
+    default:
+      RoundTripWith<ChildSpawnReply>(
+          rest, [](std::string_view d) { return DecodeChildSpawnReply(d, kPmixSpawnedService); });
       break;
   }
   return 0;
