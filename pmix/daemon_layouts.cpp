@@ -26,45 +26,37 @@
 namespace psched::pmix {
 namespace {
 
-using wire::Json;
-using wire::Pack;
-
 // A pull waits this long at the leader for the owner's layout to arrive.
 constexpr std::chrono::milliseconds kParkLimit{5000};
 // A pull's whole round trip (the leader answers within kParkLimit).
 constexpr std::chrono::milliseconds kPullLimit{60000};
 
-// The layout as the owner registered it: everything a node without local ranks
-// needs to register the same namespace.
+// The layout as the owner registered it (proto::PmixSessionLayout): everything a node
+// without local ranks needs to register the same namespace.
 std::string LayoutBytes(const PmixSessionInfo& si) {
-  Json ranks = Json::array();
-  for (const auto& r : si.ranks) ranks.push_back({r.node, r.local_rank});
-  return Pack({{"session", si.session_id},
-               {"ns", si.nspace},
-               {"ranks", ranks},
-               {"hosts", si.hostnames},
-               {"apps", si.app_sizes}});
+  proto::PmixSessionLayout layout{
+      .session = si.session_id, .ns = si.nspace, .hosts = si.hostnames, .apps = si.app_sizes};
+  layout.ranks.reserve(si.ranks.size());
+  for (const auto& r : si.ranks) layout.ranks.push_back({r.node, r.local_rank});
+  return proto::EncodePmix(layout);
 }
 
-Result<PmixSessionInfo> LayoutFromBytes(const std::string& bytes, int this_node) {
-  Json j = Json::from_msgpack(bytes.begin(), bytes.end(), true, false);
-  try {
-    if (j.is_discarded() || !j.is_object()) throw std::runtime_error("not a map");
-    PmixSessionInfo si;
-    si.session_id = j.at("session").get<int64_t>();
-    si.nspace = j.at("ns").get<std::string>();
-    si.hostnames = j.at("hosts").get<std::vector<std::string>>();
-    si.this_node = this_node;
-    for (const auto& r : j.at("ranks"))
-      si.ranks.push_back({r.at(0).get<int>(), r.at(1).get<int>()});
-    // The same apps as on the owner's node: MPI_APPNUM of a foreign rank agrees.
-    si.app_sizes = j.value("apps", std::vector<uint32_t>{});
-    si.universe_size = si.ranks.size();
-    si.rm_step_id = std::to_string(si.session_id);
-    return si;
-  } catch (const std::exception& e) {
-    return Fail(ErrorCode::kProtocol, std::string("malformed session layout: ") + e.what());
-  }
+// A pulled layout, its node ids checked against this allocation's `nodes`.
+Result<PmixSessionInfo> LayoutFromBytes(const std::string& bytes, int this_node, int nodes) {
+  auto layout = proto::DecodeSessionLayout(bytes, nodes);
+  if (!layout) return Fail(layout.error());
+  PmixSessionInfo si;
+  si.session_id = layout->session;
+  si.nspace = std::move(layout->ns);
+  si.hostnames = std::move(layout->hosts);
+  si.this_node = this_node;
+  si.ranks.reserve(layout->ranks.size());
+  for (const auto& r : layout->ranks) si.ranks.push_back({r[0], r[1]});
+  // The same apps as on the owner's node: MPI_APPNUM of a foreign rank agrees.
+  si.app_sizes = std::move(layout->apps);
+  si.universe_size = si.ranks.size();
+  si.rm_step_id = std::to_string(si.session_id);
+  return si;
 }
 
 }  // namespace
@@ -125,7 +117,7 @@ void DaemonPmixHost::OnPulled(const std::string& nspace, Result<std::string> lay
   if (!layout) return LayoutSettled(nspace, Fail(layout.error()));
   if (SessionOfNspace(nspace)) return LayoutSettled(nspace, {});
   if (starting_.contains(nspace)) return;  // its local registration settles it
-  auto si = LayoutFromBytes(*layout, tree_.node());
+  auto si = LayoutFromBytes(*layout, tree_.node(), tree_.num_nodes());
   if (!si) return LayoutSettled(nspace, Fail(si.error()));
   const int64_t session = si->session_id;
   // No local ranks: PMIx learns the namespace's shape only. The session's end

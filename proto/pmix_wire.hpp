@@ -78,6 +78,23 @@ struct PmixLayout {
 };
 PSCHED_WIRE_STRUCT(PmixLayout, version, op, id, session, ns, layout)
 
+// The content of PmixLayout::layout: a session's layout as its first node registered it
+// with PMIx, all a node without local ranks needs to register the same namespace.
+struct PmixSessionLayout {
+  int version = kPmixWireVersion;
+  int64_t session = 0;
+  std::string ns;
+  std::vector<std::vector<int>> ranks;  // by global rank: [node, local rank]
+  std::vector<std::string> hosts;       // by node id
+  std::vector<uint32_t> apps;           // MPI_Comm_spawn_multiple: ranks per app
+};
+PSCHED_WIRE_STRUCT(PmixSessionLayout, version, session, ns, ranks, hosts, apps)
+
+// DecodePmix, then its ids range-checked against an allocation of `nodes` nodes: the
+// session is not negative, every rank is a [node, local rank] pair with the node in
+// the allocation and the local rank not negative, no more hosts than nodes.
+Result<PmixSessionLayout> DecodeSessionLayout(std::string_view data, int nodes);
+
 // "pmix.names", a node -> the leader, which keeps the PMIx name service: "publish" (kv
 // with a persistence), "lookup" (keys; wait for them, up to timeout_ms when >= 0),
 // "unpublish" (keys), each answered by a PmixReply with `id` (a lookup's data is a

@@ -146,5 +146,48 @@ TEST(PmixWire, NamesAndLookupValuesRoundTripAndTheirFieldsAreChecked) {
             "malformed lookup reply message: 'values[0].r' is not an integer: 0.5");
 }
 
+// A pulled layout (PmixLayout::layout) names nodes: each is checked against the
+// allocation where the layout is decoded, before PMIx or a loop over nodes sees it.
+TEST(PmixWire, SessionLayoutRoundTripsAndItsNodesAreInTheAllocation) {
+  PmixSessionLayout layout{.session = 4, .ns = "psched.1.4", .hosts = {"a", "b"}, .apps = {1, 2}};
+  layout.ranks = {{0, 0}, {1, 0}, {1, 1}};
+  auto back = DecodeSessionLayout(EncodePmix(layout), 2);
+  ASSERT_TRUE(back) << back.error().ToString();
+  EXPECT_EQ(Json(*back), Json(layout));
+
+  auto error = [](const PmixSessionLayout& l, int nodes) {
+    auto m = DecodeSessionLayout(EncodePmix(l), nodes);
+    return m ? std::string("decoded") : m.error().message();
+  };
+  PmixSessionLayout far = layout;
+  far.ranks[2] = {0x7e000200, 0};
+  EXPECT_EQ(error(far, 2),
+            "malformed session layout message: 'ranks[2]' node 2113929728 is outside an "
+            "allocation of 2 nodes");
+  far.ranks[2] = {-1, 0};
+  EXPECT_EQ(error(far, 2),
+            "malformed session layout message: 'ranks[2]' node -1 is outside an allocation of 2 "
+            "nodes");
+  EXPECT_EQ(error(layout, 1),
+            "malformed session layout message: 2 hosts for an allocation of 1 nodes");
+  PmixSessionLayout odd = layout;
+  odd.ranks[0] = {0};
+  EXPECT_EQ(error(odd, 2),
+            "malformed session layout message: 'ranks[0]' is not a [node, local rank] pair");
+  odd.ranks[0] = {0, -2};
+  EXPECT_EQ(error(odd, 2),
+            "malformed session layout message: 'ranks[0]' local rank -2 is negative");
+  PmixSessionLayout negative = layout;
+  negative.session = -1;
+  EXPECT_EQ(error(negative, 2),
+            "malformed session layout message: 'session' -1 is a negative session");
+  // The format before versions were written (no "version") is version 1.
+  auto old = DecodeSessionLayout(
+      EncodePmixJson({{"session", 1}, {"ns", "n"}, {"ranks", {{0, 0}}}, {"hosts", {"a"}}}), 1);
+  ASSERT_TRUE(old) << old.error().ToString();
+  EXPECT_EQ(old->version, 1);
+  EXPECT_TRUE(old->apps.empty());
+}
+
 }  // namespace
 }  // namespace psched::proto

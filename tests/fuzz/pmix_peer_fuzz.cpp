@@ -1,8 +1,8 @@
-// The daemon host's "pmix.*" messages (proto/pmix_wire.hpp), and MPI_Comm_spawn's
-// children request and reply in the same codec (proto/child_spawn.hpp), that a daemon
-// decodes from PeerSend data: byte 0 picks the message type; what decodes encodes to
-// bytes that decode and encode to the same bytes again, and every error says what is
-// wrong.
+// The daemon host's "pmix.*" messages (proto/pmix_wire.hpp) and a pulled session
+// layout, and MPI_Comm_spawn's children request and reply in the same codec
+// (proto/child_spawn.hpp), that a daemon decodes from PeerSend data: byte 0 picks the
+// message type; what decodes encodes to bytes that decode and encode to the same bytes
+// again, and every error says what is wrong.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   psched::fuzz::Input in(data, size);
   const uint8_t type = in.Byte();
   const std::string_view rest = in.Rest();
-  switch (type % 9) {
+  switch (type % 10) {
     case 0:
       RoundTrip<PmixInteract>(rest, "pmix.interact");
       break;
@@ -66,9 +66,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 7:
       RoundTripWith<ChildSpawnRequest>(rest, DecodeChildSpawnRequest);
       break;
-    default:
+    case 8:
       RoundTripWith<ChildSpawnReply>(
           rest, [](std::string_view d) { return DecodeChildSpawnReply(d, kPmixSpawnedService); });
+      break;
+    default:  // a pulled layout, in an allocation of 4 nodes
+      RoundTripWith<PmixSessionLayout>(
+          rest, [](std::string_view d) { return DecodeSessionLayout(d, 4); });
       break;
   }
   return 0;
