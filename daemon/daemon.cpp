@@ -341,7 +341,8 @@ void Daemon::Stop(const std::string& why) {
   stopped_ = true;
   std::fprintf(stderr, "pschedd[%d]: stopping: %s\n", options_.node, why.c_str());
   node_service_->KillAll();
-  if (leader_) peers_->Send({}, proto::MsgType::kDaemonShutdown, proto::Json::object());
+  if (leader_)
+    peers_->Send({}, proto::MsgType::kDaemonShutdown, proto::Json(proto::DaemonShutdown{}));
   // Let queued frames reach the children before the loop ends.
   timeval flush{0, 100000};
   event_base_loopexit(base_, &flush);

@@ -6,8 +6,23 @@
 
 namespace psched::launcher {
 
-Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, const proto::Json& body) {
-  std::string wire = proto::EncodeFrame(type, body);
+namespace {
+
+std::string RequestFrame(proto::MsgType type, int64_t session) {
+  switch (type) {
+    case proto::MsgType::kCtlStatus:
+      return proto::Encode(type, proto::CtlStatus{});
+    case proto::MsgType::kCtlShutdown:
+      return proto::Encode(type, proto::CtlShutdown{});
+    default:
+      return proto::Encode(type, proto::SessionRef{.session = session});
+  }
+}
+
+}  // namespace
+
+Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, int64_t session) {
+  std::string wire = RequestFrame(type, session);
   for (size_t off = 0; off < wire.size();) {
     ssize_t n = write(fd, wire.data() + off, wire.size() - off);
     if (n < 0 && errno == EINTR) continue;

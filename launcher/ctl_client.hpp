@@ -7,6 +7,7 @@
 
 namespace psched::launcher {
 
-Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, const proto::Json& body);
+// `type`: kCtlStatus, kCtlShutdown, or kCtlKill, kCtlSuspend, kCtlResume of `session`.
+Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, int64_t session = 0);
 
 }  // namespace psched::launcher

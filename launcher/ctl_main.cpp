@@ -72,7 +72,7 @@ int RunCommand(int argc, char** argv) {
   if (suspend->parsed()) type = proto::MsgType::kCtlSuspend;
   if (resume->parsed()) type = proto::MsgType::kCtlResume;
   if (shutdown->parsed()) type = proto::MsgType::kCtlShutdown;
-  auto reply = launcher::CtlRequest(*fd, type, proto::Json{{"session", session}});
+  auto reply = launcher::CtlRequest(*fd, type, session);
   close(*fd);
   if (!reply) {
     std::fprintf(stderr, "psched-ctl: %s\n", reply.error().ToString().c_str());

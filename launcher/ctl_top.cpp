@@ -21,7 +21,7 @@ Result<proto::CtlReply> Ask(proto::MsgType type, int64_t session) {
   AllocationSocket where;
   auto fd = ConnectToAllocation(/*start_embedded=*/false, &where);
   if (!fd) return Fail(ErrorCode::kNotFound, NoDaemonMessage(where, fd.error()));
-  auto reply = CtlRequest(*fd, type, proto::Json{{"session", session}});
+  auto reply = CtlRequest(*fd, type, session);
   close(*fd);
   return reply;
 }

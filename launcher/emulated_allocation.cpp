@@ -210,7 +210,7 @@ void EmulatedAllocation::Stop() {
   if (stopped_) return;
   stopped_ = true;
   if (auto fd = ConnectUnix(dir_ + "/pschedd.sock")) {
-    (void)CtlRequest(*fd, proto::MsgType::kCtlShutdown, proto::Json::object());
+    (void)CtlRequest(*fd, proto::MsgType::kCtlShutdown);
     close(*fd);
   }
   // Children stop when their parent's link closes; anything left after 5 s is killed.

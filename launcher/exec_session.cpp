@@ -82,8 +82,10 @@ class ExecClient {
       case proto::MsgType::kSessionEnded:
         return Ended(frame);
       case proto::MsgType::kSessionAck:
-        if (frame.body.value("what", "") == "suspend") raise(SIGSTOP);  // the shell sees Ctrl-Z
-        if (frame.body.value("what", "") == "queued") Queued(frame.body);
+        if (auto ack = proto::Decode<proto::SessionAck>(frame)) {
+          if (ack->what == "suspend") raise(SIGSTOP);  // the shell sees Ctrl-Z
+          if (ack->what == "queued") Queued(*ack);
+        }
         return;
       case proto::MsgType::kError: {
         auto e = proto::Decode<proto::ErrorReply>(frame);
@@ -96,11 +98,12 @@ class ExecClient {
   }
 
   // The co-scheduling policy queued the session: say why once it has waited 1 s.
-  void Queued(const proto::Json& body) {
-    session_ = body.value("session", int64_t{-1});
+  void Queued(const proto::SessionAck& ack) {
+    session_ = ack.session;
     DeliverPendingSignals();
     if (options_.quiet) return;
-    wait_reason_ = "session " + std::to_string(session_) + " " + body.value("reason", "waits");
+    wait_reason_ =
+        "session " + std::to_string(session_) + " " + (ack.reason.empty() ? "waits" : ack.reason);
     wait_ev_ = evtimer_new(base_, &ExecClient::OnWaited, this);
     events_.push_back(wait_ev_);
     timeval one{1, 0};

@@ -158,3 +158,13 @@ inline void RequireMap(const Json& message) {
     ::psched::proto::fields::RequireMap(nlohmann_json_j);                               \
     NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(PSCHED_WIRE_READ_FIELD, __VA_ARGS__))      \
   }
+
+// A message without fields: an empty map on the wire; decoding takes any map (a field a
+// later version adds is ignored, as in any message) and refuses anything else.
+#define PSCHED_WIRE_EMPTY_STRUCT(Type)                    \
+  inline void to_json(nlohmann::json& j, const Type&) {   \
+    j = nlohmann::json::object();                         \
+  }                                                       \
+  inline void from_json(const nlohmann::json& j, Type&) { \
+    ::psched::proto::fields::RequireMap(j);               \
+  }

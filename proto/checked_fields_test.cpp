@@ -110,5 +110,26 @@ TEST(CheckedFields, FloatingFieldsTakeAnyNumber) {
   EXPECT_EQ(Json(*back), Json(order));
 }
 
+// session.ack was an ad-hoc map and welcome, shutdown and ctl's status and shutdown had
+// untyped empty bodies: each is a struct now, an empty one an empty map on the wire.
+TEST(CheckedFields, SessionAckAndMessagesWithoutFieldsAreTyped) {
+  auto ack = Decode<SessionAck>(
+      OnTheWire(MsgType::kSessionAck, Json(SessionAck{7, "queued", "waits for session 3"})));
+  ASSERT_TRUE(ack) << ack.error().ToString();
+  EXPECT_EQ(ack->session, 7);
+  EXPECT_EQ(ack->what, "queued");
+  EXPECT_EQ(ack->reason, "waits for session 3");
+  EXPECT_EQ(DecodeError<SessionAck>(MsgType::kSessionAck, {{"what", 1}}),
+            "malformed session.ack message: 'what' is not a string: 1");
+  EXPECT_EQ(Json(NodeWelcome{}), Json::object());
+  EXPECT_EQ(Json(DaemonShutdown{}), Json::object());
+  EXPECT_EQ(Json(CtlStatus{}), Json::object());
+  EXPECT_EQ(Json(CtlShutdown{}), Json::object());
+  // Fields a later version may add are ignored, as in any message; a non-map is refused.
+  EXPECT_TRUE(Decode<NodeWelcome>(OnTheWire(MsgType::kNodeWelcome, {{"later", 1}})));
+  CtlStatus status;
+  EXPECT_THROW(from_json(Json::array(), status), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace psched::proto

@@ -42,12 +42,12 @@ inline constexpr uint32_t kMaxPeerPayload = 1u << 30;
 
 // Message types, named service.verb (see MsgTypeName). Values are wire format: append only.
 enum class MsgType : uint16_t {
-  kError = 1,          // any direction: {message, code}
+  kError = 1,          // any direction: ErrorReply {message, code}
   kAuthChallenge,      // parent -> child: {nonce}
   kAuthResponse,       // child -> parent: {node, mac, nonce}
   kAuthOk,             // parent -> child: {mac}
   kNodeJoin,           // node -> leader: {node, hostname, topology}
-  kNodeWelcome,        // leader -> node
+  kNodeWelcome,        // leader -> node: NodeWelcome (no fields)
   kNodeLost,           // parent -> leader: {nodes}
   kSessionLaunch,      // launcher -> leader: LaunchRequest
   kSessionStarted,     // leader -> launcher: {session, nodes}
@@ -61,17 +61,17 @@ enum class MsgType : uint16_t {
   kSessionKill,        // leader -> nodes: KillOrder (SIGTERM, SIGKILL after a grace)
   kIoOutput,           // node -> leader -> launcher: {session, rank, stream, data}
   kIoStdin,            // launcher -> leader -> node: {session, data, eof}
-  kCtlStatus,          // ctl -> leader: {}
+  kCtlStatus,          // ctl -> leader: CtlStatus (no fields)
   kCtlReply,           // leader -> ctl: {ok, message, status?}
-  kCtlKill,            // ctl -> leader: {session}
-  kCtlShutdown,        // ctl -> leader
-  kDaemonShutdown,     // leader -> nodes
+  kCtlKill,            // ctl -> leader: SessionRef {session}
+  kCtlShutdown,        // ctl -> leader: CtlShutdown (no fields)
+  kDaemonShutdown,     // leader -> nodes: DaemonShutdown (no fields)
   kCollContribute,     // node -> parent: CollContribute + raw blobs of a subtree
   kCollResult,         // down the tree: CollResult + raw result
   kPeerSend,           // any node -> node: {to, from, service, data}
-  kCtlSuspend,         // ctl -> leader: {session}
-  kCtlResume,          // ctl -> leader: {session}
-  kSessionAck,         // leader -> launcher: {what} (suspend/resume done)
+  kCtlSuspend,         // ctl -> leader: SessionRef {session}
+  kCtlResume,          // ctl -> leader: SessionRef {session}
+  kSessionAck,         // leader -> launcher: SessionAck (queued; suspend/resume done)
   kMonitorReport,      // node -> leader: MonitorReport (load, memory, measured links)
   kMonitorPeers,       // leader -> nodes: MonitorPeers (where each node's link probe listens)
   kCollAbort,          // leader -> all: CollAbort (participants lost: fail their collectives)

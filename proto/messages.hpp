@@ -148,6 +148,15 @@ struct KillOrder {
 };
 PSCHED_WIRE_STRUCT(KillOrder, session, grace_s)
 
+// leader -> launcher: the session is queued (reason: what it waits for), or the suspend
+// or resume the launcher asked for (psched-exec's Ctrl-Z, fg) is done.
+struct SessionAck {
+  int64_t session = 0;
+  std::string what;    // "queued", "suspend", "resume"
+  std::string reason;  // "queued": why it waits, as psched-exec prints it
+};
+PSCHED_WIRE_STRUCT(SessionAck, session, what, reason)
+
 struct SessionStarted {
   int64_t session = 0;
   std::vector<int> nodes;
@@ -197,6 +206,14 @@ struct NodeJoin {
 };
 PSCHED_WIRE_STRUCT(NodeJoin, node, hostname, pus, gpus)
 
+// leader -> a node that joined: the allocation knows it (the node reports itself ready).
+struct NodeWelcome {};
+PSCHED_WIRE_EMPTY_STRUCT(NodeWelcome)
+
+// leader -> every node: the allocation shuts down, stop.
+struct DaemonShutdown {};
+PSCHED_WIRE_EMPTY_STRUCT(DaemonShutdown)
+
 struct NodeLost {
   std::vector<int> nodes;
   std::string cause;
@@ -223,6 +240,13 @@ struct PeerSend {
   std::string data;
 };
 PSCHED_WIRE_STRUCT(PeerSend, to, from, service, data)
+
+// psched-ctl -> leader: the allocation's status (answered by a CtlReply with it), and a
+// shutdown of the whole allocation. kill, suspend and resume name a session: SessionRef.
+struct CtlStatus {};
+PSCHED_WIRE_EMPTY_STRUCT(CtlStatus)
+struct CtlShutdown {};
+PSCHED_WIRE_EMPTY_STRUCT(CtlShutdown)
 
 // nlohmann::json's noexcept move runs assert_invariant, which tidy takes for a throw.
 // NOLINTNEXTLINE(bugprone-exception-escape)

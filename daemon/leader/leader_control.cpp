@@ -66,8 +66,9 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
       if (live != nullptr) NoteToLauncher(*live, done.error().message());
       return;
     }
-    c->Send(proto::MsgType::kSessionAck,
-            proto::Json{{"session", id}, {"what", suspend ? "suspend" : "resume"}});
+    c->Send(
+        proto::Encode(proto::MsgType::kSessionAck,
+                      proto::SessionAck{.session = id, .what = suspend ? "suspend" : "resume"}));
     // fg does not wake a session a surpasser displaced: the shell shows the job running.
     if (!suspend && live != nullptr && DisplacedByPolicy(id)) NoteToLauncher(*live, WaitsFor(id));
   });

@@ -141,7 +141,7 @@ void LeaderService::NodeJoined(const proto::NodeJoin& join) {
   std::sort(state_.snapshot.nodes.begin(), state_.snapshot.nodes.end(),
             [](const sched::Node& a, const sched::Node& b) { return a.id < b.id; });
   state_.hostnames[join.node] = join.hostname;
-  peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json::object());
+  peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json(proto::NodeWelcome{}));
   if (static_cast<int>(state_.snapshot.nodes.size()) != expected_nodes_) return;
   BuildPriority();
   if (callbacks_.all_joined) callbacks_.all_joined();
@@ -269,8 +269,8 @@ void LeaderService::PlanDone(const sched::Plan& plan, Result<void> ok) {
       s->wait_reason = wait->reason;
       if (ParentOf(*s) != 0) NoteToParent(*s, "queued: " + wait->reason);
       if (auto c = s->launcher.lock()) {
-        c->Send(proto::MsgType::kSessionAck,
-                proto::Json{{"session", s->id}, {"what", "queued"}, {"reason", wait->reason}});
+        c->Send(proto::Encode(proto::MsgType::kSessionAck,
+                              proto::SessionAck{s->id, "queued", wait->reason}));
       }
     }
   }

@@ -6,6 +6,8 @@
 #include <new>
 #include <span>
 
+#include "proto/messages.hpp"
+
 namespace psched::daemon {
 
 std::shared_ptr<Connection> Connection::Make(event_base* base, int fd, std::string peer_name) {
@@ -60,8 +62,8 @@ void Connection::FailAndClose(const std::string& message) {
   if (closed_ || closing_after_flush_) return;
   // Queued, not written directly: OnWrite closes once the buffer has drained.
   close_reason_ = "protocol error: " + message;
-  std::string wire = proto::EncodeFrame(proto::MsgType::kError,
-                                        proto::Json{{"message", message}, {"code", "protocol"}});
+  std::string wire = proto::Encode(proto::MsgType::kError,
+                                   proto::ErrorReply{.message = message, .code = "protocol"});
   bufferevent_write(bev_, wire.data(), wire.size());
   closing_after_flush_ = true;
   bufferevent_disable(bev_, EV_READ);

@@ -31,7 +31,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Handlers are set once, before Start() enables reading.
   void Start(FrameHandler on_frame, CloseHandler on_close);
   void Send(const std::string& wire);
-  void Send(proto::MsgType type, const proto::Json& body) { Send(proto::EncodeFrame(type, body)); }
   // Replies with an error frame, then closes once it is flushed.
   void FailAndClose(const std::string& message);
   // Closes now; the close handler runs (once) with `why`.

@@ -98,11 +98,15 @@ void Message(const Frame& frame, const IdBounds& bounds) {
     case MsgType::kCtlReply:
       return Plain<CtlReply>(frame);
     case MsgType::kSessionAck:
+      return Plain<SessionAck>(frame);
     case MsgType::kNodeWelcome:
+      return Plain<NodeWelcome>(frame);
     case MsgType::kCtlStatus:
+      return Plain<CtlStatus>(frame);
     case MsgType::kCtlShutdown:
+      return Plain<CtlShutdown>(frame);
     case MsgType::kDaemonShutdown:
-      return;  // no fields
+      return Plain<DaemonShutdown>(frame);
   }
 }
 
