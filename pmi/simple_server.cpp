@@ -144,6 +144,14 @@ Result<std::vector<std::string>> SimpleServer::RankEnvironment(int64_t session, 
                                   "PMI_RANK=" + std::to_string(rank),
                                   "PMI_SIZE=" + std::to_string(it->second->kvs->info().size),
                                   std::string("PMI_SPAWNED=") + (it->second->spawned ? "1" : "0")};
+  // hydra's node-local view, read before MPI_Init by PSM2/PSM3 and Intel MPI: the
+  // session's ranks on this node and this rank's place among them (rank order).
+  const std::vector<int>& local = it->second->kvs->info().local_ranks;
+  if (std::find(local.begin(), local.end(), rank) != local.end()) {
+    const auto below = std::count_if(local.begin(), local.end(), [&](int r) { return r < rank; });
+    env.push_back("MPI_LOCALNRANKS=" + std::to_string(local.size()));
+    env.push_back("MPI_LOCALRANKID=" + std::to_string(below));
+  }
   if (it->second->topology) {
     env.push_back("HWLOC_XMLFILE=" + it->second->kvs->info().hwloc_xmlfile);
     env.emplace_back("HWLOC_THISSYSTEM=1");

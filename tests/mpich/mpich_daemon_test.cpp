@@ -40,6 +40,18 @@ TEST(MpichDaemon, PutBarrierGetAcrossFourNodes) {
   EXPECT_EQ(Count(o.out, "malformed reply: cmd=error rc=-1 msg=malformed_command"), 8) << o.out;
 }
 
+// hydra's node-local variables, which PSM2/PSM3 and Intel MPI read before MPI_Init: the
+// session's ranks on the rank's node and its place among them, as psched placed them.
+TEST(MpichDaemon, RanksGetHydrasNodeLocalRankAndCount) {
+  auto o = InAllocation(kTwoNodes,
+                        "psched-exec -n 4 --ppn 2 --mpi pmi1 sh -c "
+                        "'echo rank $PMI_RANK local $MPI_LOCALRANKID of $MPI_LOCALNRANKS'");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  for (const char* line :
+       {"rank 0 local 0 of 2", "rank 1 local 1 of 2", "rank 2 local 0 of 2", "rank 3 local 1 of 2"})
+    EXPECT_EQ(Count(o.out, line), 1) << line << "\n" << o.out << o.err;
+}
+
 // MPI_Abort in one rank ends the session on both nodes with its status and reason,
 // as under mpiexec.hydra; the daemons serve the next session.
 TEST(MpichDaemon, AbortEndsTheSessionWithItsStatus) {
