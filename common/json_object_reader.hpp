@@ -1,7 +1,8 @@
 // Reads the fields of one JSON object, each error naming the JSON path
 // ("nodes[2].pus: expected an integer in [1, 1048576], got -3"). Header-only: the
-// input-file readers of psched-place (scheduler/tools/snapshot_json) and
-// psched-cosched (scheduler/leader/replay) share it; the caller adds the file's name.
+// input-file readers of psched-place (scheduler/tools/snapshot_json), psched-cosched
+// (scheduler/leader/replay) and psched-sim's allocation spec (scheduler/sim/allocation_spec)
+// share it; the caller adds the file's name.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +14,16 @@
 #include <string_view>
 
 #include "common/error.hpp"
+
+// PSCHED_TRY(x, reader.Int(...)): declares `x` as the value of a Result, or returns its
+// error from the enclosing function (which returns a Result). `var` names a
+// declaration, it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define PSCHED_TRY(var, expr)                 \
+  auto var##_r = (expr);                      \
+  if (!var##_r) return Fail(var##_r.error()); \
+  auto var = *var##_r
+// NOLINTEND(bugprone-macro-parentheses)
 
 namespace psched {
 

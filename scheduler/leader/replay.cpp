@@ -112,14 +112,6 @@ void PrintPlan(std::ostringstream& out, const sched::Plan& plan, const sched::Pl
   PrintState(out, after);
 }
 
-// `var` names a declaration, it cannot be parenthesized.
-// NOLINTBEGIN(bugprone-macro-parentheses)
-#define PSCHED_TRY(var, expr)                 \
-  auto var##_r = (expr);                      \
-  if (!var##_r) return Fail(var##_r.error()); \
-  auto var = *var##_r
-// NOLINTEND(bugprone-macro-parentheses)
-
 // One script's run: its allocation, the leader's state and what it printed.
 class ScriptRun {
  public:
@@ -435,8 +427,6 @@ Result<std::string> Replay(std::string_view text) {
   }
   return run.out().str();
 }
-
-#undef PSCHED_TRY
 
 }  // namespace
 

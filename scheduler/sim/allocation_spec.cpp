@@ -42,14 +42,6 @@ Result<std::vector<std::string>> Policies(const ObjectReader& top) {
   return names;
 }
 
-// `var` names a declaration, it cannot be parenthesized.
-// NOLINTBEGIN(bugprone-macro-parentheses)
-#define PSCHED_TRY(var, expr)                 \
-  auto var##_r = (expr);                      \
-  if (!var##_r) return Fail(var##_r.error()); \
-  auto var = *var##_r
-// NOLINTEND(bugprone-macro-parentheses)
-
 // One entry of "sessions", appended `repeat` times.
 Result<void> AddSessions(const Json& entry, const std::string& path, AllocationSpec& spec) {
   ObjectReader in(entry, path);
@@ -120,8 +112,6 @@ Result<AllocationSpec> Parse(std::string_view text) {
   }
   return spec;
 }
-
-#undef PSCHED_TRY
 
 }  // namespace
 

@@ -16,14 +16,6 @@ using psched::ObjectReader;
 constexpr long kMax = std::numeric_limits<long>::max();
 constexpr long kIntMax = std::numeric_limits<int>::max();
 
-// `var` names a declaration, it cannot be parenthesized.
-// NOLINTBEGIN(bugprone-macro-parentheses)
-#define PSCHED_TRY(var, expr)                 \
-  auto var##_r = (expr);                      \
-  if (!var##_r) return Fail(var##_r.error()); \
-  auto var = *var##_r
-// NOLINTEND(bugprone-macro-parentheses)
-
 Result<Node> ParseNode(const json& j, const std::string& path, int index) {
   ObjectReader r(j, path);
   if (auto ok = r.CheckObject(); !ok) return Fail(ok.error());
