@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
@@ -108,6 +109,8 @@ Result<std::unique_ptr<DaemonPmixHost>> DaemonPmixHost::Create(std::unique_ptr<P
   tree.RegisterService("pmix.interact", [self](int, const std::string& d) { self->OnInteract(d); });
   tree.RegisterService(std::string(proto::kPmixSpawnedService),
                        [self](int, const std::string& d) { self->OnSpawned(d); });
+  tree.RegisterService("pmix.failed",
+                       [self](int, const std::string& d) { self->OnProcsFailed(d); });
   return host;
 }
 
@@ -206,6 +209,8 @@ void DaemonPmixHost::SessionEnded(int64_t session) {
   std::string ns = it->second;
   nspaces_.erase(it);
   in_mpi_.erase(session);
+  failure_told_.erase(session);
+  told_failed_.erase(session);
   ForgetSession(session);
   if (published_.erase(session) > 0) {
     // The leader tells the nodes that pulled the layout, and only those.
@@ -242,13 +247,23 @@ void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
   // The finalize upcall was posted before the rank could exit: see it first.
   server_->queue().Drain();
   server_->RankEnded(session, static_cast<uint32_t>(rank), code);
+  // Not in PMIx, or ending by psched's hand (SessionEnding): nobody to tell.
   auto it = in_mpi_.find(session);
-  if (it == in_mpi_.end() || it->second.erase(static_cast<uint32_t>(rank)) == 0) return;
-  // A non-zero exit already fails the session; a clean exit inside MPI would
-  // leave the other ranks waiting forever.
-  if (code == 0 && actions_.fail_session) {
-    actions_.fail_session(session, rank, 1, "exited before MPI_Finalize");
+  if (it == in_mpi_.end()) return;
+  const bool inside = it->second.erase(static_cast<uint32_t>(rank)) > 0;
+  const std::string who = "rank " + std::to_string(rank);
+  if (code != 0) {
+    // The daemon fails the session; the sessions connected to it hear of it here.
+    NoteRankFailed(session, static_cast<uint32_t>(rank),
+                   code > 128 ? who + " killed by signal " + std::to_string(code - 128) + " (" +
+                                    strsignal(code - 128) + ")"
+                              : who + " exited with status " + std::to_string(code));
+    return;
   }
+  if (!inside) return;
+  // A clean exit inside MPI would leave the other ranks waiting forever.
+  if (actions_.fail_session) actions_.fail_session(session, rank, 1, "exited before MPI_Finalize");
+  NoteRankFailed(session, static_cast<uint32_t>(rank), who + " exited before MPI_Finalize");
 }
 
 void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, std::string message) {
@@ -257,6 +272,10 @@ void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, st
   const bool said_something = !message.empty() && message != "N/A";
   std::string text = "called MPI_Abort with status " + std::to_string(status) +
                      (said_something ? ": " + message : "");
+  // Open MPI 4.1 aborts so when told that a session it connected to failed.
+  if (auto told = told_failed_.find(session); told != told_failed_.end())
+    text += " after psched told it that " + told->second;
+  NoteRankFailed(session, rank, "rank " + std::to_string(rank) + " " + text);
   if (actions_.fail_session) {
     actions_.fail_session(session, static_cast<int>(rank), status, std::move(text));
   } else {

@@ -35,6 +35,7 @@
 #include "pmix/layout_directory.hpp"
 #include "pmix/local_host_services.hpp"
 #include "pmix/pmix_server.hpp"
+#include "pmix/session_links.hpp"
 #include "proto/pmix_wire.hpp"
 
 struct event;
@@ -152,6 +153,12 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   // Connect's work; Connect itself first tells the leader who connects.
   void ConnectProcs(std::vector<ProcName> procs, OpDone done);
   void OnReply(const std::string& data);
+  // A failed session's connected sessions hear of it (daemon_failed.cpp): a local rank
+  // that failed inside PMIx is told to the leader, which knows who interacted with whom
+  // (links_) and tells the nodes to notify their ranks of those sessions.
+  void NoteRankFailed(int64_t session, uint32_t rank, std::string why);
+  void OnProcsFailed(const std::string& data);
+  void ProcsFailed(proto::PmixProcsFailed failed);
   // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
   // namespace must be known here before the parent may connect to it.
   void OnSpawned(const std::string& data);
@@ -190,11 +197,17 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::map<std::string, int64_t> starting_;         // local sessions PMIx is registering
   std::map<int64_t, std::string> foreign_;          // sessions registered here without local ranks
   std::map<int64_t, std::string> foreign_pending_;  // such sessions PMIx is still registering
+  // Local sessions whose failure this node has told (once each).
+  std::set<int64_t> failure_told_;
+  // Local sessions told that one they are connected to failed, and which: their abort
+  // (Open MPI's answer to the event) says so.
+  std::map<int64_t, std::string> told_failed_;
   // MPI_Comm_spawn of Open MPI parents on this node, by request id, until their session ends.
   std::map<uint64_t, OpenMpiSpawn> ompi_spawns_;
   // Waiting for a namespace to be registered here (pull, then PMIx), by nspace.
   std::map<std::string, std::vector<OpDone>> layout_waiters_;
   std::unique_ptr<LayoutDirectory> directory_;  // the leader's
+  SessionLinks links_;                          // the leader's: who interacted with whom
   // The leader's pulls that came before the owner's layout, by nspace: (node, request).
   std::map<std::string, std::vector<std::pair<int, uint64_t>>> parked_pulls_;
   std::map<std::string, uint64_t> collective_seq_;

@@ -36,7 +36,12 @@ NameService::LookupDone DaemonPmixHost::NotingInteraction(const Publisher& looke
           done = std::move(done)](Result<std::vector<PublishedValue>> r) {
     if (r) {
       std::vector<std::string> nspaces{looker};
-      for (const PublishedValue& v : *r) nspaces.push_back(v.publisher.nspace);
+      for (const PublishedValue& v : *r) {
+        nspaces.push_back(v.publisher.nspace);
+        // Open MPI 4.1 connects right after this exchange of participants: linked.
+        if (v.key.ends_with(":connect") || v.key.ends_with(":accept"))
+          links_.Link({looker, v.publisher.nspace});
+      }
       NoteInteraction(std::move(nspaces));
     }
     done(std::move(r));

@@ -228,6 +228,9 @@ void DaemonPmixHost::DirectoryAdd(int64_t session, const std::string& nspace, st
 }
 
 void DaemonPmixHost::DirectoryEnd(int64_t session) {
+  // Its end forgets its links; a failure took them already (a rank's failure is told
+  // before its session ends: the same node, or the leader's kill comes between).
+  links_.End(directory_->NspaceOf(session));
   for (int node : directory_->End(session)) {
     if (node == tree_.node()) {
       ForeignEnded(session);

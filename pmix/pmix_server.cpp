@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "pmix/default_events.h"
 #include "pmix/stale_dirs.hpp"
 #include "pmix/upcalls.hpp"
 
@@ -378,6 +379,11 @@ void PmixServer::RegisterSession(const PmixSessionInfo& si, RegisterDone done) {
     if (pending->state.info.nspace == si.nspace)
       return fail(Error(ErrorCode::kInvalidArgument, "namespace already being registered"));
   }
+  // Its clients' default event handlers must be kept (default_events.c), so that a
+  // session they connect to can tell them it failed (NotifyProcsFailed). Only on the
+  // thread that runs PMIx's base: the list is PMIx's.
+  if (owns_pmix_loop_ && psched_pmix_ensure_default_events() < 0)
+    return fail(Error(ErrorCode::kResourceExhausted, "PMIx default event entry: out of memory"));
   auto node_map = GenerateMap("PMIx_generate_regex", NodeListCsv(si), &PMIx_generate_regex);
   if (!node_map) return fail(node_map.error());
   auto proc_map = GenerateMap("PMIx_generate_ppn", ProcMapList(si), &PMIx_generate_ppn);

@@ -63,6 +63,14 @@ struct ProcsLocation {
   std::vector<std::string> unknown_nspaces;  // not registered on this node
 };
 
+// Ranks of a session that failed (a non-zero exit, a signal, an abort), as told to the
+// sessions connected to it.
+struct ProcsFailure {
+  std::string nspace;           // the failed session's
+  std::vector<uint32_t> ranks;  // the ranks seen failing, at least one
+  std::string why;              // for people: "rank 0 exited with status 3"
+};
+
 // Taking over PMIx's event base ends PMIx's progress thread with
 // event_base_loopexit(base, NULL), which activates a one-shot "exit" event. When the
 // thread leaves its loop before it runs that event, the event stays active on the base
@@ -126,6 +134,11 @@ class PmixServer {
   void DirectModexLocal(const ProcName& proc, BlobDone done);
 
   ProcsLocation Locate(const std::vector<ProcName>& procs) const;
+
+  // Tells this node's clients of `target_nspace` (a registered session) that ranks of
+  // another session they connected to failed: PMIx event PMIX_ERR_PROC_ABORTED, the
+  // failed ranks as affected procs (pmix_notify.cpp). Open MPI 4.1 aborts on it.
+  void NotifyProcsFailed(const std::string& target_nspace, const ProcsFailure& failure);
 
   const PmixServerOptions& options() const { return options_; }
   // The node ranks currently held on this node (unique across concurrent sessions).

@@ -31,6 +31,21 @@ struct PmixInteract {
 };
 PSCHED_WIRE_STRUCT(PmixInteract, version, ns)
 
+// "pmix.failed": ranks of a session failed (a non-zero exit, a signal, an abort) after
+// they joined PMIx. From the failing rank's node to the leader (`notify` empty), which
+// knows the sessions that interacted with it; then from the leader to every node with
+// `notify` naming those sessions: each node tells its ranks of them with a PMIx event
+// (pmix/daemon_failed.cpp). No answer.
+struct PmixProcsFailed {
+  int version = kPmixWireVersion;
+  int64_t session = 0;
+  std::string ns;
+  std::vector<uint32_t> ranks;
+  std::string why;                  // for people: "rank 0 exited with status 3"
+  std::vector<std::string> notify;  // the sessions to tell, by nspace
+};
+PSCHED_WIRE_STRUCT(PmixProcsFailed, version, session, ns, ranks, why, notify)
+
 // "pmix.jobctl": PMIx job control. To the leader, a pause or resume of a session,
 // answered by a PmixReply with `id`; to a session's nodes, a signal for its local ranks
 // (op empty), not answered.

@@ -51,6 +51,22 @@ TEST(PmixWire, MalformedMessagesAreProtocolErrorsSayingWhat) {
   EXPECT_FALSE(DecodePmix<PmixInteract>(cut.substr(0, cut.size() - 1), "pmix.interact"));
 }
 
+TEST(PmixWire, ProcsFailedRoundTripsAndItsRanksAreChecked) {
+  PmixProcsFailed m{.session = 9,
+                    .ns = "psched.1.9",
+                    .ranks = {0, 3},
+                    .why = "rank 0 exited 3",
+                    .notify = {"psched.1.8"}};
+  PmixProcsFailed back = RoundTrip(m, "pmix.failed");
+  EXPECT_EQ(back.session, 9);
+  EXPECT_EQ(back.ns, m.ns);
+  EXPECT_EQ(back.ranks, m.ranks);
+  EXPECT_EQ(back.why, m.why);
+  EXPECT_EQ(back.notify, m.notify);
+  EXPECT_EQ(Error<PmixProcsFailed>({{"ranks", {-1}}}, "pmix.failed"),
+            "malformed pmix.failed message: 'ranks[0]' is out of range: -1");
+}
+
 TEST(PmixWire, JobControlRoundTrips) {
   PmixJobControl pause{.id = UINT64_MAX, .op = "pause", .session = 7};
   PmixJobControl back = RoundTrip(pause, "pmix.jobctl");

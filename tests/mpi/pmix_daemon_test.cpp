@@ -718,6 +718,65 @@ TEST(PmixDaemon, SpawnedChildKilledInWireUpFailsTheSpawnFast) {
   ExpectSpawnFailsFast("signal", "killed by signal 9 (Killed)");
 }
 
+// A child that dies after the spawn completed (it answered its parent once) while the
+// parent, errors returned on the intercommunicator, waits in MPI_Recv from it: the
+// parent's ranks get PMIx's PMIX_ERR_PROC_ABORTED, and Open MPI 4.1 aborts the parent on
+// it, as mpirun aborts the job (1.8 s there). Before, the parent waited for ever. The
+// launcher names the child, its cause, and why the parent aborted. `nodes`: the child
+// runs on the parent's node (1) or on the other one (2, one slot each).
+void ExpectChildDeathAbortsParent(int nodes, const std::string& mode, const std::string& cause) {
+  auto o = InAllocation({"-N", std::to_string(nodes), "--topology",
+                         nodes == 1 ? "pack:1 core:2 pu:1" : "pack:1 core:1 pu:1"},
+                        "s=$(date +%s%N); timeout 60 psched-exec -n 1 mpi_spawn_child_dies " +
+                            mode + "; c=$?; echo exec=$c took_ms=$((($(date +%s%N)-s)/1000000))");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("parent: child answered"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("exec=124"), std::string::npos) << o.out << o.err;  // timed out
+  EXPECT_EQ(o.out.find("exec=0"), std::string::npos) << o.out << o.err;
+  const std::string child = "(MPI_Comm_spawn from session 1 rank 0) failed: rank 0 on node " +
+                            std::to_string(nodes - 1) + " (node" + std::to_string(nodes - 1) +
+                            ") " + cause;
+  EXPECT_NE(o.err.find(child), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("rank 0 on node 0 (node0) called MPI_Abort with status -57 after psched "
+                       "told it that session 2, which it is connected to, failed (rank 0 " +
+                       cause + ")"),
+            std::string::npos)
+      << o.err;
+  size_t at = o.out.find("took_ms=");
+  ASSERT_NE(at, std::string::npos) << o.out;
+  EXPECT_LT(std::stoi(o.out.substr(at + 8)), 20000) << o.out;
+}
+
+TEST(PmixDaemon, SpawnedChildExitingAfterTheSpawnAbortsItsParent) {
+  ExpectChildDeathAbortsParent(1, "exit", "exited with status 3");
+}
+
+TEST(PmixDaemon, SpawnedChildKilledOnAnotherNodeAfterTheSpawnAbortsItsParent) {
+  ExpectChildDeathAbortsParent(2, "signal", "killed by signal 9 (Killed)");
+}
+
+// The same between two sessions that connected with MPI_Comm_connect/accept, on two
+// nodes: the connecting one exits 5 once connected, the accepting one, waiting in
+// MPI_Recv from it, is told and aborted.
+TEST(PmixDaemon, ConnectedPeerExitingAbortsTheAcceptingSession) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                        "timeout 60 psched-exec -n 1 -x PSCHED_TEST_SESSION=1 -x "
+                        "PSCHED_TEST_PEER_DIES=5 mpi_connect_accept & s=$!; "
+                        "timeout 60 psched-exec -n 1 -x PSCHED_TEST_SESSION=2 -x "
+                        "PSCHED_TEST_PEER_DIES=5 mpi_connect_accept; b=$?; wait $s; "
+                        "echo codes=$?,$b");
+  EXPECT_NE(o.out.find("codes=1,5"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("accept rank 0: connected, remote size 1, told 1"), std::string::npos)
+      << o.out << o.err;
+  // Which of the two is session 1 depends on which launcher reached the leader first.
+  EXPECT_NE(o.err.find("called MPI_Abort with status -57 after psched told it that session "),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find(", which it is connected to, failed (rank 0 exited with status 5)"),
+            std::string::npos)
+      << o.err;
+}
+
 // Under overbook, children wider than the allocation run as mpirun --oversubscribe runs
 // them: 2x4+1 children on kOneNode's 4 slots, beside their parent.
 TEST(PmixDaemon, OverbookSpawnsChildrenBeyondTheAllocation) {

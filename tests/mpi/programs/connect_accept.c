@@ -6,7 +6,9 @@
  * port (default 1): a simulation that analyses attach to in turn.
  * PSCHED_TEST_ACCEPT_AFTER=FILE: the accepting side publishes at once but accepts only once
  * FILE exists. The accepting side prints "published" once it has published, the
- * connecting side "connecting" before it connects. */
+ * connecting side "connecting" before it connects.
+ * PSCHED_TEST_PEER_DIES=CODE: once connected, the connecting side exits CODE (no
+ * MPI_Finalize) and the accepting side waits in MPI_Recv from it, errors returned. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,15 @@ int main(int argc, char** argv) {
     }
     MPI_Comm_connect(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter);
     ok = Exchange(inter, 0, rank, size);
+  }
+  const char* dies = getenv("PSCHED_TEST_PEER_DIES");
+  if (dies != NULL) {
+    if (!server) return atoi(dies);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int value = 0;
+    int rc = MPI_Recv(&value, 1, MPI_INT, 0, 1, inter, MPI_STATUS_IGNORE);
+    printf("accept rank %d: receive from the dead peer returned %d\n", rank, rc);
+    fflush(stdout);
   }
   if (server && rank == root) {
     MPI_Unpublish_name("psched-test-service", MPI_INFO_NULL, port);
