@@ -523,6 +523,7 @@ void DaemonPmixHost::Publish(Publisher who, std::vector<std::pair<std::string, s
 void DaemonPmixHost::Lookup(Publisher who, std::vector<std::string> keys, bool wait,
                             std::optional<std::chrono::milliseconds> timeout,
                             NameService::LookupDone done) {
+  done = NotingChildrenConnect(who, std::move(done));
   if (leader()) {
     NameService::LookupDone noting = NotingInteraction(who, std::move(done));
     return names_->Lookup(std::move(who), std::move(keys), wait, timeout, std::move(noting));

@@ -171,8 +171,13 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
     int size = 0;      // the children's MPI_COMM_WORLD
     // Set once they will never connect: their namespace, and why (a connect fails so).
     std::string gone_nspace, why;
+    bool connected = false;  // the root looked up their participants: they connected
   };
   void ChildrenGone(uint64_t request, OpenMpiSpawn& spawn);
+  // The parent's root found the children's participants ("<port>:connect"): they have
+  // connected, and a later failure of theirs reaches the parent as a PMIx event.
+  NameService::LookupDone NotingChildrenConnect(const Publisher& looker,
+                                                NameService::LookupDone done);
   void SendReply(int to, uint64_t id, Result<std::string> r);
   void ToLeader(proto::PmixNames ask, std::function<void(Result<std::string>)> reply,
                 std::chrono::milliseconds limit);

@@ -97,6 +97,11 @@ void DaemonPmixHost::OnSpawned(const std::string& data) {
   // top of this file); any other parent gets the error.
   auto gone = [this](uint64_t request, std::string nspace, Error why) {
     auto spawn = ompi_spawns_.find(request);
+    // Failed after they connected (the leader's second answer): the parent heard of it
+    // as a PMIx event (daemon_failed.cpp), and nobody will read their participants any
+    // more, so none are published for them (it would stay until the parent's end).
+    if (spawn != ompi_spawns_.end() && spawn->second.connected)
+      return Complete(request, Fail(std::move(why)));
     if (spawn == ompi_spawns_.end() || !spawn->second.gone_nspace.empty())
       return Complete(request, Fail(std::move(why)));
     spawn->second.gone_nspace = std::move(nspace);
@@ -119,6 +124,22 @@ void DaemonPmixHost::OnSpawned(const std::string& data) {
     if (!r) return gone(reply.request, reply.nspace, r.error().Wrap("MPI_Comm_spawn"));
     Complete(reply.request, Result<std::string>(reply.nspace));
   });
+}
+
+NameService::LookupDone DaemonPmixHost::NotingChildrenConnect(const Publisher& looker,
+                                                              NameService::LookupDone done) {
+  return [this, looker, done = std::move(done)](Result<std::vector<PublishedValue>> r) {
+    if (r) {
+      for (auto& [request, spawn] : ompi_spawns_) {
+        if (spawn.parent != looker) continue;
+        for (const PublishedValue& v : *r) {
+          if (v.key == spawn.port + ":connect" && v.publisher.nspace != looker.nspace)
+            spawn.connected = true;
+        }
+      }
+    }
+    done(std::move(r));
+  };
 }
 
 void DaemonPmixHost::ChildrenGone(uint64_t request, OpenMpiSpawn& spawn) {
