@@ -161,6 +161,7 @@ inline void RequireMap(const Json& message) {
 
 // A message without fields: an empty map on the wire; decoding takes any map (a field a
 // later version adds is ignored, as in any message) and refuses anything else.
+// NOLINTBEGIN(bugprone-macro-parentheses): `Type` names a type, it cannot be parenthesised.
 #define PSCHED_WIRE_EMPTY_STRUCT(Type)                    \
   inline void to_json(nlohmann::json& j, const Type&) {   \
     j = nlohmann::json::object();                         \
@@ -168,3 +169,4 @@ inline void RequireMap(const Json& message) {
   inline void from_json(const nlohmann::json& j, Type&) { \
     ::psched::proto::fields::RequireMap(j);               \
   }
+// NOLINTEND(bugprone-macro-parentheses)
