@@ -1,5 +1,6 @@
 // Where daemon logic reads the time: the leader's scheduler clock (aging priorities,
-// runtimes, plan durations), a node's suspend-confirmation deadline and the embedded
+// runtimes, plan durations), a node's suspend-confirmation deadline, the deadline of
+// connections that have not authenticated (daemon/net/auth_waiting) and the embedded
 // daemon's idle exit take it from a Clock they are given, so a test can drive them
 // with a FakeClock instead of waiting. Loops that wait on the kernel (a process to
 // stop, a cgroup to empty) and measurements of real things (link round trips, CPU

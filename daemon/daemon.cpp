@@ -84,7 +84,8 @@ Result<void> Daemon::Start() {
   };
   h.parent_lost = [this](const std::string& why) { Stop("parent daemon gone: " + why); };
   h.parent_ready = [this] { Join(); };
-  peers_ = std::make_unique<PeerLink>(base_, options_.node, tree, secret_, std::move(h));
+  peers_ = std::make_unique<PeerLink>(base_, options_.node, tree, secret_, std::move(h),
+                                      *options_.clock);
   collectives_ = std::make_unique<TreeCollectives>(
       options_.node, tree,
       [this](int neighbour, const std::string& wire) { peers_->SendToNeighbour(neighbour, wire); });
@@ -165,7 +166,7 @@ Result<void> Daemon::StartLeader() {
       [this](const std::shared_ptr<Connection>& c, proto::Frame&& f, uid_t uid) {
         leader_->OnClientFrame(c, std::move(f), uid);
       },
-      [this](Connection& c) { leader_->OnClientClosed(c); });
+      [this](Connection& c) { leader_->OnClientClosed(c); }, *options_.clock);
   if (auto ok = launchers_->Listen(options_.rundir); !ok) return ok;
   if (auto ok = PublishContact(); !ok) return ok;
   if (options_.idle_exit_s > 0) {

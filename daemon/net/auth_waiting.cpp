@@ -24,8 +24,8 @@ std::string AddressText(const sockaddr* address) {
   return HostText(address) + ":" + std::to_string(ntohs(in->sin_port));
 }
 
-AuthWaiting::AuthWaiting(event_base* base, std::string who, Limits limits)
-    : who_(std::move(who)), limits_(limits) {
+AuthWaiting::AuthWaiting(event_base* base, std::string who, Limits limits, const Clock& clock)
+    : clock_(clock), who_(std::move(who)), limits_(limits) {
   sweep_ = event_new(base, -1, EV_PERSIST, &AuthWaiting::OnSweep, this);
   const timeval every = {1, 0};
   event_add(sweep_, &every);
@@ -52,7 +52,7 @@ bool AuthWaiting::MayWait(int fd, const std::string& host, const std::string& wh
   if (full.empty()) return true;
   close(fd);
   // One line a second at most: a flood of connections must not become a flood of log.
-  const auto now = std::chrono::steady_clock::now();
+  const Clock::TimePoint now = clock_.Now();
   ++refused_unlogged_;
   if (now - refused_logged_at_ >= std::chrono::seconds(1)) {
     std::fprintf(stderr,
@@ -66,7 +66,7 @@ bool AuthWaiting::MayWait(int fd, const std::string& host, const std::string& wh
 
 void AuthWaiting::Add(std::shared_ptr<Connection> conn, std::string host) {
   Connection* key = conn.get();
-  waiting_[key] = {std::move(conn), std::chrono::steady_clock::now(), std::move(host)};
+  waiting_[key] = {std::move(conn), clock_.Now(), std::move(host)};
 }
 
 std::shared_ptr<Connection> AuthWaiting::Remove(Connection* conn) {
@@ -78,14 +78,17 @@ std::shared_ptr<Connection> AuthWaiting::Remove(Connection* conn) {
 }
 
 void AuthWaiting::OnSweep(evutil_socket_t, short, void* arg) {
-  auto* self = static_cast<AuthWaiting*>(arg);
-  const auto now = std::chrono::steady_clock::now();
+  static_cast<AuthWaiting*>(arg)->Sweep();
+}
+
+void AuthWaiting::Sweep() {
+  const Clock::TimePoint now = clock_.Now();
   std::vector<std::shared_ptr<Connection>> late;
-  for (auto& [p, w] : self->waiting_)
+  for (auto& [p, w] : waiting_)
     if (now - w.since > kAuthTimeout) late.push_back(w.conn);
   // Still waiting (held here) until their close handlers Remove them, once the error is out.
   for (auto& conn : late) {
-    std::fprintf(stderr, "%s: closed %s: no authentication within %lld s\n", self->who_.c_str(),
+    std::fprintf(stderr, "%s: closed %s: no authentication within %lld s\n", who_.c_str(),
                  conn->peer_name().c_str(), static_cast<long long>(kAuthTimeout.count()));
     conn->FailAndClose("authentication timed out");
   }

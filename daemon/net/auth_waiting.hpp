@@ -3,7 +3,8 @@
 // network can open one, and each may hold a frame buffer of up to
 // kMaxUnauthenticatedPayload: so few may wait at once, from one host and in all, and none
 // for longer than kAuthTimeout (closed then, with a log line). A connection over a limit is
-// closed at once, one log line a second at most with the count refused.
+// closed at once, one log line a second at most with the count refused. Both times are
+// read from the Clock it is given (a test's FakeClock moves them without waiting).
 #pragma once
 
 #include <event2/event.h>
@@ -14,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "common/clock.hpp"
 #include "daemon/net/connection.hpp"
 
 namespace psched::daemon {
@@ -26,8 +28,8 @@ class AuthWaiting {
     size_t per_host;
     size_t total;
   };
-  // `who` starts the log lines ("pschedd[3]").
-  AuthWaiting(event_base* base, std::string who, Limits limits);
+  // `who` starts the log lines ("pschedd[3]"). `clock` outlives this object.
+  AuthWaiting(event_base* base, std::string who, Limits limits, const Clock& clock = RealClock());
   // Closes those still waiting; their close handlers must not use this object any more.
   ~AuthWaiting();
   AuthWaiting(const AuthWaiting&) = delete;
@@ -41,20 +43,24 @@ class AuthWaiting {
   // it was not waiting.
   std::shared_ptr<Connection> Remove(Connection* conn);
   size_t size() const { return waiting_.size(); }
+  // Closes, with an error frame, those that have waited longer than kAuthTimeout on the
+  // clock. A timer runs it every second.
+  void Sweep();
 
  private:
   static void OnSweep(evutil_socket_t, short, void* arg);
 
+  const Clock& clock_;
   std::string who_;
   Limits limits_;
   struct Waiting {
     std::shared_ptr<Connection> conn;
-    std::chrono::steady_clock::time_point since;
+    Clock::TimePoint since;
     std::string host;
   };
   std::map<Connection*, Waiting> waiting_;
   event* sweep_ = nullptr;
-  std::chrono::steady_clock::time_point refused_logged_at_{};
+  Clock::TimePoint refused_logged_at_{};
   int refused_unlogged_ = 0;
 };
 

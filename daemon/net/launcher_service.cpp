@@ -17,8 +17,9 @@
 
 namespace psched::daemon {
 
-LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseHandler on_close)
-    : base_(base), on_frame_(std::move(on_frame)), on_close_(std::move(on_close)) {}
+LauncherService::LauncherService(event_base* base, FrameHandler on_frame, CloseHandler on_close,
+                                 const Clock& clock)
+    : base_(base), clock_(clock), on_frame_(std::move(on_frame)), on_close_(std::move(on_close)) {}
 
 LauncherService::~LauncherService() {
   listener_.reset();
@@ -85,8 +86,9 @@ Result<int> LauncherService::ListenTcp(const std::string& host, const Secret& se
   tcp_listener_ = std::move(*listener);
   secret_ = &secret;
   // Launchers prove the secret in milliseconds, but a user's script may start many at once.
-  waiting_ = std::make_unique<AuthWaiting>(base_, "pschedd: launcher listener",
-                                           AuthWaiting::Limits{.per_host = 64, .total = 128});
+  waiting_ =
+      std::make_unique<AuthWaiting>(base_, "pschedd: launcher listener",
+                                    AuthWaiting::Limits{.per_host = 64, .total = 128}, clock_);
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
   getsockname(tcp_listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);

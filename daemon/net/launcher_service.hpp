@@ -31,7 +31,9 @@ class LauncherService {
       std::function<void(const std::shared_ptr<Connection>&, proto::Frame&&, uid_t)>;
   using CloseHandler = std::function<void(Connection&)>;
 
-  LauncherService(event_base* base, FrameHandler on_frame, CloseHandler on_close);
+  // `clock` (outliving the service) times TCP clients' authentication (auth_waiting.hpp).
+  LauncherService(event_base* base, FrameHandler on_frame, CloseHandler on_close,
+                  const Clock& clock = RealClock());
   ~LauncherService();
 
   // Creates (or checks) the 0700 run directory and listens on its socket.
@@ -50,6 +52,7 @@ class LauncherService {
   void Authenticate(Connection& c, const proto::Frame& f);
 
   event_base* base_;
+  const Clock& clock_;
   FrameHandler on_frame_;
   CloseHandler on_close_;
   std::unique_ptr<Listener> listener_;

@@ -38,8 +38,14 @@ void LogPeerError(int node, const Connection& conn, const proto::Frame& frame) {
 
 }  // namespace
 
-PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers)
-    : base_(base), node_(node), tree_(tree), secret_(secret), handlers_(std::move(handlers)) {
+PeerLink::PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers,
+                   const Clock& clock)
+    : base_(base),
+      clock_(clock),
+      node_(node),
+      tree_(tree),
+      secret_(secret),
+      handlers_(std::move(handlers)) {
   local_ev_ = event_new(base_, -1, 0, &PeerLink::OnLocal, this);
 }
 
@@ -70,7 +76,7 @@ Result<int> PeerLink::Listen(const std::string& host, int port) {
   if (!listener) return Fail(listener.error());
   listener_ = std::move(*listener);
   waiting_ = std::make_unique<AuthWaiting>(base_, "pschedd[" + std::to_string(node_) + "]",
-                                           WaitingLimits(tree_, node_));
+                                           WaitingLimits(tree_, node_), clock_);
   sockaddr_in bound{};
   socklen_t len = sizeof bound;
   getsockname(listener_->fd(), reinterpret_cast<sockaddr*>(&bound), &len);

@@ -32,7 +32,9 @@ class PeerLink {
     std::function<void()> parent_ready;  // authenticated to the parent
   };
 
-  PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers);
+  // `clock` (outliving the link) times the children's authentication (auth_waiting.hpp).
+  PeerLink(event_base* base, int node, Tree tree, const Secret& secret, Handlers handlers,
+           const Clock& clock = RealClock());
   ~PeerLink();
 
   // Listens on host:port (port 0: any); returns the port.
@@ -75,6 +77,7 @@ class PeerLink {
   std::shared_ptr<Connection> Neighbour(int node) const;
 
   event_base* base_;
+  const Clock& clock_;
   int node_;
   Tree tree_;
   const Secret& secret_;
