@@ -1,16 +1,17 @@
 // Sessions that interacted with a failed one hear of it through a PMIx event (issue
 // #26, item 1): ranks of a session fail after they joined PMIx (a non-zero exit, a
-// signal, MPI_Abort, an exit before MPI_Finalize), and the ranks of every session
-// linked to it (the parent of an MPI_Comm_spawn, its children, the peers of
-// MPI_Comm_connect/accept: SessionLinks) get PMIX_ERR_PROC_ABORTED naming the failed
-// ranks (PmixServer::NotifyProcsFailed). Open MPI 4.1 aborts on it, as mpirun aborts a
-// parent whose spawned job failed; before, a parent blocked in a receive from a dead
-// child waited for ever.
+// signal, MPI_Abort, an exit before MPI_Finalize, psched ending the session while they
+// are in MPI), and the ranks of every session linked to it (the parent of an
+// MPI_Comm_spawn, its children, the peers of MPI_Comm_connect/accept: SessionLinks) get
+// PMIX_ERR_PROC_ABORTED naming the failed ranks (PmixServer::NotifyProcsFailed). Open
+// MPI 4.1 aborts on it, as mpirun aborts a parent whose spawned job failed; before, a
+// parent blocked in a receive from a dead child waited for ever.
 //
-// The failing rank's node tells the leader once per session; the leader, which sees
-// every interaction (NoteInteraction), takes the failed session's links and, when it
-// has any, tells every node which sessions to notify: one message per node, and only
-// for a failure that someone must hear of. A node notifies its local ranks of them.
+// The failing rank's node tells the leader once per session; the leader, which sees the
+// name service's lookups (NotingInteraction), takes the failed session's links and,
+// when it has any, tells every node which sessions to notify: one message per node, and
+// only for a failure that someone must hear of. A node notifies its local ranks of
+// them.
 #include <algorithm>
 #include <cstdio>
 

@@ -240,7 +240,16 @@ void DaemonPmixHost::ClientFinalized(int64_t session, uint32_t rank) {
 
 // Ranks that leave MPI at psched's SIGTERM (a checkpoint, then exit 0) are not failures.
 void DaemonPmixHost::SessionEnding(int64_t session) {
-  in_mpi_.erase(session);
+  // Ended by psched (psched-ctl kill, its parent's end, or a failure elsewhere, which its
+  // own node has told already): the sessions connected to it hear of it too.
+  auto it = in_mpi_.find(session);
+  if (it == in_mpi_.end()) return;
+  if (!it->second.empty()) {
+    NoteRankFailed(
+        session, *it->second.begin(),
+        "ended by psched while rank " + std::to_string(*it->second.begin()) + " was in MPI");
+  }
+  in_mpi_.erase(it);
 }
 
 void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {

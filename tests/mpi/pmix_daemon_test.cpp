@@ -755,6 +755,26 @@ TEST(PmixDaemon, SpawnedChildKilledOnAnotherNodeAfterTheSpawnAbortsItsParent) {
   ExpectChildDeathAbortsParent(2, "signal", "killed by signal 9 (Killed)");
 }
 
+// Children that psched ends (psched-ctl kill) after the spawn: the parent is told too.
+TEST(PmixDaemon, SpawnedChildKilledByPschedCtlAbortsItsParent) {
+  auto o = InAllocation(
+      {"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+      "d=$(mktemp -d); timeout 60 psched-exec -n 1 mpi_spawn_child_dies hang > $d/out 2>&1 & "
+      "p=$!; i=0; until grep -q 'child answered' $d/out || [ $i -ge 600 ]; do sleep 0.05; "
+      "i=$((i+1)); done; s=$(date +%s%N); psched-ctl kill 2; echo kill=$?; wait $p; "
+      "echo exec=$? took_ms=$((($(date +%s%N)-s)/1000000)); cat $d/out; rm -r $d");
+  EXPECT_NE(o.out.find("kill=0"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("exec=124"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find("called MPI_Abort with status -57 after psched told it that session 2, "
+                       "which it is connected to, failed (ended by psched while rank 0 was in "
+                       "MPI)"),
+            std::string::npos)
+      << o.out << o.err;
+  size_t at = o.out.find("took_ms=");
+  ASSERT_NE(at, std::string::npos) << o.out;
+  EXPECT_LT(std::stoi(o.out.substr(at + 8)), 20000) << o.out;
+}
+
 // The same between two sessions that connected with MPI_Comm_connect/accept, on two
 // nodes: the connecting one exits 5 once connected, the accepting one, waiting in
 // MPI_Recv from it, is told and aborted.

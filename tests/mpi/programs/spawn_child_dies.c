@@ -1,6 +1,7 @@
 /* MPI_Comm_spawn of a child that dies after the spawn completed.
  *   spawn_child_dies MODE
- * MODE "exit": the child exits 3 after MPI_Init; "signal": it kills itself with SIGKILL.
+ * MODE "exit": the child exits 3 after MPI_Init; "signal": it kills itself with SIGKILL;
+ * "hang": it waits for ever (to be killed from outside).
  * The child first answers the parent once, so the spawn has completed on both sides.
  * The parent (errors returned on the intercommunicator) then blocks in MPI_Recv from
  * the child and prints how it ended and after how many seconds. */
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
     MPI_Send(&value, 1, MPI_INT, 0, 0, parent);
     usleep(200 * 1000);
     if (strcmp(mode, "signal") == 0) raise(SIGKILL);
+    while (strcmp(mode, "hang") == 0) pause();
     return 3;
   }
   MPI_Comm child;
