@@ -755,6 +755,22 @@ TEST(PmixDaemon, SpawnedChildKilledOnAnotherNodeAfterTheSpawnAbortsItsParent) {
   ExpectChildDeathAbortsParent(2, "signal", "killed by signal 9 (Killed)");
 }
 
+// The same with mpi4py (Debian's python3-mpi4py): the child exits 3 after answering.
+TEST(PmixDaemon, Mpi4pyChildExitingAfterTheSpawnAbortsItsParent) {
+  ASSERT_EQ(std::system("/usr/bin/python3 -c 'import mpi4py' 2>/dev/null"), 0)
+      << "python3-mpi4py is missing: run scripts/install-deps.sh";
+  auto o = InAllocation({"-N", "1", "--topology", "pack:1 core:2 pu:1"},
+                        "timeout 60 psched-exec -n 1 /usr/bin/python3 "
+                        "\"$(command -v mpi4py_child_dies.py)\"; echo exec=$?");
+  EXPECT_NE(o.out.find("parent: child answered"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("parent: receive returned"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("exec=124"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("after psched told it that session 2, which it is connected to, failed "
+                       "(rank 0 exited with status 3)"),
+            std::string::npos)
+      << o.err;
+}
+
 // Children that psched ends (psched-ctl kill) after the spawn: the parent is told too.
 TEST(PmixDaemon, SpawnedChildKilledByPschedCtlAbortsItsParent) {
   auto o = InAllocation(
