@@ -169,18 +169,48 @@ class ScriptRun {
     PrintPlan(out_, decided.plan, nodes, state_);
   }
 
+  // Or the nodes failed the plan (`why`) and rolled it back: printed, then what the
+  // step told each session it concerned and the arrival it refused (dropped, as pschedd
+  // drops it once its launcher is told), then the queue that starts without it.
+  void FailOnTheNodes(const Outcome& decided, const std::string& why, double now) {
+    const sched::Plan nodes = NodePlan(state_, decided.plan);
+    if (decided.plan.empty()) return PrintPlan(out_, decided.plan, nodes, state_);
+    for (const sched::Action& a : nodes.actions) out_ << "  " << FormatAction(a) << "\n";
+    out_ << "  failed on the nodes and rolled back: " << why << "\n";
+    Outcome undone = Step(state_, PlanCarriedOut{why}, now, deciders_);
+    for (const Note& note : undone.notes)
+      out_ << "  told " << note.session << ": " << note.text << "\n";
+    if (undone.refused) {
+      out_ << "  refused " << undone.session << ": " << *undone.refused << "\n";
+      Drop(state_, undone.session);
+    }
+    CarryOut(undone, now);
+  }
+
+  // The event's optional "fails": the nodes fail its plan with that reason.
+  Result<std::optional<std::string>> Fails(const ObjectReader& event) const {
+    if (!event.Has("fails")) return std::optional<std::string>{};
+    PSCHED_TRY(why, event.String("fails", ""));
+    return std::optional<std::string>{why};
+  }
+
   // Every node reported the session done: its end step, as pschedd's Finish.
   void Finish(SessionId id, double now, bool ran) {
     CarryOut(Step(state_, End{id, ran}, now, deciders_), now);
   }
 
   Result<void> EndEvent(const ObjectReader& event, double now) {
-    if (auto ok = event.OnlyKeys({"end"}); !ok) return ok;
+    if (auto ok = event.OnlyKeys({"end", "fails"}); !ok) return ok;
     PSCHED_TRY(id, KnownSession(event, "end"));
+    PSCHED_TRY(fails, Fails(event));
     out_ << "end " << id << "\n";
     if (state_.snapshot.Find(id)->state == sched::SessionState::kQueued) {
       Drop(state_, id);  // as pschedd for a session killed while queued: no end plan
       PrintPlan(out_, {}, {}, state_);
+      return {};
+    }
+    if (fails) {
+      FailOnTheNodes(Step(state_, End{id, true}, now, deciders_), *fails, now);
       return {};
     }
     Finish(id, now, /*ran=*/true);
@@ -337,8 +367,9 @@ class ScriptRun {
   }
 
   Result<void> ArriveEvent(const ObjectReader& event, double now) {
-    if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread"}); !ok)
+    if (auto ok = event.OnlyKeys({"arrive", "ranks", "threads", "policy", "spread", "fails"}); !ok)
       return ok;
+    PSCHED_TRY(fails, Fails(event));
     PSCHED_TRY(id, event.Int("arrive", 1, 1 << 30, std::nullopt));
     if (!arrived_.insert(id).second) {
       return Fail(ErrorCode::kInvalidArgument,
@@ -367,6 +398,10 @@ class ScriptRun {
       sched::Plan refused;
       refused.actions.push_back(sched::RejectAction{decided.session, *decided.refused});
       PrintPlan(out_, refused, refused, state_);
+      return {};
+    }
+    if (fails) {
+      FailOnTheNodes(decided, *fails, now);
       return {};
     }
     CarryOut(decided, now);

@@ -26,6 +26,7 @@
 //      {"lose": [1], "cause": "killed"},      // node 1's daemon is gone (cause optional)
 //      {"fail": 2, "rank": 1, "code": 3},     // rank 1 of 2 exits with status 3
 //      {"kill": 2},                           // psched-ctl kill 2
+//      {"end": 3, "fails": "node 0: ..."},    // its plan fails on the nodes (arrive too)
 //      {"end": 2}]}
 #pragma once
 
