@@ -100,7 +100,7 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
   reply.request = child.spawn_request;
   reply.ok = ok;
   reply.session = child.id;
-  // The nspace LeaderService::Spawn gave the children's SpawnOrder.
+  // The nspace LeaderService::StartRanks gave the children's SpawnOrder.
   reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
   if (!ok) {
     reply.message = "MPI_Comm_spawn from session " + std::to_string(parent) +

@@ -260,7 +260,7 @@ void LeaderService::PlanDone(const sched::Plan& plan, Result<void> ok) {
           AnswerSpawn(*s, false, Model(s->id)->failure->first);
           continue;
         }
-        Spawn(*spawn, s->request, *s);
+        StartRanks(*spawn, s->request, *s);
         AnswerSpawn(*s, true, "");
       }
     } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
@@ -346,8 +346,8 @@ bool LeaderService::Queued(int64_t id) const {
   return model != nullptr && model->state == sched::SessionState::kQueued;
 }
 
-void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
-                          LiveSession& s) {
+void LeaderService::StartRanks(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
+                               LiveSession& s) {
   proto::SpawnOrder order;
   order.session = s.id;
   order.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(s.id);
@@ -362,7 +362,7 @@ void LeaderService::Spawn(const sched::SpawnAction& spawn, const proto::LaunchRe
   order.mpi = req.mpi.empty() ? config_.default_mpi : req.mpi;
   order.universe_size = std::max(order.size, state_.snapshot.TotalPus());
   order.stdout_pty = req.stdout_pty;
-  const sched::leader::SpawnLayout layout = sched::leader::LayoutOf(state_.snapshot, spawn);
+  const sched::leader::RankLayout layout = sched::leader::LayoutOf(state_.snapshot, spawn);
   if (layout.yield_when_idle) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;
   for (const sched::RankSlots& r : layout.ranks)

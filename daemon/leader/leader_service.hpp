@@ -128,8 +128,9 @@ class LeaderService {
   sched::leader::Outcome Step(const sched::leader::Event& event);
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
-  void Spawn(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
-             LiveSession& session);
+  // A SpawnAction carried out: the session's ranks start on their nodes (session.spawn).
+  void StartRanks(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
+                  LiveSession& session);
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   // A RankFailed step.

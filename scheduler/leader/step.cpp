@@ -431,8 +431,8 @@ void Drop(State& state, SessionId session) {
   RemoveSession(state.snapshot, session);
 }
 
-SpawnLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn) {
-  SpawnLayout layout;
+RankLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn) {
+  RankLayout layout;
   layout.yield_when_idle = spawn.overbooked;
   layout.ranks = spawn.placement.ranks;
   if (!spawn.floating) return layout;

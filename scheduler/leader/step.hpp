@@ -178,10 +178,10 @@ void Drop(State& state, SessionId session);
 // The ranks of a SpawnAction as the nodes bind them: an overbook float binds each rank
 // to all of its node's slots (the kernel balances), and overbooked ranks share slots,
 // so busy-polling MPI ranks must yield to the others.
-struct SpawnLayout {
+struct RankLayout {
   std::vector<RankSlots> ranks;
   bool yield_when_idle = false;
 };
-SpawnLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn);
+RankLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn);
 
 }  // namespace psched::sched::leader

@@ -178,12 +178,12 @@ TEST_F(StepTest, AFloatingSpawnBindsEachRankToItsWholeNodeAndOverbookedRanksYiel
   SpawnAction spawn;
   spawn.session = 1;
   spawn.placement.ranks = {RankSlots{0, 0, {2}}, RankSlots{1, 0, {3}}};
-  SpawnLayout pinned = LayoutOf(state_.snapshot, spawn);
+  RankLayout pinned = LayoutOf(state_.snapshot, spawn);
   EXPECT_EQ(pinned.ranks[1].pus, std::vector<int>{3});
   EXPECT_FALSE(pinned.yield_when_idle);
   spawn.floating = true;
   spawn.overbooked = true;
-  SpawnLayout floating = LayoutOf(state_.snapshot, spawn);
+  RankLayout floating = LayoutOf(state_.snapshot, spawn);
   EXPECT_EQ(floating.ranks[1].pus, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(floating.ranks[1].rank, 1);
   EXPECT_TRUE(floating.yield_when_idle);
