@@ -152,7 +152,7 @@ Result<void> Daemon::StartLeader() {
                   [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
   RegisterService(
       std::string(proto::kChildSpawnService),
-      [this](int from, const std::string& data) { leader_->OnSpawnRequest(from, data); });
+      [this](int from, const std::string& data) { leader_->OnCommSpawnRequest(from, data); });
   round_ev_ = event_new(
       base_, -1, EV_PERSIST,
       [](evutil_socket_t, short, void* arg) {

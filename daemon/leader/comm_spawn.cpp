@@ -17,9 +17,9 @@
 
 namespace psched::daemon {
 
-void LeaderService::OnSpawnRequest(int from, const std::string& data) {
+void LeaderService::OnCommSpawnRequest(int from, const std::string& data) {
   if (executor_.busy())
-    return deferred_.push_back([this, from, data] { OnSpawnRequest(from, data); });
+    return deferred_.push_back([this, from, data] { OnCommSpawnRequest(from, data); });
   auto decoded = proto::DecodeChildSpawnRequest(data);
   if (!decoded) {
     std::fprintf(stderr, "pschedd[0]: %s from node %d dropped\n", decoded.error().message().c_str(),
@@ -32,7 +32,7 @@ void LeaderService::OnSpawnRequest(int from, const std::string& data) {
         .request = ask.request,
         .message = "MPI_Comm_spawn of " + std::to_string(ask.ranks) + " process(es) from session " +
                    std::to_string(ask.parent_session) + " refused: " + why};
-    SendSpawnReply(from, ask.reply_service, reply);
+    SendCommSpawnReply(from, ask.reply_service, reply);
     // The user sees why, not only the MPI error class the parent gets.
     if (LiveSession* p = Find(ask.parent_session)) {
       if (auto c = p->launcher.lock()) {
@@ -87,17 +87,17 @@ void LeaderService::RegisterChild(const sched::SessionRequest& request,
   child.parent_nspace = ask.parent_nspace;
   child.parent_rank = ask.parent_rank;
   child.app_sizes = ask.app_sizes;
-  child.spawn_node = from;
-  child.spawn_request = ask.request;
-  child.spawn_reply_service = ask.reply_service;
+  child.comm_spawn_node = from;
+  child.comm_spawn_request = ask.request;
+  child.comm_spawn_reply_service = ask.reply_service;
 }
 
-void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& message,
-                                int64_t parent) {
+void LeaderService::AnswerCommSpawn(LiveSession& child, bool ok, const std::string& message,
+                                    int64_t parent) {
   if (parent == sched::kNoSession) parent = ParentOf(child);
-  if (parent == 0 || child.spawn_request == 0) return;
+  if (parent == 0 || child.comm_spawn_request == 0) return;
   proto::ChildSpawnReply reply;
-  reply.request = child.spawn_request;
+  reply.request = child.comm_spawn_request;
   reply.ok = ok;
   reply.session = child.id;
   // The nspace LeaderService::StartRanks gave the children's SpawnOrder.
@@ -106,13 +106,13 @@ void LeaderService::AnswerSpawn(LiveSession& child, bool ok, const std::string& 
     reply.message = "MPI_Comm_spawn from session " + std::to_string(parent) +
                     ": children session " + std::to_string(child.id) + " " + message;
   }
-  if (ok) child.launched_request = child.spawn_request;
-  child.spawn_request = 0;
-  SendSpawnReply(child.spawn_node, child.spawn_reply_service, reply);
+  if (ok) child.launched_comm_spawn_request = child.comm_spawn_request;
+  child.comm_spawn_request = 0;
+  SendCommSpawnReply(child.comm_spawn_node, child.comm_spawn_reply_service, reply);
 }
 
-void LeaderService::SendSpawnReply(int node, const std::string& service,
-                                   const proto::ChildSpawnReply& reply) {
+void LeaderService::SendCommSpawnReply(int node, const std::string& service,
+                                       const proto::ChildSpawnReply& reply) {
   peers_.Send({node}, proto::MsgType::kPeerSend,
               proto::Json(proto::PeerSend{node, 0, service, proto::EncodePmix(reply)}));
 }
@@ -146,17 +146,17 @@ void LeaderService::NoteToParent(const LiveSession& child, const std::string& te
 
 void LeaderService::ChildEnded(LiveSession& child) {
   if (ParentOf(child) == 0) return;
-  AnswerSpawn(child, false, "ended before it was launched");
+  AnswerCommSpawn(child, false, "ended before it was launched");
   const sched::leader::Session* model = Model(child.id);
   if (model == nullptr || !model->failure) return;
   NoteToParent(child, "failed: " + sched::leader::FailureText(state_, *model));
-  if (child.launched_request == 0) return;
+  if (child.launched_comm_spawn_request == 0) return;
   // Launched, then failed: the parent may still wait for them to connect (Open MPI's
   // waits 600 s). Told as a second answer to the same request; the asking node knows
   // whether anybody still waits.
-  child.spawn_request = child.launched_request;
-  child.launched_request = 0;
-  AnswerSpawn(child, false, "failed: " + model->failure->first);
+  child.comm_spawn_request = child.launched_comm_spawn_request;
+  child.launched_comm_spawn_request = 0;
+  AnswerCommSpawn(child, false, "failed: " + model->failure->first);
 }
 
 }  // namespace psched::daemon

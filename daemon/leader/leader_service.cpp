@@ -257,11 +257,11 @@ void LeaderService::PlanDone(const sched::Plan& plan, Result<void> ok) {
       if (LiveSession* s = Find(spawn->session)) {
         // Failed while the plan ran: it never starts (Finish below ends it).
         if (std::ranges::find(done.ended, s->id) != done.ended.end()) {
-          AnswerSpawn(*s, false, Model(s->id)->failure->first);
+          AnswerCommSpawn(*s, false, Model(s->id)->failure->first);
           continue;
         }
         StartRanks(*spawn, s->request, *s);
-        AnswerSpawn(*s, true, "");
+        AnswerCommSpawn(*s, true, "");
       }
     } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
       LiveSession* s = Find(wait->session);
@@ -285,7 +285,7 @@ void LeaderService::PlanFailed(const sched::leader::Outcome& undone) {
   if (LiveSession* s = undone.refused ? Find(undone.session) : nullptr) {
     if (auto c = s->launcher.lock())
       SendError(*c, "session " + std::to_string(s->id) + " " + *undone.refused);
-    AnswerSpawn(*s, false, *undone.refused);
+    AnswerCommSpawn(*s, false, *undone.refused);
     sched::leader::Drop(state_, s->id);
     sessions_.erase(undone.session);
   }
@@ -488,7 +488,7 @@ void LeaderService::EndSessions(const sched::leader::Outcome& outcome) {
                             proto::SessionEnded{drop.session, drop.code, drop.text}));
     }
     // Queued children of MPI_Comm_spawn: their parent waits in the call for this answer.
-    AnswerSpawn(*s, false, drop.text, drop.parent);
+    AnswerCommSpawn(*s, false, drop.text, drop.parent);
     sessions_.erase(drop.session);
   }
 }

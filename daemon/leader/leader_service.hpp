@@ -67,7 +67,7 @@ class LeaderService {
   void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
   // MPI_Comm_spawn from a rank on node `from` (PeerSend "session.spawn_children",
   // comm_spawn.cpp): a launcher-less session, decided like any arrival.
-  void OnSpawnRequest(int from, const std::string& data);
+  void OnCommSpawnRequest(int from, const std::string& data);
 
   // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl, PMIx job
   // control) is a plan like a policy's: it waits for a plan in flight, every node
@@ -105,12 +105,12 @@ class LeaderService {
     std::string parent_nspace;
     uint32_t parent_rank = 0;
     std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
-    int spawn_node = -1;
-    uint64_t spawn_request = 0;
-    std::string spawn_reply_service;  // ChildSpawnRequest::reply_service
+    int comm_spawn_node = -1;
+    uint64_t comm_spawn_request = 0;
+    std::string comm_spawn_reply_service;  // ChildSpawnRequest::reply_service
     // The spawn's id once answered "launched": their failure is told to that node too
     // (the parent may still wait for them to connect).
-    uint64_t launched_request = 0;
+    uint64_t launched_comm_spawn_request = 0;
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
     std::string wait_reason;   // while queued: the policy's why, shown by psched-ctl status
   };
@@ -189,12 +189,13 @@ class LeaderService {
   // comm_spawn.cpp: the answer to the asking node (once), children's output and
   // failures to the parent's launcher, children killed with their parent.
   // `parent`: the children's MPI_Comm_spawn parent when the state no longer has them.
-  void AnswerSpawn(LiveSession& child, bool ok, const std::string& message,
-                   int64_t parent = sched::kNoSession);
-  // OnSpawnRequest's check of the request itself: the refusal the parent's launcher is told.
+  void AnswerCommSpawn(LiveSession& child, bool ok, const std::string& message,
+                       int64_t parent = sched::kNoSession);
+  // OnCommSpawnRequest's check of the request itself: the refusal the parent's launcher is told.
   void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
                      const LiveSession& parent, int from);
-  void SendSpawnReply(int node, const std::string& service, const proto::ChildSpawnReply& reply);
+  void SendCommSpawnReply(int node, const std::string& service,
+                          const proto::ChildSpawnReply& reply);
   void ForwardChildOutput(LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);
   void NoteToParent(const LiveSession& child, const std::string& text);
