@@ -100,9 +100,8 @@ void DaemonPmixHost::OnSpawned(const std::string& data) {
     // Failed after they connected (the leader's second answer): the parent heard of it
     // as a PMIx event (daemon_failed.cpp), and nobody will read their participants any
     // more, so none are published for them (it would stay until the parent's end).
-    if (spawn != ompi_spawns_.end() && spawn->second.connected)
-      return Complete(request, Fail(std::move(why)));
-    if (spawn == ompi_spawns_.end() || !spawn->second.gone_nspace.empty())
+    if (spawn == ompi_spawns_.end() || spawn->second.connected ||
+        !spawn->second.gone_nspace.empty())
       return Complete(request, Fail(std::move(why)));
     spawn->second.gone_nspace = std::move(nspace);
     spawn->second.why = why.message();

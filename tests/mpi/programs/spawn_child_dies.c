@@ -4,19 +4,12 @@
  * "hang": it waits for ever (to be killed from outside).
  * The child first answers the parent once, so the spawn has completed on both sides.
  * The parent (errors returned on the intercommunicator) then blocks in MPI_Recv from
- * the child and prints how it ended and after how many seconds. */
+ * the child and prints "parent: receive returned: ERROR" if that receive ever returns. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double Now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "exit";
@@ -39,13 +32,11 @@ int main(int argc, char** argv) {
   MPI_Recv(&value, 1, MPI_INT, 0, 0, child, MPI_STATUS_IGNORE);
   printf("parent: child answered\n");
   fflush(stdout);
-  double start = Now();
   int rc = MPI_Recv(&value, 1, MPI_INT, 0, 1, child, MPI_STATUS_IGNORE);
-  double took = Now() - start;
   char msg[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(rc, msg, &len);
-  printf("parent: receive from the dead child returned after %.1f s: %s\n", took, msg);
+  printf("parent: receive returned: %s\n", msg);
   fflush(stdout);
   MPI_Finalize();
   return 0;
