@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+
 #include "policies/policy_registry.hpp"
 #include "policies/yield.hpp"
 #include "scheduler/leader/arrival.hpp"
@@ -361,7 +363,36 @@ Outcome NodeFinished(State& state, const NodeDone& done) {
   return out;
 }
 
-Outcome Lost(State& state, const NodesLost& lost) {
+// Nodes lost for good can leave a queued session wider than what is left, waiting for
+// ever where the same arrival now would be refused. Each queued session's own policy
+// decides it again as an arrival in the allocation left, emptied: a refusal there
+// drops it with that reason.
+void DropQueuedThatNoLongerFit(State& state, const std::string& lost_text, Deciders& deciders,
+                               Outcome& out) {
+  Snapshot empty;
+  empty.now = state.snapshot.now;
+  empty.nodes = state.snapshot.nodes;
+  for (Node& n : empty.nodes) {
+    std::fill(n.uses.begin(), n.uses.end(), 0);
+    n.gpus_used = 0;
+  }
+  std::vector<std::pair<SessionId, std::string>> refused;
+  for (const auto& [id, s] : state.sessions) {
+    if (!Queued(state, id) || s.failure) continue;
+    auto allocator = deciders.allocators.Get(s.allocator);
+    auto policy = policies::MakePolicy(s.policy.name, s.policy.options);
+    if (!allocator || !policy) continue;
+    const Plan plan =
+        DecideArrival(empty, state.snapshot.Find(id)->request, **allocator, policy->get());
+    for (const Action& action : plan.actions)
+      if (const auto* reject = std::get_if<RejectAction>(&action))
+        refused.emplace_back(id, reject->reason);
+  }
+  for (auto& [id, why] : refused)
+    DropQueued(state, id, 1, "dropped: " + lost_text + "; " + why, out);
+}
+
+Outcome Lost(State& state, const NodesLost& lost, Deciders& deciders) {
   Outcome out;
   for (int n : lost.nodes) {
     state.lost_nodes[n] = lost.cause;
@@ -379,6 +410,8 @@ Outcome Lost(State& state, const NodesLost& lost) {
     const leader::Session* s = state.Find(id);
     if (s != nullptr && s->running_on.empty()) out.ended.push_back(id);
   }
+  if (!lost.nodes.empty())
+    DropQueuedThatNoLongerFit(state, LostMessage(state, lost.nodes.front()), deciders, out);
   return out;
 }
 
@@ -391,7 +424,7 @@ Outcome Decide(State& state, const Event& event, double now, Deciders& deciders)
   if (const auto* done = std::get_if<PlanCarriedOut>(&event))
     return CarriedOut(state, *done, now, deciders);
   if (const auto* done = std::get_if<NodeDone>(&event)) return NodeFinished(state, *done);
-  if (const auto* lost = std::get_if<NodesLost>(&event)) return Lost(state, *lost);
+  if (const auto* lost = std::get_if<NodesLost>(&event)) return Lost(state, *lost, deciders);
   if (const auto* failed = std::get_if<RankFailed>(&event))
     return RankFailedStep(state, failed->exit);
   if (const auto* kill = std::get_if<SessionKilled>(&event)) return Killed(state, *kill);

@@ -143,7 +143,7 @@ TEST_F(StepTest, UserControlRules) {
 // One arrival path: the same request as a launch and as MPI_Comm_spawn's children of
 // session 1 differ only by the parent's rules.
 TEST_F(StepTest, ChildrenArriveAsLaunchesDoPlusTheParentsRules) {
-  ASSERT_FALSE(Arrive(2, "surpass", 1).refused);
+  ASSERT_FALSE(Arrive(2, "wait", 1).refused);
   ASSERT_FALSE(Arrive(2, "surpass", 2).refused);  // the allocation is full
   State before = state_;
   Outcome launch = Arrive(2, "surpass", 3);
@@ -205,7 +205,7 @@ TEST_F(StepTest, AnEndFreesTheSlotsAndRecordsTheRuntimeAtTheStepsTime) {
 TEST_F(StepTest, AConnectToTheSessionItSurpassedResumesItAndNoOtherConnectDoes) {
   state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 4, 1))};
   ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
-  ASSERT_FALSE(Arrive(2, "surpass", 1).refused);
+  ASSERT_FALSE(Arrive(2, "wait", 1).refused);
   Outcome surpass = Arrive(4, "surpass", 2);
   ASSERT_TRUE(Suspends(surpass.plan, 1)) << "session 3 surpasses both";
   ASSERT_EQ(state_.snapshot.Find(1)->displaced_by, 3);
@@ -311,6 +311,32 @@ TEST_F(StepTest, ASessionEndsWhenEveryNodeReportedItDoneAndALostNodeFailsItsSess
   EXPECT_EQ(Kills(both), (std::map<SessionId, std::vector<int>>{{1, {}}}));
   EXPECT_EQ(FirstFailure(1), "lost node 0 (its daemon is gone: the switch died)");
   EXPECT_EQ(both.ended, std::vector<SessionId>{1});
+}
+
+// A queued session that no longer fits what a node loss left would wait for ever: it is
+// dropped with the refusal its arrival would now get. One that still fits stays queued.
+TEST_F(StepTest, AQueuedSessionThatNoLongerFitsAfterANodeLossIsDropped) {
+  state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 2, 1)),
+                           Node::Make(1, "n1", NodeTopology::Uniform(1, 2, 1))};
+  ASSERT_TRUE(Starts(Arrive(4, "wait", 0).plan, 1));
+  Do(PlanCarriedOut{}, 0);
+  ASSERT_FALSE(Arrive(4, "wait", 1).refused);  // queued behind 1: needs both nodes
+  ASSERT_FALSE(Arrive(2, "wait", 1).refused);
+  ASSERT_EQ(state_.snapshot.Find(2)->state, SessionState::kQueued);
+  ASSERT_EQ(state_.snapshot.Find(3)->state, SessionState::kQueued);
+  Outcome lost = Do(NodesLost{{1}, "its daemon was killed"}, 2);
+  ASSERT_EQ(lost.dropped.size(), 1u);
+  EXPECT_EQ(lost.dropped[0].session, 2);
+  EXPECT_EQ(lost.dropped[0].code, 1);
+  EXPECT_EQ(lost.dropped[0].text.rfind("dropped: lost node 1 (its daemon is gone: its daemon was "
+                                       "killed); cannot run in this allocation even when it is "
+                                       "empty: needs 4 ranks",
+                                       0),
+            0u)
+      << lost.dropped[0].text;
+  EXPECT_EQ(state_.Find(2), nullptr);
+  EXPECT_EQ(state_.snapshot.Find(2), nullptr);
+  ASSERT_NE(state_.snapshot.Find(3), nullptr) << "2 slots are left: session 3 still fits";
 }
 
 // The first failing rank ends its session: the nodes running it kill the rest after
