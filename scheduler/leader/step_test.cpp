@@ -143,7 +143,7 @@ TEST_F(StepTest, UserControlRules) {
 // One arrival path: the same request as a launch and as MPI_Comm_spawn's children of
 // session 1 differ only by the parent's rules.
 TEST_F(StepTest, ChildrenArriveAsLaunchesDoPlusTheParentsRules) {
-  ASSERT_FALSE(Arrive(2, "wait", 1).refused);
+  ASSERT_FALSE(Arrive(2, "surpass", 1).refused);
   ASSERT_FALSE(Arrive(2, "surpass", 2).refused);  // the allocation is full
   State before = state_;
   Outcome launch = Arrive(2, "surpass", 3);
@@ -205,7 +205,7 @@ TEST_F(StepTest, AnEndFreesTheSlotsAndRecordsTheRuntimeAtTheStepsTime) {
 TEST_F(StepTest, AConnectToTheSessionItSurpassedResumesItAndNoOtherConnectDoes) {
   state_.snapshot.nodes = {Node::Make(0, "n0", NodeTopology::Uniform(1, 4, 1))};
   ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
-  ASSERT_FALSE(Arrive(2, "wait", 1).refused);
+  ASSERT_FALSE(Arrive(2, "surpass", 1).refused);
   Outcome surpass = Arrive(4, "surpass", 2);
   ASSERT_TRUE(Suspends(surpass.plan, 1)) << "session 3 surpasses both";
   ASSERT_EQ(state_.snapshot.Find(1)->displaced_by, 3);
