@@ -510,6 +510,14 @@ void LeaderService::Finish(int64_t id) {
   if (executor_.busy()) return deferred_.push_back([this, id] { Finish(id); });
   if (!sessions_.contains(id)) return;  // ended meanwhile (a failed arrival, a drop)
   LiveSession& s = sessions_.at(id);
+  // Its MPI_Comm_spawn children that failed and are still being killed would tell their
+  // failure once this launcher has gone (a parent that PMIx told of their failure aborts
+  // at once): they tell it first.
+  for (auto& [child_id, child] : sessions_) {
+    const sched::leader::Session* child_model = Model(child_id);
+    if (child_model != nullptr && child_model->failure && ParentOf(child) == id)
+      NoteToParent(child, "failed: " + sched::leader::FailureText(state_, *child_model));
+  }
   if (auto c = s.launcher.lock()) {
     const sched::leader::Session* model = Model(id);
     const int code = model != nullptr && model->failure ? model->failure->code : 0;
