@@ -78,13 +78,7 @@ Snapshot ReservedView(const Snapshot& snapshot, SessionId except_displacer) {
 
 std::optional<std::string> NeverFits(const Snapshot& snapshot, const SessionRequest& request,
                                      const Allocator& allocator, bool suggest_overbook) {
-  Snapshot empty;
-  empty.nodes = snapshot.nodes;
-  for (Node& n : empty.nodes) {
-    std::fill(n.uses.begin(), n.uses.end(), 0);
-    n.gpus_used = 0;
-  }
-  if (allocator.PlaceOne(empty, request)) return std::nullopt;
+  if (allocator.PlaceOne(snapshot.Emptied(), request)) return std::nullopt;
   std::string why = "cannot run in this allocation even when it is empty: needs " +
                     std::to_string(request.ranks) + " ranks x " +
                     std::to_string(request.threads_per_rank) +

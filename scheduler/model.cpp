@@ -108,6 +108,17 @@ int Snapshot::TotalPus() const {
   return n;
 }
 
+Snapshot Snapshot::Emptied() const {
+  Snapshot empty;
+  empty.now = now;
+  empty.nodes = nodes;
+  for (Node& n : empty.nodes) {
+    std::fill(n.uses.begin(), n.uses.end(), 0);
+    n.gpus_used = 0;
+  }
+  return empty;
+}
+
 namespace {
 
 // Adds `delta` to the use count of every slot the placement occupies, and to GPUs held.

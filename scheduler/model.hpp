@@ -135,6 +135,9 @@ struct Snapshot {
   Session* Find(SessionId id);
   int FreePus() const;
   int TotalPus() const;
+  // The same nodes with nothing on them (no slot or GPU in use, no session, no links),
+  // at the same time: where "could it ever run here" is asked.
+  Snapshot Emptied() const;
 };
 
 // ---- Plans: what a decision turns into. The daemon executes them; the simulator applies them.

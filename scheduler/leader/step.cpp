@@ -2,8 +2,6 @@
 
 #include <signal.h>
 
-#include <algorithm>
-
 #include "policies/policy_registry.hpp"
 #include "policies/yield.hpp"
 #include "scheduler/leader/arrival.hpp"
@@ -369,13 +367,7 @@ Outcome NodeFinished(State& state, const NodeDone& done) {
 // drops it with that reason.
 void DropQueuedThatNoLongerFit(State& state, const std::string& lost_text, Deciders& deciders,
                                Outcome& out) {
-  Snapshot empty;
-  empty.now = state.snapshot.now;
-  empty.nodes = state.snapshot.nodes;
-  for (Node& n : empty.nodes) {
-    std::fill(n.uses.begin(), n.uses.end(), 0);
-    n.gpus_used = 0;
-  }
+  const Snapshot empty = state.snapshot.Emptied();
   std::vector<std::pair<SessionId, std::string>> refused;
   for (const auto& [id, s] : state.sessions) {
     if (!Queued(state, id) || s.failure) continue;
