@@ -376,9 +376,10 @@ void DropQueuedThatNoLongerFit(State& state, const std::string& lost_text, Decid
     if (!allocator || !policy) continue;
     const Plan plan =
         DecideArrival(empty, state.snapshot.Find(id)->request, **allocator, policy->get());
-    for (const Action& action : plan.actions)
+    for (const Action& action : plan.actions) {
       if (const auto* reject = std::get_if<RejectAction>(&action))
         refused.emplace_back(id, reject->reason);
+    }
   }
   for (auto& [id, why] : refused)
     DropQueued(state, id, 1, "dropped: " + lost_text + "; " + why, out);
