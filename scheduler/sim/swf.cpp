@@ -171,6 +171,7 @@ Result<Workload> ParseSwf(std::string_view text, const std::string& source,
         ErrorCode::kInvalidArgument,
         source + ": no machine size: the header has no MaxNodes/MaxProcs and none was given");
   }
+  if (Result<void> sized = CheckMachineSize(m, source); !sized) return Fail(sized.error());
 
   // Filtered in file order (so --strict names the first such line), then sorted stably
   // by submission: the same jobs in the same order as sorting first.

@@ -53,6 +53,20 @@ TEST(SwfTest, OptionsOverrideMachineAndLimitJobs) {
   EXPECT_EQ(w->jobs.size(), 1u);
 }
 
+// A machine larger than psched-sim models is refused with its size, not overflowed: 2^20
+// nodes of 2^12 PUs would wrap an int's count of PUs to 0.
+TEST(SwfTest, AMachineBeyondTheModelledSizeIsRefused) {
+  SwfOptions o;
+  o.nodes = 1 << 20;
+  o.cores_per_node = 1 << 12;
+  Result<Workload> w = ParseSwf(kTrace, "t.swf", o);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().message(),
+            "t.swf: 1048576 nodes x 4096 PUs is more than psched-sim models (268435456 PUs)");
+  o.nodes = 65536;  // the largest allowed: 65,536 x 4,096
+  EXPECT_TRUE(ParseSwf(kTrace, "t.swf", o));
+}
+
 // The PSP paper's instances keep only parallel jobs: min_cores drops (and counts) the rest.
 TEST(SwfTest, MinCoresSkipsSmallerJobs) {
   SwfOptions o;

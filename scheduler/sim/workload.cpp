@@ -12,6 +12,15 @@ std::vector<sched::Node> MakeNodes(const Machine& machine) {
   return nodes;
 }
 
+Result<void> CheckMachineSize(const Machine& machine, const std::string& what) {
+  const long pus = static_cast<long>(machine.nodes) * machine.cores_per_node;
+  if (pus <= kMaxMachinePus) return {};
+  return Fail(ErrorCode::kInvalidArgument,
+              what + ": " + std::to_string(machine.nodes) + " nodes x " +
+                  std::to_string(machine.cores_per_node) + " PUs is more than psched-sim models (" +
+                  std::to_string(kMaxMachinePus) + " PUs)");
+}
+
 std::string OwnerName(long id) {
   std::string name = "u";
   name += std::to_string(id);

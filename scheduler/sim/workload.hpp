@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.hpp"
 #include "scheduler/model.hpp"
 
 namespace psched::sim {
@@ -19,7 +20,12 @@ struct SimJob {
   int user = -1;                  // trace user id; -1 unknown
 };
 
+// The largest machine psched-sim models, in PUs: the allocation spec's bound
+// (65,536 nodes x 4,096 PUs), which also keeps every count of PUs inside an int.
+inline constexpr long kMaxMachinePus = 65536L * 4096L;
+
 // A homogeneous machine: `nodes` nodes of `cores_per_node` PUs and `gpus_per_node` GPUs.
+// A reader that sizes one from its input checks it with CheckMachineSize.
 struct Machine {
   int nodes = 0;
   int cores_per_node = 1;
@@ -46,6 +52,11 @@ struct Workload {
 
 // Nodes with ids 0..nodes-1 in node-array order (contiguity is measured on these ids).
 std::vector<sched::Node> MakeNodes(const Machine& machine);
+
+// "<what>: N nodes x C PUs is more than psched-sim models (...)" when the machine is larger
+// than kMaxMachinePus, so that TotalCores cannot overflow and MakeNodes is not asked for
+// billions of slots.
+Result<void> CheckMachineSize(const Machine& machine, const std::string& what);
 
 // "u<id>": the owner name of a simulated user (priority modules keep history per owner).
 std::string OwnerName(long id);
