@@ -20,12 +20,12 @@
 
 namespace psched::pmix {
 
-void DaemonPmixHost::NoteRankFailed(int64_t session, uint32_t rank, std::string why) {
+void DaemonPmixHost::NoteRankFailed(int64_t session, uint32_t rank, int code, std::string why) {
   auto ns = nspaces_.find(session);
   // Once per session and node: ranks killed after the first failure add nothing.
   if (ns == nspaces_.end() || !failure_told_.insert(session).second) return;
   proto::PmixProcsFailed failed{
-      .session = session, .ns = ns->second, .ranks = {rank}, .why = std::move(why)};
+      .session = session, .ns = ns->second, .ranks = {rank}, .why = std::move(why), .code = code};
   if (!leader()) return tree_.SendToNode(0, "pmix.failed", proto::EncodePmix(failed));
   ProcsFailed(std::move(failed));
 }
@@ -51,8 +51,10 @@ void DaemonPmixHost::ProcsFailed(proto::PmixProcsFailed failed) {
   for (const auto& [session, nspace] : nspaces_) {
     if (std::find(failed.notify.begin(), failed.notify.end(), nspace) == failed.notify.end())
       continue;
-    told_failed_.emplace(session, "session " + std::to_string(failed.session) +
-                                      ", which it is connected to, failed (" + failed.why + ")");
+    told_failed_.emplace(session,
+                         ToldFailed{"session " + std::to_string(failed.session) +
+                                        ", which it is connected to, failed (" + failed.why + ")",
+                                    failed.code});
     server_->NotifyProcsFailed(nspace, failure);
   }
 }

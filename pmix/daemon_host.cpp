@@ -245,8 +245,9 @@ void DaemonPmixHost::SessionEnding(int64_t session) {
   auto it = in_mpi_.find(session);
   if (it == in_mpi_.end()) return;
   if (!it->second.empty()) {
+    // psched ends its ranks with SIGTERM (SIGKILL after the grace).
     NoteRankFailed(
-        session, *it->second.begin(),
+        session, *it->second.begin(), 128 + SIGTERM,
         "ended by psched while rank " + std::to_string(*it->second.begin()) + " was in MPI");
   }
   in_mpi_.erase(it);
@@ -263,7 +264,7 @@ void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
   const std::string who = "rank " + std::to_string(rank);
   if (code != 0) {
     // The daemon fails the session; the sessions connected to it hear of it here.
-    NoteRankFailed(session, static_cast<uint32_t>(rank),
+    NoteRankFailed(session, static_cast<uint32_t>(rank), code,
                    code > 128 ? who + " killed by signal " + std::to_string(code - 128) + " (" +
                                     strsignal(code - 128) + ")"
                               : who + " exited with status " + std::to_string(code));
@@ -272,7 +273,7 @@ void DaemonPmixHost::RankExited(int64_t session, int rank, int code) {
   if (!inside) return;
   // A clean exit inside MPI would leave the other ranks waiting forever.
   if (actions_.fail_session) actions_.fail_session(session, rank, 1, "exited before MPI_Finalize");
-  NoteRankFailed(session, static_cast<uint32_t>(rank), who + " exited before MPI_Finalize");
+  NoteRankFailed(session, static_cast<uint32_t>(rank), 1, who + " exited before MPI_Finalize");
 }
 
 void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, std::string message) {
@@ -281,12 +282,17 @@ void DaemonPmixHost::AbortSession(int64_t session, uint32_t rank, int status, st
   const bool said_something = !message.empty() && message != "N/A";
   std::string text = "called MPI_Abort with status " + std::to_string(status) +
                      (said_something ? ": " + message : "");
-  // Open MPI 4.1 aborts so when told that a session it connected to failed.
-  if (auto told = told_failed_.find(session); told != told_failed_.end())
-    text += " after psched told it that " + told->second;
-  NoteRankFailed(session, rank, "rank " + std::to_string(rank) + " " + text);
+  // Open MPI 4.1 aborts so when told that a session it connected to failed. It exits
+  // with that session's status, as mpirun does when a spawned job fails (3 for a child's
+  // exit(3), 137 for its SIGKILL), not with the event's code Open MPI aborts with.
+  int code = status;
+  if (auto told = told_failed_.find(session); told != told_failed_.end()) {
+    text += " after psched told it that " + told->second.what;
+    code = told->second.code;
+  }
+  NoteRankFailed(session, rank, code, "rank " + std::to_string(rank) + " " + text);
   if (actions_.fail_session) {
-    actions_.fail_session(session, static_cast<int>(rank), status, std::move(text));
+    actions_.fail_session(session, static_cast<int>(rank), code, std::move(text));
   } else {
     std::fprintf(stderr, "psched pmix: session %ld rank %u %s (no daemon action wired)\n",
                  static_cast<long>(session), rank, text.c_str());

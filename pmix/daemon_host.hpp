@@ -156,7 +156,8 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   // A failed session's connected sessions hear of it (daemon_failed.cpp): a local rank
   // that failed inside PMIx is told to the leader, which knows who interacted with whom
   // (links_) and tells the nodes to notify their ranks of those sessions.
-  void NoteRankFailed(int64_t session, uint32_t rank, std::string why);
+  // `code`: the rank's exit status as its launcher would give it (PmixProcsFailed::code).
+  void NoteRankFailed(int64_t session, uint32_t rank, int code, std::string why);
   void OnProcsFailed(const std::string& data);
   void ProcsFailed(proto::PmixProcsFailed failed);
   // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
@@ -204,9 +205,13 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   std::map<int64_t, std::string> foreign_pending_;  // such sessions PMIx is still registering
   // Local sessions whose failure this node has told (once each).
   std::set<int64_t> failure_told_;
-  // Local sessions told that one they are connected to failed, and which: their abort
-  // (Open MPI's answer to the event) says so.
-  std::map<int64_t, std::string> told_failed_;
+  // Local sessions told that one they are connected to failed: which and why, and its
+  // exit status. Their abort (Open MPI's answer to the event) says so and exits with it.
+  struct ToldFailed {
+    std::string what;
+    int code = 1;
+  };
+  std::map<int64_t, ToldFailed> told_failed_;
   // MPI_Comm_spawn of Open MPI parents on this node, by request id, until their session ends.
   std::map<uint64_t, OpenMpiSpawn> ompi_spawns_;
   // Waiting for a namespace to be registered here (pull, then PMIx), by nspace.

@@ -43,8 +43,12 @@ struct PmixProcsFailed {
   std::vector<uint32_t> ranks;
   std::string why;                  // for people: "rank 0 exited with status 3"
   std::vector<std::string> notify;  // the sessions to tell, by nspace
+  // The failed rank's exit status as a launcher gives it (3 for exit(3), 128+N for
+  // signal N, MPI_Abort's status): a session aborted because of it exits with it, as
+  // mpirun exits with a failed spawned job's status.
+  int code = 1;
 };
-PSCHED_WIRE_STRUCT(PmixProcsFailed, version, session, ns, ranks, why, notify)
+PSCHED_WIRE_STRUCT(PmixProcsFailed, version, session, ns, ranks, why, notify, code)
 
 // "pmix.jobctl": PMIx job control. To the leader, a pause or resume of a session,
 // answered by a PmixReply with `id`; to a session's nodes, a signal for its local ranks

@@ -56,13 +56,15 @@ TEST(PmixWire, ProcsFailedRoundTripsAndItsRanksAreChecked) {
                     .ns = "psched.1.9",
                     .ranks = {0, 3},
                     .why = "rank 0 exited 3",
-                    .notify = {"psched.1.8"}};
+                    .notify = {"psched.1.8"},
+                    .code = 137};
   PmixProcsFailed back = RoundTrip(m, "pmix.failed");
   EXPECT_EQ(back.session, 9);
   EXPECT_EQ(back.ns, m.ns);
   EXPECT_EQ(back.ranks, m.ranks);
   EXPECT_EQ(back.why, m.why);
   EXPECT_EQ(back.notify, m.notify);
+  EXPECT_EQ(back.code, 137);
   EXPECT_EQ(Error<PmixProcsFailed>({{"ranks", {-1}}}, "pmix.failed"),
             "malformed pmix.failed message: 'ranks[0]' is out of range: -1");
 }
