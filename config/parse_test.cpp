@@ -385,5 +385,40 @@ TEST(RejectedConfig, EveryProblemIsReportedOnItsOwnLine) {
             "t.toml:3:19: policy.surpass_grace_s: must be seconds >= 0, got -1");
 }
 
+// A newline inside a key, a name or the text toml++ stopped at is written as an escape:
+// each problem stays on its own line (config_fuzz found toml++ quoting the newline after
+// "tru" as it is, which split the error in two).
+TEST(RejectedConfig, ControlCharactersInTheTextDoNotSplitAnError) {
+  EXPECT_EQ(ErrorOf("[policy]\nbackfill = tru\n"),
+            "t.toml:2:15: malformed TOML: Error while parsing boolean: expected 'true', saw "
+            "'tru\\n'");
+  EXPECT_EQ(ErrorOf("[policy]\n\"back\\nfill\" = true\n"),
+            "t.toml:2:1: unknown key 'policy.back\\nfill' in [policy] (valid: default, allowed, "
+            "spread_allowed, overbook_mode, surpass_grace_s, backfill, max_overbook_factor, "
+            "plan_timeout_s, suspend_confirm_timeout_s, suspend)");
+  EXPECT_EQ(ErrorOf("[priority]\nmodule = \"fcfs\\u0001\"\n"),
+            "t.toml:2:10: priority.module: unknown priority module 'fcfs\\x01' (valid: fcfs, "
+            "psp, psp+aging, multifactor)");
+}
+
+// Debian's toml++ 3.3 has undefined behaviour on some non-ASCII characters where it looks
+// for whitespace (config_fuzz, UBSan: "execution reached an unreachable program point" in
+// is_non_ascii_horizontal_whitespace, on U+02BC in a key): psched takes non-ASCII text on
+// comment lines only, and says where it found it otherwise, before toml++ reads any.
+TEST(RejectedConfig, NonAsciiTextOutsideACommentLine) {
+  const std::string why =
+      "a non-ASCII character outside a comment line: psched's keys and names are ASCII; write "
+      "other text in a comment on a line of its own";
+  EXPECT_EQ(ErrorOf("[policy]\nback\xca\xbc = true\n"), "t.toml:2:5: " + why);
+  EXPECT_EQ(ErrorOf("[policy]\ndefault = \"wait\"  # f\xc3\xbcr alle\n"), "t.toml:2:22: " + why);
+  EXPECT_EQ(ErrorOf("[policy]\ndefault = \"w\xc3\xa4it\"\n"), "t.toml:2:13: " + why);
+  auto c = ParseConfig(
+      "# f\xc3\xbcr alle \xe2\x80\x94 Gr\xc3\xbc\xc3\x9f\n  [policy]  \n\t# \xc3\xa9\n"
+      "default = \"sidestep\"\n",
+      "t.toml");
+  ASSERT_TRUE(c) << c.error().message();
+  EXPECT_EQ(c->default_policy, "sidestep");
+}
+
 }  // namespace
 }  // namespace psched::config
