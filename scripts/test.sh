@@ -2,7 +2,7 @@
 # Installs what psched needs, builds it, and runs every test:
 #   1. the full build (unit, integration, MPI and Slurm end-to-end tests) under CTest;
 #   2. every unit test (label "unit") again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the libFuzzer targets of tests/fuzz, built with clang in build-fuzz, 5 s each.
+#   3. the libFuzzer targets of tests/fuzz, built with clang in build-fuzz, 60 CPU seconds in all.
 # Exit status: 0 only when all pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,7 @@ cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L unit)
 
-echo "== fuzz targets (clang, libFuzzer, 5 s each) =="
+echo "== fuzz targets (clang, libFuzzer, 60 CPU seconds in all) =="
 if command -v clang++-16 >/dev/null; then
   CC=clang-16 CXX=clang++-16 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DPSCHED_FUZZ=ON >/dev/null
