@@ -53,10 +53,11 @@ struct NodeService::Stream {
 struct NodeService::LocalRank {
   int rank = 0;
   pid_t pid = -1;
-  bool reaped = false;
+  bool exited = false;  // its end is known (`exit`): seen by waitid WNOWAIT, or reaped
+  bool reaped = false;  // its pid is released: until then it names this rank, a zombie
   proto::RankExit exit;
   std::unique_ptr<Stream> out, err;
-  bool Done() const { return reaped && !(out && out->open) && !(err && err->open); }
+  bool Done() const { return exited && !(out && out->open) && !(err && err->open); }
 };
 
 // Rank 0's stdin: non-blocking, buffered, so a rank that does not read never blocks the
@@ -133,11 +134,13 @@ NodeService::NodeService(event_base* base, int node, std::vector<int> real_pus, 
     : base_(base), node_(node), real_pus_(std::move(real_pus)), send_up_(std::move(send_up)) {
   sigchld_ = evsignal_new(base_, SIGCHLD, &NodeService::OnSigchld, this);
   event_add(sigchld_, nullptr);
+  reap_due_ = evtimer_new(base_, &NodeService::OnReapDue, this);
 }
 
 NodeService::~NodeService() {
   KillAll();
   if (sigchld_) event_free(sigchld_);
+  if (reap_due_) event_free(reap_due_);
 }
 
 NodeService::LocalSession* NodeService::Find(int64_t session) {
@@ -209,7 +212,7 @@ void NodeService::RankNeverStarted(LocalSession& s, int rank, int code, int sign
                                    const std::string& why) {
   LocalRank failed;
   failed.rank = rank;
-  failed.reaped = true;
+  failed.exited = failed.reaped = true;
   failed.exit = {s.id, rank, node_, code, signal, why};
   send_up_(proto::MsgType::kSessionRankExited, proto::Json(failed.exit));
   s.ranks.push_back(std::move(failed));
@@ -390,7 +393,62 @@ void NodeService::Flush(Stream& st, bool final) {
 }
 
 void NodeService::OnSigchld(evutil_socket_t, short, void* arg) {
+  auto* self = static_cast<NodeService*>(arg);
+  self->NoteExits();
+  // At the loop's next turn: the ends just reported are on their way by then (written
+  // at once, or by the local leader's handling in this turn).
+  timeval now{0, 0};
+  evtimer_add(self->reap_due_, &now);
+}
+
+void NodeService::OnReapDue(evutil_socket_t, short, void* arg) {
   static_cast<NodeService*>(arg)->Reap();
+}
+
+namespace {
+
+// The wait status (as waitpid gives it) of a child waitid saw exit.
+int WaitStatusOf(const siginfo_t& info) {
+  switch (info.si_code) {
+    case CLD_KILLED:
+      return info.si_status;
+    case CLD_DUMPED:
+      return info.si_status | WCOREFLAG;
+    default:  // CLD_EXITED
+      return W_EXITCODE(info.si_status, 0);
+  }
+}
+
+}  // namespace
+
+NodeService::LocalRank* NodeService::RankOf(pid_t pid, std::pair<int64_t, int> where) {
+  LocalSession* s = Find(where.first);
+  if (s == nullptr || where.second >= static_cast<int>(s->ranks.size())) return nullptr;
+  LocalRank& r = s->ranks[where.second];
+  return r.pid == pid ? &r : nullptr;
+}
+
+void NodeService::NoteExits() {
+  // Looked at first, handled after: a rank's end runs hooks that may end sessions.
+  std::vector<std::pair<pid_t, int>> exits;  // pid, wait status
+  for (const auto& [pid, where] : by_pid_) {
+    const LocalRank* r = RankOf(pid, where);
+    if (r == nullptr || r->exited) continue;
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid == pid)
+      exits.emplace_back(pid, WaitStatusOf(info));
+  }
+  std::vector<int64_t> touched;
+  for (auto [pid, status] : exits) {
+    auto it = by_pid_.find(pid);
+    if (it == by_pid_.end()) continue;
+    LocalRank* r = RankOf(pid, it->second);
+    if (r == nullptr || r->exited) continue;
+    RankExited(*Find(it->second.first), *r, status);
+    touched.push_back(it->second.first);
+  }
+  for (int64_t id : touched) MaybeFinish(id);
 }
 
 void NodeService::Reap() {
@@ -400,18 +458,21 @@ void NodeService::Reap() {
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
     auto it = by_pid_.find(pid);
     if (it == by_pid_.end()) continue;  // not a rank (e.g. a helper): nothing to report
-    auto [session, index] = it->second;
+    const auto where = it->second;
     by_pid_.erase(it);
-    if (LocalSession* s = Find(session)) {
-      RankExited(*s, s->ranks[index], status);
-      touched.push_back(session);
+    LocalRank* r = RankOf(pid, where);
+    if (r == nullptr) continue;  // exited, reported, and its session ended here since
+    r->reaped = true;
+    if (!r->exited) {  // it exited after NoteExits looked
+      RankExited(*Find(where.first), *r, status);
+      touched.push_back(where.first);
     }
   }
   for (int64_t id : touched) MaybeFinish(id);
 }
 
 void NodeService::RankExited(LocalSession& s, LocalRank& r, int status) {
-  r.reaped = true;
+  r.exited = true;
   r.exit.session = s.id;
   r.exit.rank = r.rank;
   r.exit.node = node_;
@@ -432,7 +493,7 @@ void NodeService::MaybeFinish(int64_t session) {
   LocalSession* s = Find(session);
   if (s == nullptr) return;
   if (!s->leftovers_killed &&
-      std::all_of(s->ranks.begin(), s->ranks.end(), [](const LocalRank& r) { return r.reaped; }))
+      std::all_of(s->ranks.begin(), s->ranks.end(), [](const LocalRank& r) { return r.exited; }))
     KillLeftovers(*s);
   for (const LocalRank& r : s->ranks)
     if (!r.Done()) return;
@@ -457,9 +518,9 @@ void NodeService::KillLeftovers(LocalSession& s) {
 
 // A group's id is its leader's pid, and pid_max may be as small as 32768: once the
 // leader rank is reaped and the group has emptied, that pid can come back as the
-// leader of someone else's group. While the leader is unreaped this daemon holds its
-// pid; once reaped, a live process with that pid is not the leader rank, so the group
-// of that id is not the session's any more.
+// leader of someone else's group. While the leader is unreaped (exited or not) this
+// daemon holds its pid; once reaped, a live process with that pid is not the leader
+// rank, so the group of that id is not the session's any more.
 bool NodeService::GroupIsTheSessions(const LocalSession& s) {
   if (s.pgid <= 0) return false;
   for (const LocalRank& r : s.ranks) {
@@ -478,7 +539,7 @@ void NodeService::Signal(int64_t session, int sig) {
   // A rank that left the group (setsid) still gets it directly; one still in it must
   // not get it twice (a USR1 handler would run twice).
   for (const LocalRank& r : s->ranks)
-    if (!r.reaped && r.pid > 0 && (s->pgid <= 0 || getpgid(r.pid) != s->pgid)) kill(r.pid, sig);
+    if (!r.exited && r.pid > 0 && (s->pgid <= 0 || getpgid(r.pid) != s->pgid)) kill(r.pid, sig);
   if (s->suspended && EndsASession(sig)) LetTheSignalAct(*s);
 }
 
@@ -556,7 +617,7 @@ std::vector<std::pair<int, pid_t>> NodeService::LocalProcesses(int64_t session) 
   std::vector<std::pair<int, pid_t>> out;
   if (LocalSession* s = Find(session)) {
     for (const LocalRank& r : s->ranks)
-      if (!r.reaped && r.pid > 0) out.emplace_back(r.rank, r.pid);
+      if (!r.exited && r.pid > 0) out.emplace_back(r.rank, r.pid);
   }
   return out;
 }

@@ -102,7 +102,12 @@ class NodeService {
   std::vector<std::string> RankEnv(const proto::SpawnOrder& order, const proto::RankSpec& spec,
                                    int local_size);
   static void OnSigchld(evutil_socket_t, short, void* arg);
+  static void OnReapDue(evutil_socket_t, short, void* arg);
   static void OnReadable(evutil_socket_t fd, short, void* arg);
+  // The ranks that have exited, seen without reaping them (waitid WNOWAIT): their ends
+  // are reported first, and the reaping (the kernel's release of the process, a large
+  // part of the daemon's work in a short session) waits for the next turn of the loop.
+  void NoteExits();
   void Reap();
   void Drain(Stream& stream);
   void Flush(Stream& stream, bool final);
@@ -120,6 +125,8 @@ class NodeService {
   Result<void> Stop(LocalSession& s);
   void Continue(LocalSession& s);
   LocalSession* Find(int64_t session);
+  // The rank by_pid_ says `pid` is, while its session is still here.
+  LocalRank* RankOf(pid_t pid, std::pair<int64_t, int> where);
 
   event_base* base_;
   int node_;
@@ -131,8 +138,11 @@ class NodeService {
   bool slurm_task_env_ = false;
   std::vector<std::string> env_defaults_;
   event* sigchld_ = nullptr;
+  event* reap_due_ = nullptr;  // Reap() at the next turn of the loop, after NoteExits
   std::map<int64_t, std::unique_ptr<LocalSession>> sessions_;
-  std::map<pid_t, std::pair<int64_t, int>> by_pid_;  // pid -> (session, index in ranks)
+  // pid -> (session, index in ranks) of every rank not reaped yet; an exited one stays
+  // until it is reaped, possibly after its session ended here.
+  std::map<pid_t, std::pair<int64_t, int>> by_pid_;
   Upstream upstream_;
   bool upstream_held_ = false;  // kUpstreamHoldAt reached: no output is read
 };

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -53,6 +54,11 @@ bool LeftItsSession(pid_t pid) {
   return getsid(pid) == pid;
 }
 
+// The pid is free again: no process, not even a zombie, holds it.
+bool Reaped(pid_t pid) {
+  return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
 using NodeServiceTest = NodeServiceFixture;
 
 // The session outlives its only rank (a process it started outside its group holds its
@@ -68,7 +74,7 @@ TEST_F(NodeServiceTest, SignalSkipsAGroupThatReusedTheLeadersPid) {
     return std::ranges::any_of(found, LeftItsSession);
   })) << "the setsid'd sleep never left the rank's group";
   go.Go();
-  ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(1).empty(); })) << "rank never reaped";
+  ASSERT_TRUE(Loop([&] { return Reaped(leader); })) << "rank never reaped";
   ASSERT_EQ(ranks_->num_sessions(), 1u) << "the session ended: nothing held its output";
   const pid_t stranger = GroupLeaderWithPid(leader);
   for (pid_t p : psched::testing::FindProcesses({"sleep", "29.25"})) kill(p, SIGKILL);
@@ -134,7 +140,8 @@ TEST_F(NodeServiceTest, SessionEndSkipsAGroupThatReusedTheLeadersPid) {
   ASSERT_TRUE(psched::testing::Eventually([&] { return LeftItsSession(other); }))
       << "rank 1 never left the group";
   go0.Go();
-  ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(5).size() == 1; })) << "rank 0 never ended";
+  ASSERT_TRUE(Loop([&] { return Reaped(leader); })) << "rank 0 never reaped";
+  ASSERT_EQ(ranks_->LocalProcesses(5).size(), 1u);
   const pid_t stranger = GroupLeaderWithPid(leader);
   go1.Go();
   if (stranger < 0) GTEST_SKIP() << "pid " << leader << " could not be had again here";
@@ -142,6 +149,31 @@ TEST_F(NodeServiceTest, SessionEndSkipsAGroupThatReusedTheLeadersPid) {
   EXPECT_EQ(waitpid(stranger, nullptr, WNOHANG), 0) << "the stranger's group was killed";
   kill(stranger, SIGKILL);
   waitpid(stranger, nullptr, 0);
+}
+
+// A rank's end goes up before the rank is reaped: the kernel's release of an exited
+// process (wait4's work) comes after the report, not between the rank's exit and its
+// launcher. No zombie is left behind once the loop turns.
+TEST_F(NodeServiceTest, ASessionsEndIsSentBeforeItsRankIsReaped) {
+  pid_t pid = -1;
+  char state_at_end = '?';
+  proto::NodeDone done;
+  ranks_ = std::make_unique<NodeService>(base_, 0, std::vector<int>{0},
+                                         [&](proto::MsgType type, const proto::Json& body) {
+                                           if (type != proto::MsgType::kSessionNodeDone) return;
+                                           state_at_end = psched::testing::ProcessState(pid);
+                                           done = body.get<proto::NodeDone>();
+                                         });
+  psched::testing::GoFile go;
+  Spawn(8, 1, {"sh", "-c", go.WaitCmd() + "; exit 3"});
+  pid = Pids(8).front();
+  go.Go();
+  ASSERT_TRUE(Loop([&] { return state_at_end != '?'; })) << "the session never ended";
+  EXPECT_EQ(state_at_end, 'Z') << "rank reaped before its end was sent (state '"
+                               << (state_at_end == 0 ? '-' : state_at_end) << "')";
+  ASSERT_EQ(done.exits.size(), 1u);
+  EXPECT_EQ(done.exits[0].code, 3) << done.exits[0].cause;
+  EXPECT_TRUE(Loop([&] { return Reaped(pid); })) << "pid " << pid << " left a zombie";
 }
 
 // With the freezer the session's cgroup holds even what left the group (setsid): killed
