@@ -10,6 +10,7 @@
 #include "launcher/allocation_locator.hpp"
 #include "launcher/exec_options.hpp"
 #include "launcher/exec_session.hpp"
+#include "proto/messages.hpp"
 
 extern char** environ;
 
@@ -53,6 +54,8 @@ int RunCommand(int argc, char** argv) {
   // A terminal here: the ranks write to one too, so that their stdio line-buffers (mpirun
   // gives them one always; on a pipe or file, psched keeps their pipes).
   req.stdout_pty = !o.no_pty && isatty(STDOUT_FILENO) == 1;
+  // Encoded before connecting: the daemon gets it right after the connection.
+  const std::string launch = psched::proto::Encode(psched::proto::MsgType::kSessionLaunch, req);
 
   AllocationSocket where;
   auto say = [&o](const std::string& what) {
@@ -80,7 +83,7 @@ int RunCommand(int argc, char** argv) {
     std::fprintf(stderr, "psched-exec: using the %s daemon at %s\n", where.kind.c_str(),
                  (where.via.empty() ? where.path : where.via).c_str());
   }
-  return RunSession(*fd, o, req, where.via.empty() ? where.path : where.via);
+  return RunSession(*fd, o, launch, where.via.empty() ? where.path : where.via);
 }
 
 }  // namespace

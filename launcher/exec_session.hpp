@@ -7,13 +7,13 @@
 #include <string>
 
 #include "launcher/exec_options.hpp"
-#include "proto/messages.hpp"
 
 namespace psched::launcher {
 
 // Runs the session over the connected daemon socket `fd` (taken over), connected to
-// `daemon_socket` (named when the leader goes away).
-int RunSession(int fd, const ExecOptions& options, const proto::LaunchRequest& request,
+// `daemon_socket` (named when the leader goes away), sending `launch` (the encoded
+// session.launch) first.
+int RunSession(int fd, const ExecOptions& options, const std::string& launch,
                const std::string& daemon_socket);
 
 }  // namespace psched::launcher
