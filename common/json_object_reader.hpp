@@ -27,6 +27,22 @@
 
 namespace psched {
 
+// A whole JSON document, or "not valid JSON: line 3, column 5: syntax error while parsing
+// object - unexpected '}'; expected string literal": where and what, as nlohmann says it
+// without its "[json.exception.parse_error.101] parse error at " (a number too large for a
+// double is its out_of_range error, said the same way).
+inline Result<nlohmann::json> ParseJsonDocument(std::string_view text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what();
+    if (const size_t tag_end = what.find("] "); tag_end != std::string::npos)
+      what.erase(0, tag_end + 2);
+    if (what.starts_with("parse error at ")) what.erase(0, 15);
+    return Fail(ErrorCode::kInvalidArgument, "not valid JSON: " + what);
+  }
+}
+
 // Reads the fields of one JSON object, each error naming the JSON path.
 class ObjectReader {
  public:

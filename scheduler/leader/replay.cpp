@@ -427,10 +427,9 @@ class ScriptRun {
 };
 
 Result<std::string> Replay(std::string_view text) {
-  Json script = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (script.is_discarded())
-    return Fail(ErrorCode::kInvalidArgument, "(top level): not valid JSON");
-  ObjectReader top(script, "");
+  auto script = ParseJsonDocument(text);
+  if (!script) return Fail(script.error().Wrap("(top level)"));
+  ObjectReader top(*script, "");
   if (auto ok = top.CheckObject(); !ok) return Fail(ok.error());
   if (auto ok = top.OnlyKeys({"nodes", "cores", "allocator", "overbook_mode", "events"}); !ok)
     return Fail(ok.error());

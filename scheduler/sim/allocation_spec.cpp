@@ -82,9 +82,9 @@ Result<void> AddSessions(const Json& entry, const std::string& path, AllocationS
 }
 
 Result<AllocationSpec> Parse(std::string_view text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Fail(ErrorCode::kInvalidArgument, "(top level): not valid JSON");
-  ObjectReader top(j, "");
+  auto j = ParseJsonDocument(text);
+  if (!j) return Fail(j.error().Wrap("(top level)"));
+  ObjectReader top(*j, "");
   if (auto ok = top.CheckObject(); !ok) return Fail(ok.error());
   if (auto ok = top.OnlyKeys(
           {"nodes", "pus_per_node", "policies", "allocator", "priority", "round_s", "sessions"});

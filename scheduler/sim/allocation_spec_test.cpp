@@ -54,7 +54,12 @@ TEST(AllocationSpec, UnknownKeysAndWrongShapesAreRefused) {
   EXPECT_EQ(ErrorOf(R"({"sessions": []})"),
             "allocation spec: sessions: expected a non-empty list of sessions");
   EXPECT_EQ(ErrorOf("[1]"), "allocation spec: (top level): expected an object");
-  EXPECT_EQ(ErrorOf("{"), "allocation spec: (top level): not valid JSON");
+  // Where the text stops being JSON, and why.
+  EXPECT_EQ(ErrorOf("{\n  \"nodes\": 2,\n}"),
+            "allocation spec: (top level): not valid JSON: line 3, column 1: syntax error while "
+            "parsing object key - unexpected '}'; expected string literal");
+  EXPECT_EQ(ErrorOf(R"({"nodes": 1e400})"),
+            "allocation spec: (top level): not valid JSON: number overflow parsing '1e400'");
 }
 
 TEST(AllocationSpec, TheStreamIsBounded) {

@@ -112,9 +112,9 @@ Result<SessionRequest> ParseSession(const json& j, const std::string& path) {
 
 Result<PlaceInput> ParseSnapshot(std::string_view text, std::string_view source) {
   auto fail = [&](Error e) { return Fail(e.Wrap(std::string(source))); };
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded()) return fail(Error(ErrorCode::kInvalidArgument, "not valid JSON"));
-  ObjectReader top(doc, "");
+  auto doc = ParseJsonDocument(text);
+  if (!doc) return fail(doc.error());
+  ObjectReader top(*doc, "");
   if (auto ok = top.CheckObject(); !ok) return fail(ok.error());
   if (auto ok = top.OnlyKeys({"now", "nodes", "links", "sessions"}); !ok) return fail(ok.error());
   PlaceInput in;
