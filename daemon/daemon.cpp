@@ -120,9 +120,11 @@ Result<void> Daemon::Start() {
       *options_.clock);
   RegisterService("cosched", [this](int, const std::string& data) { cosched_->OnOrder(data); });
   monitor_ = std::make_unique<monitor::Monitor>(
-      base_, options_.node, *real, options_.monitor, [this](const proto::MonitorReport& r) {
+      base_, options_.node, *real, options_.monitor,
+      [this](const proto::MonitorReport& r) {
         peers_->SendUp(proto::MsgType::kMonitorReport, proto::Json(r));
-      });
+      },
+      *options_.clock);
   if (!tree.Children(options_.node).empty() || options_.port != 0) {
     auto port = peers_->Listen(options_.listen_host, options_.port);
     if (!port) return Fail(port.error());

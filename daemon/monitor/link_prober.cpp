@@ -35,8 +35,10 @@ Result<sockaddr_in> ParseAddress(const std::string& address) {
 
 }  // namespace
 
-LinkProber::LinkProber(event_base* base, int pings, uint64_t bytes, double timeout_s)
+LinkProber::LinkProber(event_base* base, int pings, uint64_t bytes, double timeout_s,
+                       const Clock& clock)
     : base_(base),
+      clock_(clock),
       pings_(pings < 1 ? 1 : pings),
       bytes_(bytes > kMaxTransfer ? kMaxTransfer : bytes),
       timeout_s_(timeout_s),
@@ -49,7 +51,7 @@ LinkProber::~LinkProber() {
 }
 
 double LinkProber::Now() const {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration<double>(clock_.Now().time_since_epoch()).count();
 }
 
 Result<std::string> LinkProber::Listen(const std::string& host) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "daemon/net/listener.hpp"
 #include "proto/messages.hpp"
@@ -35,7 +36,10 @@ class LinkProber {
   // the echoes cannot make it buffer without bound.
   static constexpr size_t kMaxServedPending = 64u << 10;
 
-  LinkProber(event_base* base, int pings, uint64_t bytes, double timeout_s);
+  // `clock` (outliving the prober) times the round trips and the transfer: the
+  // daemon's, a fake one in tests.
+  LinkProber(event_base* base, int pings, uint64_t bytes, double timeout_s,
+             const Clock& clock = RealClock());
   ~LinkProber();
   LinkProber(const LinkProber&) = delete;
   LinkProber& operator=(const LinkProber&) = delete;
@@ -69,6 +73,7 @@ class LinkProber {
   double Now() const;
 
   event_base* base_;
+  const Clock& clock_;
   int pings_;
   uint64_t bytes_;
   double timeout_s_;

@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <optional>
 #include <string>
+
+#include "common/clock.hpp"
 
 namespace psched::daemon::monitor {
 namespace {
@@ -67,6 +70,25 @@ TEST(LinkProber, MeasuresLatencyAndBandwidthOverLoopback) {
   client.Probe(4, *address, [&](Result<proto::LinkReport> r) { got = std::move(r); });
   loop.RunUntil([&] { return got.has_value(); });
   ASSERT_TRUE(got.has_value() && *got);
+}
+
+// The probe times its round trips and its transfer on the clock it is given (the
+// daemon's): real loopback traffic, times of 4 ms each, so latency is half of that
+// and the transfer's wire time is what remains of it beyond one round trip (at least
+// half a round trip: metrics.cpp's LinkFromProbe).
+TEST(LinkProber, TimesItsProbeOnItsClock) {
+  Loop loop;
+  SteppingClock clock(0.004);
+  LinkProber server(loop.base, 3, uint64_t{64} * 1024, 10),
+      client(loop.base, 3, uint64_t{256} * 1024, 10, clock);
+  auto address = server.Listen("127.0.0.1");
+  ASSERT_TRUE(address) << address.error().message();
+  std::optional<Result<proto::LinkReport>> got;
+  client.Probe(2, *address, [&](Result<proto::LinkReport> r) { got = std::move(r); });
+  loop.RunUntil([&] { return got.has_value(); });
+  ASSERT_TRUE(got.has_value() && *got);
+  EXPECT_NEAR((*got)->latency_us, 2000, 1e-6);
+  EXPECT_NEAR((*got)->bandwidth_mbps, 256.0 * 1024 * 8 / 0.002 / 1e6, 1e-6);
 }
 
 TEST(LinkProber, ClosedPortFailsNamingThePeer) {

@@ -7,13 +7,6 @@
 #include "daemon/monitor/metrics.hpp"
 
 namespace psched::daemon::monitor {
-namespace {
-
-double MonotonicSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
 
 Result<void> Validate(const MonitorOptions& o) {
   auto bad = [](const std::string& what) { return Fail(ErrorCode::kInvalidArgument, what); };
@@ -34,13 +27,18 @@ Result<void> Validate(const MonitorOptions& o) {
 }
 
 Monitor::Monitor(event_base* base, int node, std::vector<int> cpus, MonitorOptions options,
-                 Send send)
+                 Send send, const Clock& clock)
     : base_(base),
+      clock_(clock),
       node_(node),
       options_(options),
       send_(std::move(send)),
       sampler_(std::move(cpus)),
-      prober_(base, options.pings, options.probe_bytes, options.probe_timeout_s) {}
+      prober_(base, options.pings, options.probe_bytes, options.probe_timeout_s, clock) {}
+
+double Monitor::Seconds() const {
+  return std::chrono::duration<double>(clock_.Now().time_since_epoch()).count();
+}
 
 Monitor::~Monitor() {
   if (sample_ev_) event_free(sample_ev_);
@@ -53,7 +51,7 @@ Result<void> Monitor::Start(const std::string& listen_host) {
     if (!address) return Fail(address.error());
     probe_address_ = *address;
   }
-  if (auto ok = sampler_.Sample(MonotonicSeconds()); !ok) return ok;
+  if (auto ok = sampler_.Sample(Seconds()); !ok) return ok;
   Report();
   sample_ev_ = event_new(base_, -1, EV_PERSIST, &Monitor::OnSampleTimer, this);
   timeval every = TimevalFromSeconds(options_.sample_interval_s);
@@ -75,7 +73,7 @@ void Monitor::OnProbeTimer(evutil_socket_t, short, void* arg) {
 }
 
 void Monitor::SampleAndReport() {
-  if (auto ok = sampler_.Sample(MonotonicSeconds()); !ok)
+  if (auto ok = sampler_.Sample(Seconds()); !ok)
     std::fprintf(stderr, "pschedd[%d]: monitor: %s\n", node_, ok.error().ToString().c_str());
   Report();
 }

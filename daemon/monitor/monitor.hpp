@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "daemon/monitor/link_prober.hpp"
 #include "daemon/monitor/load_sampler.hpp"
@@ -40,7 +41,10 @@ class Monitor {
  public:
   using Send = std::function<void(proto::MonitorReport)>;
 
-  Monitor(event_base* base, int node, std::vector<int> cpus, MonitorOptions options, Send send);
+  // `clock` (outliving the monitor): the time between samples, which the load and
+  // utilisation averages decay by, and the link probes' timings.
+  Monitor(event_base* base, int node, std::vector<int> cpus, MonitorOptions options, Send send,
+          const Clock& clock = RealClock());
   ~Monitor();
   Monitor(const Monitor&) = delete;
   Monitor& operator=(const Monitor&) = delete;
@@ -58,8 +62,10 @@ class Monitor {
   void Report();
   void ProbeRound();
   void ProbeNext();
+  double Seconds() const;  // the clock's, for the sampler
 
   event_base* base_;
+  const Clock& clock_;
   int node_;
   MonitorOptions options_;
   Send send_;
