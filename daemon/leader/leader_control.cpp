@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <map>
+#include <utility>
 
 #include "daemon/leader/leader_service.hpp"
 #include "policies/queue.hpp"
@@ -93,20 +94,17 @@ void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
         psched::Fail(ended ? ErrorCode::kNotFound : ErrorCode::kInvalidArgument, *decided.refused));
   }
   if (decided.plan.actions.empty()) return answered({});  // the user's word only
-  const sched::Plan& plan = decided.plan;
-  // Only the ranks change, not the snapshot: a session the user stops keeps its slots,
-  // so nothing starts on them meanwhile and its resume cannot overbook them.
-  RunOnNodes(state_.snapshot, plan, 0, [this, id, suspend, answered](Result<void> ok) {
-    if (ok) {
-      sched::leader::UserControlDone(state_, id, suspend);
-      answered({});
-    } else {
-      answered(psched::Fail(ok.error().code(), std::string(suspend ? "could not be suspended"
-                                                                   : "could not be resumed") +
-                                                   " (undone): " + ok.error().ToString()));
-    }
-    RunDeferred();
-  });
+  // In flight like any plan; PlanDone answers once the PlanCarriedOut step recorded it.
+  user_control_answer_ = answered;
+  Execute(decided.plan, 0);
+}
+
+void LeaderService::AnswerUserControl(const sched::leader::Outcome::UserControlDone& done,
+                                      const Result<void>& ok) {
+  auto answered = std::exchange(user_control_answer_, nullptr);
+  if (!answered) return;
+  if (done.undone) return answered(psched::Fail(ok.error().code(), *done.undone));
+  answered({});
 }
 
 void LeaderService::Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame) {

@@ -226,28 +226,23 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   Execute(decided.plan, policy->options.surpass_grace_s);
 }
 
-void LeaderService::RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan,
-                               double grace_s, PlanOutcome then) {
-  const Clock::TimePoint t0 = clock_.Now();
-  executor_.Run(before, plan, grace_s,
-                [this, plan, before, t0, then = std::move(then)](Result<void> ok) {
-                  RecordPlan(plan, before, clock_.Now() - t0, ok.has_value());
-                  then(std::move(ok));
-                });
-}
-
 void LeaderService::Execute(const sched::Plan& plan, double grace_s) {
   // Sessions as they were before the plan: what the nodes act on (an empty plan is not
   // in flight).
   const sched::Snapshot& before = state_.in_flight ? state_.in_flight->before : state_.snapshot;
-  RunOnNodes(before, sched::leader::NodePlan(state_, plan), grace_s,
-             [this, plan](Result<void> ok) { PlanDone(plan, std::move(ok)); });
+  const sched::Plan nodes = sched::leader::NodePlan(state_, plan);
+  const Clock::TimePoint t0 = clock_.Now();
+  executor_.Run(before, nodes, grace_s, [this, plan, nodes, before, t0](Result<void> ok) {
+    RecordPlan(nodes, before, clock_.Now() - t0, ok.has_value());
+    PlanDone(plan, std::move(ok));
+  });
 }
 
 void LeaderService::PlanDone(const sched::Plan& plan, Result<void> ok) {
   std::optional<std::string> failure;
   if (!ok) failure = ok.error().ToString();
   sched::leader::Outcome done = Step(sched::leader::PlanCarriedOut{std::move(failure)});
+  if (done.user_control) AnswerUserControl(*done.user_control, ok);
   if (!ok) return PlanFailed(done);
   EndSessions(done);
   for (const sched::leader::Note& note : done.notes)

@@ -70,11 +70,10 @@ class LeaderService {
   void OnCommSpawnRequest(int from, const std::string& data);
 
   // A user's suspend or resume (Ctrl-Z/fg in the launcher, psched-ctl, PMIx job
-  // control) is a plan like a policy's: it waits for a plan in flight, every node
-  // confirms it (suspend: the ranks are seen stopped) and a failure is undone. The
-  // session keeps its slots while stopped, so its resume never overbooks; on a session
-  // a surpass suspended it only records whether the user wants it to run again when
-  // that surpasser ends. `answered` gets the outcome, its message without the session's
+  // control) is a UserControl step (its rules: sched::leader::UserControl) whose plan is
+  // in flight like a policy's: it waits for a plan in flight, every node confirms it
+  // (suspend: the ranks are seen stopped) and a failure is undone; the PlanCarriedOut
+  // step records it. `answered` gets the outcome, its message without the session's
   // name.
   void UserSuspendOrResume(int64_t id, bool suspend,
                            const std::function<void(Result<void>)>& answered);
@@ -151,14 +150,11 @@ class LeaderService {
   // sessions dropped, told to their launcher or waiting parent and forgotten.
   void EndSessions(const sched::leader::Outcome& outcome);
   void Finish(int64_t id);
-  // Carries out the node operations of `plan` on sessions as they are in `before`
-  // (plan_executor.hpp) and records their time; `then` gets the outcome.
-  using PlanOutcome = std::function<void(Result<void>)>;
-  void RunOnNodes(const sched::Snapshot& before, const sched::Plan& plan, double grace_s,
-                  PlanOutcome then);
-  // The plan of the step just taken (arrival, end of a session, round, connect), in the
-  // snapshot already and in flight (sched::leader::InFlight), on the nodes: RunOnNodes
-  // (none on sessions the user stopped: sched::leader::NodePlan), then PlanDone.
+  // The plan of the step just taken (arrival, end of a session, round, connect, the
+  // user's stop or resume), in the snapshot already and in flight
+  // (sched::leader::InFlight), on the nodes: the plan executor carries out its node
+  // operations on sessions as they were before it (none on sessions the user stopped:
+  // sched::leader::NodePlan) and RecordPlan keeps their time, then PlanDone.
   void Execute(const sched::Plan& plan, double grace_s);
   // The nodes carried out a plan (or it failed and was rolled back): a PlanCarriedOut
   // step decides what follows; this carries it out (the sessions it started, those it
@@ -168,6 +164,10 @@ class LeaderService {
   // its arrival refused, and the queued sessions that can start without it started; the
   // rest is retried at the next scheduling round (round.hpp).
   void PlanFailed(const sched::leader::Outcome& undone);
+  // The user's stop or resume in flight landed or was undone (`ok`: the nodes' error,
+  // whose code the answer keeps): UserSuspendOrResume's `answered` is called.
+  void AnswerUserControl(const sched::leader::Outcome::UserControlDone& done,
+                         const Result<void>& ok);
   void NoteToLauncher(const LiveSession& s, const std::string& text);
   static void OnPlanTimeout(evutil_socket_t, short, void* arg);
   bool Queued(int64_t id) const;
@@ -215,6 +215,8 @@ class LeaderService {
   event* plan_timer_ = nullptr;  // the executor's timeout for its transaction in flight
   int64_t plan_timer_txn_ = 0;
   std::deque<std::function<void()>> deferred_;
+  // The answer owed for the user's stop or resume in flight (one plan at a time).
+  std::function<void(Result<void>)> user_control_answer_;
   std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
   Callbacks callbacks_;
   // The leader's decision state (scheduler/leader/): the snapshot, each session's

@@ -184,6 +184,10 @@ class ScriptRun {
       out_ << "  refused " << undone.session << ": " << *undone.refused << "\n";
       Drop(state_, undone.session);
     }
+    if (undone.user_control && undone.user_control->undone) {
+      out_ << "  user told: session " << undone.user_control->session << " "
+           << *undone.user_control->undone << "\n";
+    }
     CarryOut(undone, now);
   }
 
@@ -249,10 +253,12 @@ class ScriptRun {
   }
 
   // The user stops (Ctrl-Z, psched-ctl suspend) or resumes (fg, psched-ctl resume) a
-  // session: only its ranks change, not the snapshot (it keeps its slots).
+  // session: a plan in flight like any other, but only its ranks change, not the
+  // snapshot (it keeps its slots); the nodes may fail it ("fails"), and it is undone.
   Result<void> ControlEvent(const ObjectReader& event, const std::string& key, double now) {
-    if (auto ok = event.OnlyKeys({key}); !ok) return ok;
+    if (auto ok = event.OnlyKeys({key, "fails"}); !ok) return ok;
     PSCHED_TRY(id, KnownSession(event, key));
+    PSCHED_TRY(fails, Fails(event));
     const bool stop = key == "stop";
     out_ << "user " << (stop ? "stops " : "resumes ") << id << "\n";
     Outcome decided = Step(state_, UserControl{id, stop}, now, deciders_);
@@ -261,9 +267,11 @@ class ScriptRun {
       PrintState(out_, state_);
       return {};
     }
-    // pschedd carries the plan itself out on the nodes, then records the user's word.
-    if (!decided.plan.empty()) UserControlDone(state_, id, stop);
-    PrintPlan(out_, decided.plan, decided.plan, state_);
+    if (fails) {
+      FailOnTheNodes(decided, *fails, now);
+      return {};
+    }
+    CarryOut(decided, now);
     return {};
   }
 

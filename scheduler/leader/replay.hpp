@@ -21,6 +21,7 @@
 //      {"arrive": 2, "ranks": 2, "policy": "sidestep", "threads": 1, "spread": false},
 //      {"connect": 2, "to": 1},               // 2 connects to 1 (yield.hpp)
 //      {"stop": 1},                           // the user stops 1 (Ctrl-Z, psched-ctl suspend)
+//      {"stop": 1, "fails": "node 0: ..."},   // ... which fails on the nodes (resume too)
 //      {"resume": 1},                         // ... and resumes it (fg, psched-ctl resume)
 //      {"round": true},                       // the periodic scheduling round
 //      {"lose": [1], "cause": "killed"},      // node 1's daemon is gone (cause optional)

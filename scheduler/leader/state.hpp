@@ -74,6 +74,11 @@ struct InFlight {
   SessionId connector = kNoSession;
   SessionId victim = kNoSession;
   std::string yield_note;
+  // A user's stop or resume of `user_control` (UserControl): it acts on the ranks only
+  // (the session keeps its slots), so `before` is the snapshot as it stays; once carried
+  // out the session is `stopped_by_user` as `user_stop` says.
+  SessionId user_control = kNoSession;
+  bool user_stop = false;
 };
 
 struct State {

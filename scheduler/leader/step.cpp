@@ -236,9 +236,15 @@ Outcome Connected(const State& state, const Connect& connect) {
   return out;
 }
 
-// The outcome's plan goes into the snapshot and is in flight until PlanCarriedOut.
+// The outcome's plan goes into the snapshot and is in flight until PlanCarriedOut; a
+// user's stop or resume only changes the ranks: the session keeps its slots.
 void PutInFlight(State& state, const Event& event, const Outcome& out) {
   InFlight& flight = state.in_flight.emplace(InFlight{out.plan, state.snapshot});
+  if (const auto* control = std::get_if<UserControl>(&event)) {
+    flight.user_control = control->session;
+    flight.user_stop = control->stop;
+    return;
+  }
   const SessionRequest* arrival = nullptr;
   if (std::holds_alternative<Arrival>(event)) {
     flight.arrival = out.session;
@@ -299,10 +305,27 @@ std::vector<Note> UndoneNotes(const Plan& plan, SessionId arrival, const std::st
   return notes;
 }
 
+// The user's stop or resume landed: the session is stopped (or not). Undone on the
+// nodes, nothing changes (the plan left the snapshot as it was) and the user is told.
+Outcome UserControlCarriedOut(State& state, const InFlight& flight, const PlanCarriedOut& done) {
+  Outcome out{flight.user_control, {}, {}, std::nullopt};
+  out.user_control = Outcome::UserControlDone{flight.user_control, flight.user_stop, std::nullopt};
+  if (done.failure) {
+    out.user_control->undone =
+        std::string(flight.user_stop ? "could not be suspended" : "could not be resumed") +
+        " (undone): " + *done.failure;
+    return out;
+  }
+  if (auto it = state.sessions.find(flight.user_control); it != state.sessions.end())
+    it->second.stopped_by_user = flight.user_stop;
+  return out;
+}
+
 Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Deciders& deciders) {
   if (!state.in_flight) return {};
   const InFlight flight = std::move(*state.in_flight);
   state.in_flight.reset();
+  if (flight.user_control != kNoSession) return UserControlCarriedOut(state, flight, done);
   Outcome out{flight.arrival, {}, {}, std::nullopt};
   if (!done.failure) {
     if (auto victim = state.sessions.find(flight.victim); victim != state.sessions.end()) {
@@ -428,27 +451,22 @@ Outcome Decide(State& state, const Event& event, double now, Deciders& deciders)
 
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
   Outcome out = Decide(state, event, now, deciders);
-  // A user's stop or resume changes the ranks only: the session keeps its slots.
-  if (!out.plan.empty() && !std::holds_alternative<UserControl>(event))
-    PutInFlight(state, event, out);
+  if (!out.plan.empty()) PutInFlight(state, event, out);
   return out;
 }
 
 Plan NodePlan(const State& state, const Plan& plan) {
+  const SessionId users_own = state.in_flight ? state.in_flight->user_control : kNoSession;
   Plan nodes;
   for (const Action& action : plan.actions) {
     SessionId id = kNoSession;
     if (const auto* suspend = std::get_if<SuspendAction>(&action)) id = suspend->session;
     if (const auto* resume = std::get_if<ResumeAction>(&action)) id = resume->session;
-    if (const leader::Session* s = state.Find(id); s != nullptr && s->stopped_by_user) continue;
+    const leader::Session* s = state.Find(id);
+    if (s != nullptr && s->stopped_by_user && id != users_own) continue;
     nodes.actions.push_back(action);
   }
   return nodes;
-}
-
-void UserControlDone(State& state, SessionId session, bool stop) {
-  if (auto it = state.sessions.find(session); it != state.sessions.end())
-    it->second.stopped_by_user = stop;
 }
 
 void Drop(State& state, SessionId session) {

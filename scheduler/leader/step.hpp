@@ -53,7 +53,12 @@ struct End {
 // The periodic scheduling round (round.hpp).
 struct RoundTick {};
 
-// The user stops (Ctrl-Z, psched-ctl suspend, PMIx pause) or resumes a session.
+// The user stops (Ctrl-Z, psched-ctl suspend, PMIx pause) or resumes a session. Its
+// plan (the session's suspend or resume) is in flight like any other, but leaves the
+// snapshot as it is: the session keeps its slots, so nothing starts on them meanwhile
+// and its resume cannot overbook them. PlanCarriedOut records the user's word (or says
+// why it was undone: Outcome::user_control). On a session a surpass suspended it only
+// records whether the user wants it to run again when that surpasser ends: no plan.
 struct UserControl {
   SessionId session = kNoSession;
   bool stop = false;
@@ -123,7 +128,7 @@ struct Outcome {
   SessionRequest request;          // Arrival: the request as decided
   // In the snapshot already (State::in_flight until PlanCarriedOut): pschedd carries
   // NodePlan(state, plan) out. UserControl's plan acts on the nodes only (the session
-  // keeps its slots) and is not in flight: UserControlDone follows it.
+  // keeps its slots), in flight all the same.
   Plan plan;
   // Why the request was refused (nothing to carry out). PlanCarriedOut: why `session`,
   // the failed plan's arrival, could not start; the caller drops it (Drop) once its
@@ -159,17 +164,28 @@ struct Outcome {
   // was to start that failed meanwhile (killed, a node lost), never started. Their End
   // step follows once the launcher is told.
   std::vector<SessionId> ended;
+  // PlanCarriedOut of a UserControl's plan: what the user is answered. `undone`: why
+  // the stop or resume failed and was rolled back ("could not be suspended (undone):
+  // ..."); the session is as it was.
+  struct UserControlDone {
+    SessionId session = kNoSession;
+    bool stop = false;
+    std::optional<std::string> undone;
+  };
+  std::optional<UserControlDone> user_control;
 };
 
+// One plan at a time: pschedd steps an event that may plan (Arrival, End, RoundTick,
+// UserControl, Connect) only once nothing is in flight (it holds them until the
+// PlanCarriedOut), so that a rollback goes back to the right snapshot; a plan stepped
+// meanwhile replaces the one in flight (psched-sim's allocation mode carries none out).
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders);
 
 // `plan` without suspends and resumes of sessions the user stopped: their ranks are
 // stopped already and stay so until the user resumes them, whatever a policy does with
-// their slots meanwhile (a surpasser that displaced them ends, say).
+// their slots meanwhile (a surpasser that displaced them ends, say). The user's own
+// stop or resume in flight reaches the nodes.
 Plan NodePlan(const State& state, const Plan& plan);
-
-// A UserControl plan was carried out on every node: the session is stopped (or not).
-void UserControlDone(State& state, SessionId session, bool stop);
 
 // A session leaves the state without an end plan (still queued when killed or its
 // launcher went, or a refused arrival rolled back).

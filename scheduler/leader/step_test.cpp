@@ -101,43 +101,123 @@ TEST_F(StepTest, ARefusedArrivalLeavesNoSessionBehind) {
 // kept for the snapshot (its slots) and left out of what the nodes do.
 TEST_F(StepTest, ASessionTheUserStoppedStaysStoppedWhenItsSurpasserEnds) {
   ASSERT_FALSE(Arrive(4, "surpass", 1).refused);
+  Do(PlanCarriedOut{}, 1);
   Outcome stop = Do(UserControl{1, true}, 2);
   ASSERT_FALSE(stop.refused);
   EXPECT_TRUE(Suspends(stop.plan, 1));
-  UserControlDone(state_, 1, true);
+  Do(PlanCarriedOut{}, 2);
+  ASSERT_TRUE(state_.Find(1)->stopped_by_user);
   Outcome surpasser = Arrive(4, "surpass", 3);
   ASSERT_TRUE(Suspends(surpasser.plan, 1)) << "surpass displaces session 1";
   EXPECT_FALSE(Suspends(NodePlan(state_, surpasser.plan), 1)) << "its ranks are stopped already";
   EXPECT_TRUE(Starts(NodePlan(state_, surpasser.plan), 2));
+  Do(PlanCarriedOut{}, 3);
   Outcome end = Do(End{2, true}, 9);
   ASSERT_TRUE(Resumes(end.plan, 1)) << "the policy gives its slots back";
   EXPECT_FALSE(Resumes(NodePlan(state_, end.plan), 1)) << "the user has not resumed it";
-  // Without the user's stop the resume reaches the nodes.
-  UserControlDone(state_, 1, false);
-  EXPECT_TRUE(Resumes(NodePlan(state_, end.plan), 1));
+  Do(PlanCarriedOut{}, 9);
+  // The user's own resume reaches the nodes, though the session is still stopped by
+  // the user until it lands.
+  Outcome resume = Do(UserControl{1, false}, 10);
+  ASSERT_TRUE(Resumes(resume.plan, 1));
+  EXPECT_TRUE(Resumes(NodePlan(state_, resume.plan), 1));
+  EXPECT_TRUE(state_.Find(1)->stopped_by_user);
+  Do(PlanCarriedOut{}, 10);
+  EXPECT_FALSE(state_.Find(1)->stopped_by_user);
 }
 
 TEST_F(StepTest, UserControlRules) {
   ASSERT_FALSE(Arrive(4, "surpass", 1).refused);
+  Do(PlanCarriedOut{}, 1);
   ASSERT_FALSE(Arrive(2, "wait", 2).refused);  // queued behind session 1
+  Do(PlanCarriedOut{}, 2);
   Outcome queued = Do(UserControl{2, true}, 3);
   ASSERT_TRUE(queued.refused);
   EXPECT_EQ(*queued.refused, "is queued: nothing of it runs yet to suspend or resume");
+  EXPECT_FALSE(state_.in_flight);
   EXPECT_EQ(*Do(UserControl{7, true}, 3).refused, "has ended");
   ASSERT_TRUE(Do(UserControl{1, true}, 3).plan.actions.size() == 1);
-  UserControlDone(state_, 1, true);
+  Do(PlanCarriedOut{}, 3);
   EXPECT_TRUE(Do(UserControl{1, true}, 4).plan.actions.empty()) << "Ctrl-Z twice";
   // Displaced by a surpasser: resuming only withdraws the user's stop.
   ASSERT_FALSE(Arrive(4, "surpass", 5).refused);
+  Do(PlanCarriedOut{}, 5);
   ASSERT_EQ(state_.snapshot.Find(1)->displaced_by, 3);
   Outcome resume = Do(UserControl{1, false}, 6);
   EXPECT_FALSE(resume.refused);
   EXPECT_TRUE(resume.plan.actions.empty());
+  EXPECT_FALSE(state_.in_flight);
   EXPECT_FALSE(state_.Find(1)->stopped_by_user);
   Outcome again = Do(UserControl{1, false}, 7);
   ASSERT_TRUE(again.refused);
   EXPECT_EQ(*again.refused,
             "is suspended by session 3 (policy surpass): it resumes when that session ends");
+}
+
+// A user's stop or resume is a plan in flight like a policy's, on the ranks only: the
+// session keeps its slots, and it is stopped once the nodes carried it out. Undone on
+// the nodes, nothing changes and the user is told why; no queue pass follows (the
+// snapshot never changed).
+TEST_F(StepTest, AUsersStopIsInFlightUntilCarriedOutAndAFailedOneChangesNothing) {
+  ASSERT_FALSE(Arrive(2, "wait", 0).refused);
+  Do(PlanCarriedOut{}, 0);
+  ASSERT_FALSE(Arrive(4, "wait", 1).refused);  // queued: it needs 1's slots
+  Do(PlanCarriedOut{}, 1);
+  const Snapshot running = state_.snapshot;
+  Outcome stop = Do(UserControl{1, true}, 2);
+  ASSERT_TRUE(Suspends(stop.plan, 1));
+  ASSERT_TRUE(state_.in_flight);
+  EXPECT_EQ(state_.in_flight->user_control, 1);
+  EXPECT_TRUE(state_.in_flight->user_stop);
+  EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kRunning) << "it keeps its slots";
+  EXPECT_EQ(state_.snapshot.FreePus(), running.FreePus());
+  EXPECT_FALSE(state_.Find(1)->stopped_by_user) << "not before the nodes stopped it";
+  Outcome stopped = Do(PlanCarriedOut{}, 2);
+  ASSERT_TRUE(stopped.user_control);
+  EXPECT_EQ(stopped.user_control->session, 1);
+  EXPECT_TRUE(stopped.user_control->stop);
+  EXPECT_FALSE(stopped.user_control->undone);
+  EXPECT_TRUE(state_.Find(1)->stopped_by_user);
+  EXPECT_FALSE(state_.in_flight);
+  EXPECT_EQ(state_.snapshot.Find(2)->state, SessionState::kQueued) << "1's slots stay taken";
+  // Its resume fails on a node: rolled back there, it stays stopped.
+  ASSERT_TRUE(Resumes(Do(UserControl{1, false}, 3).plan, 1));
+  Outcome undone = Do(PlanCarriedOut{"node 0 (n0): resume: no such process"}, 3);
+  ASSERT_TRUE(undone.user_control);
+  EXPECT_FALSE(undone.user_control->stop);
+  EXPECT_EQ(undone.user_control->undone,
+            "could not be resumed (undone): node 0 (n0): resume: no such process");
+  EXPECT_TRUE(undone.plan.empty()) << "no queue pass: nothing was freed";
+  EXPECT_TRUE(undone.notes.empty());
+  EXPECT_FALSE(undone.refused);
+  EXPECT_TRUE(state_.Find(1)->stopped_by_user);
+  EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kRunning);
+  EXPECT_EQ(state_.snapshot.Find(2)->state, SessionState::kQueued);
+}
+
+// A stop that comes while another plan is in flight waits for it (pschedd holds it
+// until the PlanCarriedOut, one plan at a time): what it decides depends on how that
+// plan went. Landed, a surpass had suspended the session, and the stop only records the
+// user's word; rolled back, the session runs, and the stop suspends it.
+TEST_F(StepTest, AStopWhileAnotherPlanIsInFlightIsDecidedOnceThatPlanLanded) {
+  ASSERT_FALSE(Arrive(2, "surpass", 0).refused);
+  Do(PlanCarriedOut{}, 0);
+  ASSERT_TRUE(Suspends(Arrive(4, "surpass", 1).plan, 1));
+  const State in_flight = state_;
+  Do(PlanCarriedOut{}, 1);
+  Outcome after_landing = Do(UserControl{1, true}, 2);
+  EXPECT_FALSE(after_landing.refused);
+  EXPECT_TRUE(after_landing.plan.empty()) << "its ranks are stopped already, by the surpass";
+  EXPECT_FALSE(state_.in_flight);
+  EXPECT_TRUE(state_.Find(1)->stopped_by_user);
+  state_ = in_flight;
+  Do(PlanCarriedOut{"node 0 (n0): suspend: timeout"}, 1);
+  ASSERT_EQ(state_.snapshot.Find(1)->state, SessionState::kRunning);
+  Outcome after_rollback = Do(UserControl{1, true}, 2);
+  EXPECT_TRUE(Suspends(after_rollback.plan, 1));
+  EXPECT_FALSE(state_.Find(1)->stopped_by_user);
+  Do(PlanCarriedOut{}, 2);
+  EXPECT_TRUE(state_.Find(1)->stopped_by_user);
 }
 
 // One arrival path: the same request as a launch and as MPI_Comm_spawn's children of
@@ -419,8 +499,8 @@ TEST_F(StepTest, AKillEndsASessionItsRunningChildrenAndDropsItsQueuedOnes) {
 }
 
 // The state a step leaves holds its plan: in the snapshot, and in flight until the
-// nodes say how it went. A user's stop only acts on the ranks: nothing in flight, the
-// snapshot unchanged.
+// nodes say how it went. A user's stop is in flight too, but only acts on the ranks:
+// the snapshot unchanged.
 TEST_F(StepTest, AStepsPlanIsInTheSnapshotAndInFlightUntilCarriedOut) {
   Outcome first = Arrive(2, "surpass", 0);
   ASSERT_TRUE(Starts(first.plan, 1));
@@ -438,8 +518,10 @@ TEST_F(StepTest, AStepsPlanIsInTheSnapshotAndInFlightUntilCarriedOut) {
   EXPECT_TRUE(Do(PlanCarriedOut{}, 0).plan.empty()) << "nothing was in flight";
   const Snapshot running = state_.snapshot;
   ASSERT_TRUE(Suspends(Do(UserControl{1, true}, 1).plan, 1));
-  EXPECT_FALSE(state_.in_flight);
+  ASSERT_TRUE(state_.in_flight) << "a user's stop is in flight too";
+  EXPECT_EQ(state_.in_flight->user_control, 1);
   EXPECT_EQ(state_.snapshot.Find(1)->state, running.Find(1)->state) << "it keeps its slots";
+  Do(PlanCarriedOut{}, 1);
   // Failed on the nodes: back to the snapshot before the plan.
   ASSERT_TRUE(Suspends(Arrive(4, "surpass", 2).plan, 1));
   EXPECT_EQ(state_.snapshot.Find(1)->state, SessionState::kSuspended);

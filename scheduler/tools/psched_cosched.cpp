@@ -25,8 +25,8 @@ int RunCommand(int argc, char** argv) {
       "{\"connect\": 2, \"to\": 1}, {\"stop\": 1} and {\"resume\": 1} (the user's), "
       "{\"round\": true} (a scheduling round), {\"lose\": [1], \"cause\": \"...\"} (nodes "
       "whose daemon is gone), {\"fail\": 2, \"rank\": 1, \"code\": 3} (a rank exits non-zero), "
-      "{\"kill\": 2} (psched-ctl kill); \"fails\": \"why\" on an arrival or end fails its plan on "
-      "the nodes."};
+      "{\"kill\": 2} (psched-ctl kill); \"fails\": \"why\" on an arrival, end, stop or resume "
+      "fails its plan on the nodes."};
   std::string script_path;
   app.add_option("script", script_path, "the JSON script of arrivals and ends")->required();
   app.name("psched-cosched");
