@@ -133,14 +133,10 @@ LeaderService::LiveSession* LeaderService::Find(int64_t id) {
 }
 
 void LeaderService::NodeJoined(const proto::NodeJoin& join) {
-  sched::NodeTopology topo;
-  for (const auto& pu : join.pus) topo.pus.push_back(sched::Pu{pu.core, pu.package});
-  topo.gpus = join.gpus;
-  std::erase_if(state_.snapshot.nodes, [&](const sched::Node& n) { return n.id == join.node; });
-  state_.snapshot.nodes.push_back(sched::Node::Make(join.node, join.hostname, std::move(topo)));
-  std::sort(state_.snapshot.nodes.begin(), state_.snapshot.nodes.end(),
-            [](const sched::Node& a, const sched::Node& b) { return a.id < b.id; });
-  state_.hostnames[join.node] = join.hostname;
+  sched::leader::NodeJoined joined{join.node, join.hostname, {}};
+  for (const auto& pu : join.pus) joined.topology.pus.push_back(sched::Pu{pu.core, pu.package});
+  joined.topology.gpus = join.gpus;
+  Step(joined);
   peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json(proto::NodeWelcome{}));
   if (static_cast<int>(state_.snapshot.nodes.size()) != expected_nodes_) return;
   BuildPriority();

@@ -120,11 +120,11 @@ class ScriptRun {
       : options_(options),
         priority_(std::move(priority)),
         deciders_{allocators_, *priority_, std::move(allocator), false} {
-    for (long i = 0; i < nodes; ++i) {
-      state_.snapshot.nodes.push_back(
-          sched::Node::Make(static_cast<int>(i), "n" + std::to_string(i),
-                            sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)));
-      state_.hostnames[static_cast<int>(i)] = "n" + std::to_string(i);
+    for (int i = 0; i < static_cast<int>(nodes); ++i) {
+      Step(state_,
+           NodeJoined{i, "n" + std::to_string(i),
+                      sched::NodeTopology::Uniform(1, static_cast<int>(cores), 1)},
+           0, deciders_);
     }
   }
 

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <algorithm>
+
 #include "policies/policy_registry.hpp"
 #include "policies/yield.hpp"
 #include "scheduler/leader/arrival.hpp"
@@ -408,6 +410,14 @@ void DropQueuedThatNoLongerFit(State& state, const std::string& lost_text, Decid
     DropQueued(state, id, 1, "dropped: " + lost_text + "; " + why, out);
 }
 
+Outcome Joined(State& state, const NodeJoined& join) {
+  std::erase_if(state.snapshot.nodes, [&](const Node& n) { return n.id == join.node; });
+  state.snapshot.nodes.push_back(Node::Make(join.node, join.hostname, join.topology));
+  std::ranges::sort(state.snapshot.nodes, {}, &Node::id);
+  state.hostnames[join.node] = join.hostname;
+  return {};
+}
+
 Outcome Lost(State& state, const NodesLost& lost, Deciders& deciders) {
   Outcome out;
   for (int n : lost.nodes) {
@@ -440,6 +450,7 @@ Outcome Decide(State& state, const Event& event, double now, Deciders& deciders)
   if (const auto* done = std::get_if<PlanCarriedOut>(&event))
     return CarriedOut(state, *done, now, deciders);
   if (const auto* done = std::get_if<NodeDone>(&event)) return NodeFinished(state, *done);
+  if (const auto* join = std::get_if<NodeJoined>(&event)) return Joined(state, *join);
   if (const auto* lost = std::get_if<NodesLost>(&event)) return Lost(state, *lost, deciders);
   if (const auto* failed = std::get_if<RankFailed>(&event))
     return RankFailedStep(state, failed->exit);

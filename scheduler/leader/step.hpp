@@ -90,6 +90,15 @@ struct NodeDone {
   int node = 0;
 };
 
+// A node's daemon joined the allocation (node.join) with its topology: the node
+// enters the snapshot (replacing what an earlier join of that id said), in id order,
+// and messages name it with `hostname`. Decides nothing.
+struct NodeJoined {
+  int node = 0;
+  std::string hostname;
+  NodeTopology topology;
+};
+
 // The daemons of `nodes` are gone (`cause`): they leave the snapshot, and every session
 // with ranks there fails; one no node runs any more has ended.
 struct NodesLost {
@@ -114,7 +123,7 @@ struct SessionKilled {
 };
 
 using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect, PlanCarriedOut, NodeDone,
-                           NodesLost, RankFailed, SessionKilled>;
+                           NodeJoined, NodesLost, RankFailed, SessionKilled>;
 
 // Something a session's launcher is told (its MPI_Comm_spawn parent's, for children):
 // "psched: session N <text>".

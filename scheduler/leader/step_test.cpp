@@ -220,6 +220,27 @@ TEST_F(StepTest, AStopWhileAnotherPlanIsInFlightIsDecidedOnceThatPlanLanded) {
   EXPECT_TRUE(state_.Find(1)->stopped_by_user);
 }
 
+// A node's daemon joining is a step: the node enters the snapshot in id order (a
+// second join of an id replaces what the first said) and messages name it by host.
+TEST_F(StepTest, ANodeJoiningEntersTheSnapshotInIdOrder) {
+  EXPECT_TRUE(Do(NodeJoined{2, "n2", NodeTopology::Uniform(1, 2, 1)}, 0).plan.empty());
+  Do(NodeJoined{1, "old", NodeTopology::Uniform(1, 2, 1)}, 0);
+  Do(NodeJoined{1, "n1", NodeTopology::Uniform(2, 3, 1, 1)}, 0);
+  ASSERT_EQ(state_.snapshot.nodes.size(), 3u);
+  EXPECT_EQ(state_.snapshot.nodes[0].id, 0);
+  EXPECT_EQ(state_.snapshot.nodes[1].id, 1);
+  EXPECT_EQ(state_.snapshot.nodes[2].id, 2);
+  EXPECT_EQ(state_.snapshot.nodes[1].hostname, "n1");
+  EXPECT_EQ(state_.snapshot.nodes[1].topology.NumPus(), 6);
+  EXPECT_EQ(state_.snapshot.TotalPus(), 4 + 6 + 2);
+  EXPECT_EQ(state_.NodeName(1), "node 1 (n1)");
+  EXPECT_FALSE(state_.in_flight);
+  // What joined is what arrivals are decided on: 12 ranks fit only on all three.
+  Outcome wide = Arrive(12, "wait", 1);
+  ASSERT_FALSE(wide.refused) << *wide.refused;
+  EXPECT_TRUE(Starts(wide.plan, 1));
+}
+
 // One arrival path: the same request as a launch and as MPI_Comm_spawn's children of
 // session 1 differ only by the parent's rules.
 TEST_F(StepTest, ChildrenArriveAsLaunchesDoPlusTheParentsRules) {

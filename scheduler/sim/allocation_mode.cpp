@@ -39,8 +39,9 @@ class Replay {
         priority_(std::move(priority)),
         allocators_(sched::AllocatorConfig{}) {
     for (int n = 0; n < spec.nodes; ++n) {
-      state_.snapshot.nodes.push_back(sched::Node::Make(
-          n, "n" + std::to_string(n), sched::NodeTopology::Uniform(1, spec.pus_per_node, 1)));
+      Do(sched::leader::NodeJoined{n, "n" + std::to_string(n),
+                                   sched::NodeTopology::Uniform(1, spec.pus_per_node, 1)},
+         0);
     }
   }
 
