@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/toml_text.hpp"
 #include "config/config.hpp"
 #include "pmi/wireup.hpp"
 #include "policies/policy_registry.hpp"
@@ -16,24 +17,6 @@
 namespace psched::config {
 
 namespace {
-
-// Control characters as escapes: a key or a string may hold a newline (TOML's "\n"), and
-// toml++ quotes the character it stopped at as it is, yet each error is one line.
-std::string Visible(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += {'\\', 'x', kHex[byte >> 4], kHex[byte & 0xf]};
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 std::string Quote(std::string_view s) {
   return "'" + Visible(s) + "'";
@@ -389,40 +372,6 @@ void CheckPlanOutlastsConfirm(Reader& reader, const Config& c) {
   reader.ReportAt(key, what.str());
 }
 
-// Debian's toml++ (3.3) has undefined behaviour on a non-ASCII character where it looks
-// for whitespace (Latin-1, Greek, Cyrillic, CJK punctuation: upstream issue
-// marzer/tomlplusplus#295, fixed after 3.4), which config_fuzz found with UBSan. Every key
-// and name psched reads is ASCII, so non-ASCII text belongs in comments: this refuses it
-// anywhere but on a comment line of its own (its first non-blank character '#'), where
-// toml++ only ever reads it as a comment or inside a string. "" when the text is fine.
-std::string NonAsciiOutsideComments(std::string_view text, std::string_view source) {
-  int line = 1;
-  int column = 1;             // in characters, as toml++ counts them
-  bool comment_line = false;  // the line's first non-blank character is '#'
-  bool blank_so_far = true;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      ++line;
-      column = 1;
-      comment_line = false;
-      blank_so_far = true;
-      continue;
-    }
-    if (blank_so_far && c != ' ' && c != '\t') {
-      blank_so_far = false;
-      comment_line = c == '#';
-    }
-    if (byte >= 0x80 && !comment_line) {
-      return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
-             ": a non-ASCII character outside a comment line: psched's keys and names are "
-             "ASCII; write other text in a comment on a line of its own";
-    }
-    if ((byte & 0xc0) != 0x80) ++column;  // not a UTF-8 continuation byte
-  }
-  return "";
-}
-
 }  // namespace
 
 Config DefaultConfig() {
@@ -430,7 +379,7 @@ Config DefaultConfig() {
 }
 
 Result<Config> ParseConfig(std::string_view text, std::string_view source, const Config& base) {
-  if (std::string problem = NonAsciiOutsideComments(text, source); !problem.empty())
+  if (std::string problem = NonAsciiOutsideCommentLines(text, source); !problem.empty())
     return Fail(ErrorCode::kInvalidArgument, problem);
   toml::table table;
   try {

@@ -6,6 +6,8 @@
 #include <limits>
 #include <random>
 
+#include "common/toml_text.hpp"
+
 namespace psched::djsb {
 namespace {
 
@@ -127,11 +129,13 @@ std::vector<Scenario> PlanScenarios(const DjsbConfig& config, bool in_slurm) {
 }
 
 Result<DjsbConfig> ParseConfigToml(std::string_view toml_text, std::string_view source_name) {
+  if (std::string problem = NonAsciiOutsideCommentLines(toml_text, source_name); !problem.empty())
+    return Invalid(problem);
   toml::table root;
   try {
     root = toml::parse(toml_text, source_name);
   } catch (const toml::parse_error& e) {
-    return Invalid(std::string(source_name) + ": " + std::string(e.description()) + " (line " +
+    return Invalid(std::string(source_name) + ": " + Visible(e.description()) + " (line " +
                    std::to_string(e.source().begin.line) + ")");
   }
   DjsbConfig c;

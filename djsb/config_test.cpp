@@ -69,6 +69,19 @@ TEST(DjsbConfig, TomlSyntaxErrorNamesTheFileAndLine) {
   EXPECT_NE(c.error().message().find("line 1"), std::string::npos) << c.error().message();
 }
 
+// As the admin's config (config/parse): toml++ 3.3's undefined behaviour on some non-ASCII
+// characters (common/toml_text.hpp) is kept away from it, and its words stay on one line.
+TEST(DjsbConfig, NonAsciiOutsideACommentLineIsRefusedBeforeTomlReadsIt) {
+  auto key = ParseConfigToml("# gr\xc3\xbc\xc3\x9f\nrepeats\xca\xbc = 3\n", "x.toml");
+  ASSERT_FALSE(key.has_value());
+  EXPECT_EQ(key.error().message(),
+            "x.toml:2:8: a non-ASCII character outside a comment line: psched's keys and names "
+            "are ASCII; write other text in a comment on a line of its own");
+  auto cut = ParseConfigToml("[launcher]\nspread = tru\n", "x.toml");
+  ASSERT_FALSE(cut.has_value());
+  EXPECT_EQ(cut.error().message().find('\n'), std::string::npos) << cut.error().message();
+}
+
 TEST(DjsbConfig, UnknownKeyIsAnError) {
   auto c = ParseConfigToml("repeat = 3\n", "x.toml");
   ASSERT_FALSE(c.has_value());
