@@ -88,7 +88,7 @@ TEST(Monitor, ItsLinkProbesAreTimedOnItsClock) {
     options.sample_interval_s = 60;
     options.probe_interval_s = 0.1;
     options.peers_per_round = 1;
-    options.probe_bytes = 64 * 1024;
+    options.probe_bytes = uint64_t{64} * 1024;
     Monitor monitor(
         base, 0, AllowedCpus(), options,
         [&](const proto::MonitorReport& r) {
