@@ -375,7 +375,7 @@ void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
     }
     nspaces.push_back(p.nspace);
   }
-  NoteInteraction(std::move(nspaces));
+  NoteInteraction(std::move(nspaces), /*connected=*/true);
   ConnectProcs(std::move(procs), std::move(done));
 }
 

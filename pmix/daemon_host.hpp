@@ -146,8 +146,9 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void DirectoryEnd(int64_t session);
   void OnNamesRequest(int from, const std::string& data);
   // Interactions between sessions, for the leader (daemon_interact.cpp): told from any
-  // node, or the lookup's answer that names another session's publisher.
-  void NoteInteraction(std::vector<std::string> nspaces);
+  // node, or the lookup's answer that names another session's publisher. `connected`:
+  // a PMIx connect or Open MPI's exchange before one, which links them (links_).
+  void NoteInteraction(std::vector<std::string> nspaces, bool connected);
   void OnInteract(const std::string& data);
   NameService::LookupDone NotingInteraction(const Publisher& looker, NameService::LookupDone done);
   // Connect's work; Connect itself first tells the leader who connects.

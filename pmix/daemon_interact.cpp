@@ -7,6 +7,8 @@
 // local to the connector's node has called PMIx_Connect (libpmix's server collects them
 // first): seen with a connector beside its stopped victim's participating rank on one
 // node, where it never came. There the lookup before MPI_Comm_connect is the trigger.
+// Both a connect and Open MPI's participant exchange also link the sessions in the
+// leader's SessionLinks (told of each other's failure, daemon_failed.cpp).
 #include <algorithm>
 
 #include "pmix/daemon_host.hpp"
@@ -14,20 +16,24 @@
 
 namespace psched::pmix {
 
-void DaemonPmixHost::NoteInteraction(std::vector<std::string> nspaces) {
+void DaemonPmixHost::NoteInteraction(std::vector<std::string> nspaces, bool connected) {
   std::sort(nspaces.begin(), nspaces.end());
   nspaces.erase(std::unique(nspaces.begin(), nspaces.end()), nspaces.end());
   if (nspaces.size() < 2) return;  // a session talking to itself
   if (!leader()) {
-    return tree_.SendToNode(0, "pmix.interact",
-                            proto::EncodePmix(proto::PmixInteract{.ns = std::move(nspaces)}));
+    return tree_.SendToNode(
+        0, "pmix.interact",
+        proto::EncodePmix(proto::PmixInteract{.ns = std::move(nspaces), .connected = connected}));
   }
+  // Linked whichever way they connected: Open MPI's exchange of participants, or a PMIx
+  // program's PMIx_Connect with no name service before it.
+  if (connected) links_.Link(nspaces);
   if (actions_.sessions_interact) actions_.sessions_interact(nspaces);
 }
 
 void DaemonPmixHost::OnInteract(const std::string& data) {
   auto m = wire::Receive<proto::PmixInteract>(data, "pmix.interact");
-  if (m && leader()) NoteInteraction(std::move(m->ns));
+  if (m && leader()) NoteInteraction(std::move(m->ns), m->connected);
 }
 
 NameService::LookupDone DaemonPmixHost::NotingInteraction(const Publisher& looker,
@@ -36,13 +42,13 @@ NameService::LookupDone DaemonPmixHost::NotingInteraction(const Publisher& looke
           done = std::move(done)](Result<std::vector<PublishedValue>> r) {
     if (r) {
       std::vector<std::string> nspaces{looker};
+      bool exchange = false;
       for (const PublishedValue& v : *r) {
         nspaces.push_back(v.publisher.nspace);
-        // Open MPI 4.1 connects right after this exchange of participants: linked.
-        if (v.key.ends_with(":connect") || v.key.ends_with(":accept"))
-          links_.Link({looker, v.publisher.nspace});
+        // Open MPI 4.1 connects right after this exchange of participants.
+        exchange = exchange || v.key.ends_with(":connect") || v.key.ends_with(":accept");
       }
-      NoteInteraction(std::move(nspaces));
+      NoteInteraction(std::move(nspaces), exchange);
     }
     done(std::move(r));
   };

@@ -28,8 +28,12 @@ using fields::Binary;
 struct PmixInteract {
   int version = kPmixWireVersion;
   std::vector<std::string> ns;  // their nspaces, sorted, at least two
+  // They connect (PMIx_Connect, Open MPI's participant exchange before it): the leader
+  // links them, each told when another fails (pmix/session_links.hpp). Not for a lookup
+  // of any other name.
+  bool connected = false;
 };
-PSCHED_WIRE_STRUCT(PmixInteract, version, ns)
+PSCHED_WIRE_STRUCT(PmixInteract, version, ns, connected)
 
 // "pmix.failed": ranks of a session failed (a non-zero exit, a signal, an abort) after
 // they joined PMIx. From the failing rank's node to the leader (`notify` empty), which

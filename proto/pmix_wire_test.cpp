@@ -24,8 +24,11 @@ std::string Error(const Json& j, const char* service) {
 }
 
 TEST(PmixWire, InteractRoundTrips) {
-  PmixInteract m{.ns = {"psched.1", "psched.2"}};
-  EXPECT_EQ(RoundTrip(m, "pmix.interact").ns, m.ns);
+  PmixInteract m{.ns = {"psched.1", "psched.2"}, .connected = true};
+  PmixInteract back = RoundTrip(m, "pmix.interact");
+  EXPECT_EQ(back.ns, m.ns);
+  EXPECT_TRUE(back.connected);
+  EXPECT_FALSE(RoundTrip(PmixInteract{.ns = m.ns}, "pmix.interact").connected);
 }
 
 // The format before versions were written is version 1: a daemon of this build reads it.

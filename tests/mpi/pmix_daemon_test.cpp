@@ -823,6 +823,25 @@ TEST(PmixDaemon, ConnectedPeerExitingAbortsTheAcceptingSession) {
       << o.err;
 }
 
+// Two sessions of a plain PMIx program connected by PMIx_Connect alone (no Open MPI
+// exchange of participants through the name service, which linked them until now): one
+// exits 5 once connected, and the other, which registered for PMIX_ERR_PROC_ABORTED, is
+// told which rank failed and why. Without the link from the connect upcall it was never
+// told ("stay: never told", exit 4). One session on each of two nodes: libpmix 4.2.2
+// completes a connect whose participants are all on one node without the host's upcall,
+// so there the two stay unlinked (pmix/session_links.hpp).
+TEST(PmixDaemon, PmixConnectedPeerOnAnotherNodeExitingIsToldToTheOtherSession) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                        "d=$(mktemp -d); timeout 60 psched-exec -n 1 pmix_connect_told $d stay & "
+                        "s=$!; timeout 60 psched-exec -n 1 pmix_connect_told $d die; b=$?; "
+                        "wait $s; echo codes=$?,$b; rm -r $d");
+  EXPECT_NE(o.out.find("codes=0,5"), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(Count(o.out, ": connected\n"), 2) << o.out << o.err;
+  EXPECT_NE(o.out.find("stay: told rank 0 of psched."), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.out.find(" failed: rank 0 exited with status 5\n"), std::string::npos)
+      << o.out << o.err;
+}
+
 // Under overbook, children wider than the allocation run as mpirun --oversubscribe runs
 // them: 2x4+1 children on kOneNode's 4 slots, beside their parent.
 TEST(PmixDaemon, OverbookSpawnsChildrenBeyondTheAllocation) {
