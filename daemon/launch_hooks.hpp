@@ -60,8 +60,9 @@ class LaunchHooks {
   // "NAME=value" entries for every rank that apply only when the rank's environment
   // (the launcher's) does not set NAME: tuning the user may override.
   virtual std::vector<std::string> EnvironmentDefaults() const { return {}; }
-  // One local rank was reaped (code: exit status or 128+signal). A hook may know
-  // that even a 0 is a failure (an MPI rank that left without MPI_Finalize).
+  // One local rank has exited (code: exit status or 128+signal), seen before it is
+  // reaped. A hook may know that even a 0 is a failure (an MPI rank that left without
+  // MPI_Finalize).
   virtual void RankExited(int64_t /*session*/, int /*rank*/, int /*code*/) {}
   // The leader ended the session (a failed rank, a kill): its ranks here get SIGTERM,
   // and a clean exit from then on is their answer to it, not a failure of their own.

@@ -341,9 +341,9 @@ class ExecClient {
 
 int RunSession(int fd, const ExecOptions& options, const std::string& launch,
                const std::string& daemon_socket) {
-  // The request goes before the loop is set up (~70 us, and half the daemon's wake-ups on
-  // the way to the ranks: it reads the request in the wake-up that accepts the connection).
-  // What the socket does not take, and any error, go the connection's way.
+  // The request goes before the loop is set up (~70 us): the daemon reads it in the
+  // wake-up that accepts the connection instead of waking again for it. What the socket
+  // does not take, and any error, go the connection's way.
   size_t sent = 0;
   if (ssize_t n = send(fd, launch.data(), launch.size(), MSG_NOSIGNAL | MSG_DONTWAIT); n > 0)
     sent = static_cast<size_t>(n);
