@@ -1,5 +1,6 @@
 #include "launcher/slurm/hostlist.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdint>
@@ -10,6 +11,12 @@ namespace {
 
 // Bounds longer than this cannot be real node numbers and would overflow uint64.
 constexpr std::size_t kMaxBoundDigits = 18;
+
+// A host name is a DNS name: at most 255 characters (RFC 1035). It also bounds what an
+// expression expands to, kMaxHostlistHosts names this long: counting hosts alone let a
+// 600-byte SLURM_JOB_NODELIST of bracket groups expand to a million names of 600
+// characters each (slurm_env_fuzz: over 2 GB).
+constexpr std::size_t kMaxHostNameLength = 255;
 
 std::unexpected<Error> Invalid(std::string_view expression, const std::string& what) {
   return Fail(ErrorCode::kInvalidArgument, "hostlist '" + std::string(expression) + "': " + what);
@@ -107,11 +114,18 @@ Result<std::vector<std::string>> ExpandItem(std::string_view expression, std::st
                    "empty host name (two commas in a row, or a leading or trailing comma)");
   }
   std::vector<std::string> names{""};
+  std::size_t longest = 0;  // of the names so far
+  const auto too_long = [&] {
+    return Invalid(expression,
+                   "a host name longer than " + std::to_string(kMaxHostNameLength) + " characters");
+  };
   std::size_t pos = 0;
   while (pos < item.size()) {
     std::size_t open = item.find('[', pos);
     std::string_view literal =
         item.substr(pos, open == std::string_view::npos ? item.npos : open - pos);
+    longest += literal.size();
+    if (longest > kMaxHostNameLength) return too_long();
     for (auto& name : names) name.append(literal);
     if (open == std::string_view::npos) break;
     std::size_t close = item.find(']', open);  // SplitHosts checked it exists
@@ -120,6 +134,10 @@ Result<std::vector<std::string>> ExpandItem(std::string_view expression, std::st
     if (names.size() * numbers->size() > budget) {
       return Invalid(expression, TooMany());
     }
+    std::size_t widest = 0;
+    for (const auto& number : *numbers) widest = std::max(widest, number.size());
+    longest += widest;
+    if (longest > kMaxHostNameLength) return too_long();
     std::vector<std::string> product;
     product.reserve(names.size() * numbers->size());
     for (const auto& name : names) {

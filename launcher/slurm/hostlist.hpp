@@ -23,7 +23,8 @@ inline constexpr std::size_t kMaxHostlistHosts = 1'000'000;
 
 // Expands a hostlist expression into host names. Errors (kInvalidArgument) name the
 // offending part: unbalanced or nested brackets, an empty host or range, a bound that is
-// not a decimal number, a descending range, or more than kMaxHostlistHosts hosts.
+// not a decimal number, a descending range, a host name longer than 255 characters (a
+// DNS name's limit), or more than kMaxHostlistHosts hosts.
 Result<std::vector<std::string>> ExpandHostlist(std::string_view expression);
 
 }  // namespace psched::slurm

@@ -80,6 +80,22 @@ TEST(Hostlist, MalformedExpressionsAreRejectedWithTheReason) {
   EXPECT_NE(ErrorOf("a[1-2000]b[1-2000]").find("more than"), std::string::npos);
 }
 
+// The host count alone did not bound the memory: slurm_env_fuzz found a 600-byte list of
+// bracket groups that expanded to a million names of 600 characters (over 2 GB). A name
+// is at most 255 characters, as a DNS name.
+TEST(Hostlist, HostNamesAreAtMost255Characters) {
+  const std::string longest(254, 'n');
+  EXPECT_EQ(Expand(longest + "[8-9]"), (Hosts{longest + "8", longest + "9"}));
+  EXPECT_EQ(ErrorOf(longest + "[9-10]"),
+            "hostlist '" + longest + "[9-10]': a host name longer than 255 characters");
+  EXPECT_NE(ErrorOf(std::string(256, 'n')).find("a host name longer than 255 characters"),
+            std::string::npos);
+  // Each group's number lengthens every name: 50 groups make names of 300 characters.
+  std::string groups;
+  for (int i = 0; i < 50; ++i) groups += "rack[01]";
+  EXPECT_NE(ErrorOf(groups).find("longer than 255"), std::string::npos);
+}
+
 TEST(Hostlist, ErrorNamesTheWholeExpression) {
   EXPECT_EQ(ErrorOf("n[5-3]"), "hostlist 'n[5-3]': range '5-3' is descending");
 }
