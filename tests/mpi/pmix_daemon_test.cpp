@@ -781,6 +781,28 @@ TEST(PmixDaemon, Mpi4pyChildExitingAfterTheSpawnAbortsItsParent) {
       << o.err;
 }
 
+// A child that dies inside its parent's MPI_Comm_spawn, after the exchange of participants
+// that links the two sessions (die_in_connect.so: it exits 3 at its PMIx_Connect inside
+// MPI_Init), its parent on the other node: the parent's spawn fails or the parent is
+// aborted (whichever of the failed connect and psched's event reaches it first: see
+// pmix/README), within seconds, exit 3 as under mpirun, the launcher naming the child's
+// rank and cause. It exited 1 (the abort's -57) before the exit code followed the child.
+TEST(PmixDaemon, SpawnedChildDyingInTheParentsConnectEndsTheParentWithItsStatus) {
+  auto o = InAllocation({"-N", "2", "--topology", "pack:1 core:1 pu:1"},
+                        "s=$(date +%s%N); timeout 60 psched-exec -n 1 -x LD_PRELOAD=" +
+                            psched::testing::Bin("die_in_connect.so") +
+                            " mpi_spawn_fail init; c=$?; echo exec=$c took_ms=$((($(date "
+                            "+%s%N)-s)/1000000))");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("exec=3 "), std::string::npos) << o.out << o.err;
+  EXPECT_EQ(o.out.find("parent rank 0: spawned"), std::string::npos) << o.out << o.err;
+  EXPECT_NE(o.err.find("(MPI_Comm_spawn from session 1 rank 0) failed: rank 0 on node 1 (node1) "
+                       "exited with status 3"),
+            std::string::npos)
+      << o.err;
+  ExpectTookUnder20s(o.out);
+}
+
 // Children that psched ends (psched-ctl kill) after the spawn: the parent is told too,
 // and exits 143 (128 + SIGTERM, with which psched ends them).
 TEST(PmixDaemon, SpawnedChildKilledByPschedCtlAbortsItsParent) {

@@ -2,8 +2,10 @@
  *   spawn_fail MODE
  * MODE "exit": the child exits 1 before MPI_Init; "signal": the child connects to its
  * PMIx server (as MPI_Init does first) and then kills itself with SIGKILL, inside
- * wire-up; "noexec": the parent spawns a program that does not exist. The parent
- * (errors returned) prints how its MPI_Comm_spawn ended and after how many seconds. */
+ * wire-up; "noexec": the parent spawns a program that does not exist; "init": the child
+ * calls MPI_Init (with die_in_connect.so preloaded it exits 3 inside it, at its
+ * PMIx_Connect). The parent (errors returned) prints how its MPI_Comm_spawn ended and
+ * after how many seconds. */
 #include <mpi.h>
 #include <pmix.h>
 #include <signal.h>
@@ -22,6 +24,11 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "exit";
   if (argc > 2 && strcmp(argv[2], "child") == 0) {
     if (strcmp(mode, "exit") == 0) return 1;
+    if (strcmp(mode, "init") == 0) {
+      MPI_Init(&argc, &argv);
+      MPI_Finalize();
+      return 0;
+    }
     pmix_proc_t me;
     if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS) return 2;
     raise(SIGKILL);
