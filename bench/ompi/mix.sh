@@ -3,7 +3,8 @@
 #
 # A fixed mix of Open MPI programs under psched-exec and under mpirun, side by side in one
 # run (issue 26, item 9): each round launches every kernel of bench/ompi/mix_kernels.c
-# (p2p, coll, spawn, connect; see there) once with `psched-exec -n RANKS` in a psched-alloc
+# (p2p, coll, spawn, connect; see there), and mpi4py's own ring test (`python3 -m
+# mpi4py.bench ringtest`) when python3-mpi4py is installed, once with `psched-exec -n RANKS` in a psched-alloc
 # allocation, once with `mpirun -n RANKS --oversubscribe` on this host, and, for reference,
 # once with mpirun told `--mca pml ob1` as psched-exec tells its ranks on fabric-free nodes
 # (Open MPI then skips probing MTLs and UCX), interleaved (the order turns by round) so
@@ -96,10 +97,27 @@ psched_exec="$build/bin/psched-exec"
 work=$(mktemp -d /tmp/psched-ompi-mix.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 kernels=(p2p coll spawn connect)
+# mpi4py's own ring test (mpi4py.bench, the one demo Debian's python3-mpi4py ships), when
+# it is installed: the mix as an mpi4py user meets it. Its rank 0 prints "time for ...".
+if /usr/bin/python3 -c 'import mpi4py' 2>/dev/null; then
+  kernels+=(mpi4py)
+else
+  echo "mix: python3-mpi4py is not installed: no mpi4py kernel"
+fi
 
-run_psched() { "$psched_exec" -n "$ranks" "$kernels_bin" "$1"; }
-run_mpirun() { mpirun -n "$ranks" --oversubscribe "$kernels_bin" "$1"; }
-run_ob1() { mpirun -n "$ranks" --oversubscribe --mca pml ob1 "$kernels_bin" "$1"; }
+# kernel_cmd KERNEL: CMD is the kernel's command line, OK the line (a regex) saying it passed.
+kernel_cmd() {
+  if [[ $1 == mpi4py ]]; then
+    CMD=(/usr/bin/python3 -m mpi4py.bench ringtest -l 100)
+    OK="time for 100 loops = .* seconds ($ranks processes, 1 bytes)"
+  else
+    CMD=("$kernels_bin" "$1")
+    OK="$1 ok"
+  fi
+}
+run_psched() { kernel_cmd "$1"; "$psched_exec" -n "$ranks" "${CMD[@]}"; }
+run_mpirun() { kernel_cmd "$1"; mpirun -n "$ranks" --oversubscribe "${CMD[@]}"; }
+run_ob1() { kernel_cmd "$1"; mpirun -n "$ranks" --oversubscribe --mca pml ob1 "${CMD[@]}"; }
 launchers=(psched mpirun ob1)
 
 declare -A samples failures totals
@@ -107,7 +125,8 @@ declare -A samples failures totals
 one() {
   local launcher=$1 kernel=$2 round=$3 us rc=0
   TIMING_LOG="$work/$launcher.$kernel.log" timing_run_us us "run_$launcher" "$kernel" || rc=$?
-  if ((rc != 0)) || ! grep -qx "$kernel ok" "$work/$launcher.$kernel.log"; then
+  kernel_cmd "$kernel"
+  if ((rc != 0)) || ! grep -qx -e "$OK" "$work/$launcher.$kernel.log"; then
     failures[$launcher.$kernel]+="round $round (status $rc) "
     cp "$work/$launcher.$kernel.log" "$work/$launcher.$kernel.failed"
   fi
