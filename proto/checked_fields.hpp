@@ -10,6 +10,10 @@
 // ("'ranks[2].node' is out of range: 4294967296"). A floating field is never checked for
 // range here: an infinite estimate is the receiver's to refuse, with its own message.
 //
+// A std::optional<T> field is absent from the map while empty and read as T when present
+// (null reads as absent: nlohmann writes an empty optional so). A key the struct does not
+// know is ignored, in any message: a later version may add fields.
+//
 // PSCHED_WIRE_STRUCT(Type, fields...) defines to_json/from_json like nlohmann's
 // NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT (same map, a missing field keeps its
 // default) with these checks on decoding.
@@ -18,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -86,6 +91,10 @@ struct IsVector : std::false_type {};
 template <typename T>
 struct IsVector<std::vector<T>> : std::true_type {};
 template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
 struct IsStringMap : std::false_type {};
 template <typename T>
 struct IsStringMap<std::map<std::string, T>> : std::true_type {};
@@ -93,7 +102,13 @@ struct IsStringMap<std::map<std::string, T>> : std::true_type {};
 // Reads `v` into `out` as its type requires; `path` names it in an error.
 template <typename T>
 void Read(const Json& v, const std::string& path, T& out) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (IsOptional<T>::value) {
+    if (v.is_null()) {
+      out.reset();
+    } else {
+      Read(v, path, out.emplace());
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
     if (!v.is_boolean()) throw FieldError(path, "is not a boolean: " + Shown(v));
     out = v.get<bool>();
   } else if constexpr (std::is_integral_v<T>) {
@@ -138,6 +153,16 @@ void ReadIfPresent(const Json& message, const char* name, T& out) {
   if (it != message.end()) Read(*it, name, out);
 }
 
+// A message's field into its map; an empty optional is left out.
+template <typename T>
+void Write(Json& message, const char* name, const T& value) {
+  if constexpr (IsOptional<T>::value) {
+    if (value) message[name] = *value;
+  } else {
+    message[name] = value;
+  }
+}
+
 // The top of a message is a map.
 inline void RequireMap(const Json& message) {
   if (!message.is_object()) throw std::invalid_argument("not a map: " + Shown(message));
@@ -147,12 +172,15 @@ inline void RequireMap(const Json& message) {
 
 #define PSCHED_WIRE_READ_FIELD(v1) \
   ::psched::proto::fields::ReadIfPresent(nlohmann_json_j, #v1, nlohmann_json_t.v1);
+#define PSCHED_WIRE_WRITE_FIELD(v1) \
+  ::psched::proto::fields::Write(nlohmann_json_j, #v1, nlohmann_json_t.v1);
 
 // to_json and from_json of a wire struct: NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT's
 // map, with every field's decoding checked (see above).
 #define PSCHED_WIRE_STRUCT(Type, ...)                                                   \
   inline void to_json(nlohmann::json& nlohmann_json_j, const Type& nlohmann_json_t) {   \
-    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(NLOHMANN_JSON_TO, __VA_ARGS__))            \
+    nlohmann_json_j = nlohmann::json::object();                                         \
+    NLOHMANN_JSON_EXPAND(NLOHMANN_JSON_PASTE(PSCHED_WIRE_WRITE_FIELD, __VA_ARGS__))     \
   }                                                                                     \
   inline void from_json(const nlohmann::json& nlohmann_json_j, Type& nlohmann_json_t) { \
     ::psched::proto::fields::RequireMap(nlohmann_json_j);                               \

@@ -4,13 +4,33 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "proto/messages.hpp"
 
 namespace psched::proto {
 namespace {
+
+// Optional fields (std::optional members), as psched-ctl's status report has them.
+struct WithOptional {
+  int id = 0;
+  std::optional<uint32_t> count;
+  std::optional<std::string> name;
+  std::optional<std::vector<int>> list;
+};
+PSCHED_WIRE_STRUCT(WithOptional, id, count, name, list)
+
+std::string ReadError(const Json& message) {
+  try {
+    (void)message.get<WithOptional>();
+    return "decoded";
+  } catch (const fields::FieldError& e) {
+    return e.what();
+  }
+}
 
 // The frame as a peer would send it: through MessagePack, as DecodeFrame reads it.
 Frame OnTheWire(MsgType type, const Json& body) {
@@ -129,6 +149,43 @@ TEST(CheckedFields, SessionAckAndMessagesWithoutFieldsAreTyped) {
   EXPECT_TRUE(Decode<NodeWelcome>(OnTheWire(MsgType::kNodeWelcome, {{"later", 1}})));
   CtlStatus status;
   EXPECT_THROW(from_json(Json::array(), status), std::invalid_argument);
+}
+
+// An optional field is on the wire while it holds a value, read back as its type.
+TEST(CheckedFields, OptionalFieldsRoundTrip) {
+  const WithOptional full{.id = 1, .count = 4294967295u, .name = "", .list = std::vector<int>{}};
+  const Json wire = Json(full);
+  EXPECT_EQ(wire, Json({{"id", 1}, {"count", 4294967295u}, {"name", ""}, {"list", Json::array()}}));
+  auto back = wire.get<WithOptional>();
+  EXPECT_EQ(back.count, 4294967295u);
+  EXPECT_EQ(back.name, "");
+  ASSERT_TRUE(back.list.has_value());
+  EXPECT_TRUE(back.list->empty());
+  // Through MessagePack, as a frame carries it.
+  EXPECT_EQ(Json(Json::from_msgpack(Json::to_msgpack(wire)).get<WithOptional>()), wire);
+}
+
+// Empty, it is absent (not null); absent or null, it reads as empty; a key the struct does
+// not know is ignored, as in any message.
+TEST(CheckedFields, AnEmptyOptionalFieldIsAbsent) {
+  EXPECT_EQ(Json(WithOptional{.id = 2}), Json({{"id", 2}}));
+  const auto absent = Json({{"id", 3}, {"later", "x"}}).get<WithOptional>();
+  EXPECT_EQ(absent.id, 3);
+  EXPECT_FALSE(absent.count || absent.name || absent.list);
+  const auto null = Json({{"count", nullptr}, {"name", nullptr}}).get<WithOptional>();
+  EXPECT_FALSE(null.count || null.name);
+  // A struct whose fields are all empty optionals is still a map.
+  EXPECT_EQ(Json(WithOptional{}), Json({{"id", 0}}));
+}
+
+TEST(CheckedFields, APresentOptionalFieldIsCheckedAsItsType) {
+  EXPECT_EQ(ReadError({{"count", "7"}}), "'count' is not an integer: \"7\"");
+  EXPECT_EQ(ReadError({{"count", 7.5}}), "'count' is not an integer: 7.5");
+  EXPECT_EQ(ReadError({{"name", 7}}), "'name' is not a string: 7");
+  EXPECT_EQ(ReadError({{"list", {1, "a"}}}), "'list[1]' is not an integer: \"a\"");
+  EXPECT_EQ(ReadError({{"count", -1}}), "'count' is out of range: -1");
+  EXPECT_EQ(ReadError({{"count", 4294967296}}), "'count' is out of range: 4294967296");
+  EXPECT_EQ(ReadError({{"count", 0}, {"list", {INT32_MIN}}}), "decoded");
 }
 
 }  // namespace
