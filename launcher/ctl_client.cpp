@@ -43,7 +43,7 @@ Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, int64_t session)
         return Fail(ErrorCode::kProtocol,
                     std::string("unexpected reply ") + proto::MsgTypeName((*frame)->type));
       }
-      return proto::Decode<proto::CtlReply>(**frame);
+      return proto::DecodeCtlReply(**frame);
     }
     uint8_t chunk[65536];
     ssize_t n = read(fd, chunk, sizeof chunk);
@@ -51,6 +51,12 @@ Result<proto::CtlReply> CtlRequest(int fd, proto::MsgType type, int64_t session)
     if (n <= 0) return Fail(ErrorCode::kProtocol, "the psched daemon closed the connection");
     buf.insert(buf.end(), chunk, chunk + n);
   }
+}
+
+Result<proto::AllocationStatus> StatusReport(proto::CtlReply reply) {
+  if (!reply.ok) return Fail(ErrorCode::kProtocol, reply.message);
+  if (!reply.status) return Fail(ErrorCode::kProtocol, "the daemon's reply carries no status");
+  return std::move(*reply.status);
 }
 
 }  // namespace psched::launcher

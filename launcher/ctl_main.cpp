@@ -83,7 +83,12 @@ int RunCommand(int argc, char** argv) {
     return 1;
   }
   if (status->parsed()) {
-    std::cout << (json ? reply->status.dump(2) + "\n" : launcher::FormatStatus(reply->status));
+    auto report = launcher::StatusReport(std::move(*reply));
+    if (!report) {
+      std::fprintf(stderr, "psched-ctl: %s\n", report.error().message().c_str());
+      return 1;
+    }
+    std::cout << (json ? proto::Json(*report).dump(2) + "\n" : launcher::FormatStatus(*report));
   } else {
     std::cout << reply->message << "\n";
   }

@@ -26,11 +26,10 @@ Result<proto::CtlReply> Ask(proto::MsgType type, int64_t session) {
   return reply;
 }
 
-Result<proto::Json> FetchStatus() {
+Result<proto::AllocationStatus> FetchStatus() {
   auto reply = Ask(proto::MsgType::kCtlStatus, 0);
   if (!reply) return Fail(reply.error());
-  if (!reply->ok) return Fail(ErrorCode::kProtocol, reply->message);
-  return reply->status;
+  return StatusReport(std::move(*reply));
 }
 
 int PlainText() {
@@ -51,7 +50,7 @@ struct Pending {
 
 // The key pressed while nothing waits for a confirmation: an action to confirm, or
 // a moved selection. Returns false for q.
-bool OnKey(int key, const proto::Json& status, TopView& view, Pending& pending) {
+bool OnKey(int key, const proto::AllocationStatus& status, TopView& view, Pending& pending) {
   const char* verb = nullptr;
   proto::MsgType type = proto::MsgType::kCtlStatus;
   switch (key) {
@@ -89,7 +88,7 @@ bool OnKey(int key, const proto::Json& status, TopView& view, Pending& pending) 
   return true;
 }
 
-void Draw(const proto::Json& status, const TopView& view) {
+void Draw(const proto::AllocationStatus& status, const TopView& view) {
   erase();
   const std::vector<TopLine> lines = TopLines(status, view, static_cast<size_t>(COLS));
   const int rows = LINES;
@@ -117,7 +116,7 @@ int RunTop(double refresh_s) {
   using Clock = std::chrono::steady_clock;
   const auto period =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(refresh_s));
-  proto::Json status = proto::Json::object();
+  proto::AllocationStatus status;
   TopView view;
   Pending pending;
   std::string error;

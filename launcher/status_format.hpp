@@ -5,18 +5,18 @@
 
 #include <string>
 
-#include "proto/frame.hpp"
+#include "proto/allocation_status.hpp"
 
 namespace psched::launcher {
 
-std::string FormatStatus(const proto::Json& status);
+std::string FormatStatus(const proto::AllocationStatus& status);
 
 // Its parts, which psched-ctl top shows too: the first line (nodes, free slots, and
 // over-use when slots are shared) and the table of nodes with their slot maps.
-std::string StatusHeadline(const proto::Json& status);
-std::string NodeTable(const proto::Json& status);
+std::string StatusHeadline(const proto::AllocationStatus& status);
+std::string NodeTable(const proto::AllocationStatus& status);
 // The sessions' table: its header, and one session's line.
 const char* SessionHeader();
-std::string SessionLine(const proto::Json& session);
+std::string SessionLine(const proto::SessionStatus& session);
 
 }  // namespace psched::launcher

@@ -26,6 +26,11 @@ proto::Json Node(int id, proto::Json metrics) {
   return n;
 }
 
+// The report as psched-ctl decodes it from the daemon's reply.
+proto::AllocationStatus Typed(const proto::Json& status) {
+  return status.get<proto::AllocationStatus>();
+}
+
 proto::Json Metrics(double load, double used_mb, double total_mb, double mbps) {
   return {{"cpu_load_1m", load},         {"cpu_load_5m", 0.0},     {"cpu_load_15m", 0.0},
           {"cpu_utilisation", 0.0},      {"bandwidth_mbps", mbps}, {"used_memory_mb", used_mb},
@@ -38,7 +43,7 @@ TEST(StatusFormat, NodesShowLoadMemoryLatencyAndBandwidth) {
                 Node(2, Metrics(3, 1024, 8192, 0))};
   s["links"] = {{{"a", 0}, {"b", 1}, {"latency_us", 20.0}, {"bandwidth_mbps", 9400.0}},
                 {{"a", 0}, {"b", 2}, {"latency_us", 2400.0}, {"bandwidth_mbps", 0.0}}};
-  auto lines = LinesOf(FormatStatus(s));
+  auto lines = LinesOf(FormatStatus(Typed(s)));
   ASSERT_GE(lines.size(), 5u);
   const std::string& header = lines[1];
   for (const char* column : {"LOAD", "MEM", "LAT", "BW", "SLOTS"})
@@ -62,7 +67,7 @@ TEST(StatusFormat, NodesShowLoadMemoryLatencyAndBandwidth) {
 TEST(StatusFormat, NodeWithoutMetricsShowsDashesInTheSameColumns) {
   proto::Json s = {{"expected_nodes", 2}, {"free", 4}, {"total", 4}};
   s["nodes"] = {Node(0, Metrics(0.1, 100, 1000, 0)), Node(1, nullptr)};
-  auto lines = LinesOf(FormatStatus(s));  // no "links" at all: an older daemon
+  auto lines = LinesOf(FormatStatus(Typed(s)));  // no "links" at all: an older daemon
   ASSERT_GE(lines.size(), 4u);
   std::istringstream fields(lines[3]);
   std::vector<std::string> words;
@@ -73,13 +78,26 @@ TEST(StatusFormat, NodeWithoutMetricsShowsDashesInTheSameColumns) {
   EXPECT_EQ(lines[3].find(".."), lines[1].find("SLOTS"));
 }
 
-TEST(StatusFormat, MalformedMetricsDoNotBreakTheTable) {
+// Malformed metrics no longer reach the table: the report is typed (proto::AllocationStatus)
+// and decoding it refuses them, naming the field (psched-ctl exits with that error).
+TEST(StatusFormat, MalformedMetricsAreRefusedBeforeTheTable) {
   proto::Json s = {{"expected_nodes", 1}, {"free", 2}, {"total", 2}};
-  s["nodes"] = {Node(0, {{"total_memory_mb", "lots"}, {"cpu_load_1m", nullptr}})};
+  s["nodes"] = {Node(0, {{"total_memory_mb", "lots"}})};
+  EXPECT_THROW(
+      {
+        try {
+          Typed(s);
+        } catch (const proto::fields::FieldError& e) {
+          EXPECT_STREQ(e.what(), "'nodes[0].metrics.total_memory_mb' is not a number: \"lots\"");
+          throw;
+        }
+      },
+      proto::fields::FieldError);
+  s["nodes"] = {Node(0, {{"cpu_load_1m", nullptr}})};
+  EXPECT_THROW(Typed(s), proto::fields::FieldError);
+  s["nodes"] = {Node(0, Metrics(0.1, 100, 1000, 0))};
   s["links"] = {{{"a", "x"}}, 7};
-  auto lines = LinesOf(FormatStatus(s));
-  ASSERT_GE(lines.size(), 3u);
-  EXPECT_EQ(lines[2].find(".."), lines[1].find("SLOTS")) << lines[2];
+  EXPECT_THROW(Typed(s), proto::fields::FieldError);
 }
 
 // Overbooking (also beyond the allocation's size, as mpirun --oversubscribe) shows as
@@ -90,14 +108,14 @@ TEST(StatusFormat, OverUseIsShown) {
   node["free"] = 0;
   node["uses"] = {3, 2};
   s["nodes"] = {node};
-  auto lines = LinesOf(FormatStatus(s));
+  auto lines = LinesOf(FormatStatus(Typed(s)));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
             "nodes: 1, slots: 0 free of 2; overbooked: 2 of 2 slots shared by 5 ranks' threads "
             "(up to 3 on one)");
   EXPECT_TRUE(lines[2].ends_with(" 32")) << lines[2];
   s["nodes"][0]["uses"] = {1, 0};
-  EXPECT_EQ(LinesOf(FormatStatus(s))[0], "nodes: 1, slots: 0 free of 2");
+  EXPECT_EQ(LinesOf(FormatStatus(Typed(s)))[0], "nodes: 1, slots: 0 free of 2");
 }
 
 }  // namespace

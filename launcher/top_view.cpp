@@ -9,8 +9,8 @@ namespace psched::launcher {
 
 namespace {
 
-bool Queued(const proto::Json& session) {
-  return session.value("state", "") == "queued";
+bool Queued(const proto::SessionStatus& session) {
+  return session.state == "queued";
 }
 
 void AddLines(std::vector<TopLine>& out, const std::string& text, size_t width,
@@ -21,15 +21,15 @@ void AddLines(std::vector<TopLine>& out, const std::string& text, size_t width,
 
 }  // namespace
 
-std::vector<int64_t> SelectableSessions(const proto::Json& status) {
+std::vector<int64_t> SelectableSessions(const proto::AllocationStatus& status) {
   std::vector<int64_t> running, queued;
-  for (const auto& s : status.value("sessions", proto::Json::array()))
-    (Queued(s) ? queued : running).push_back(s.value("id", int64_t{0}));
+  for (const proto::SessionStatus& s : status.sessions)
+    (Queued(s) ? queued : running).push_back(s.id);
   running.insert(running.end(), queued.begin(), queued.end());
   return running;
 }
 
-int64_t MoveSelection(const proto::Json& status, int64_t selected, int step) {
+int64_t MoveSelection(const proto::AllocationStatus& status, int64_t selected, int step) {
   const std::vector<int64_t> ids = SelectableSessions(status);
   if (ids.empty()) return 0;
   auto it = std::find(ids.begin(), ids.end(), selected);
@@ -38,42 +38,42 @@ int64_t MoveSelection(const proto::Json& status, int64_t selected, int step) {
   return ids[static_cast<size_t>(std::clamp<int64_t>(index, 0, std::ssize(ids) - 1))];
 }
 
-std::string SessionCommand(const proto::Json& status, int64_t id) {
-  for (const auto& s : status.value("sessions", proto::Json::array()))
-    if (s.value("id", int64_t{0}) == id) return s.value("command", "");
+std::string SessionCommand(const proto::AllocationStatus& status, int64_t id) {
+  for (const proto::SessionStatus& s : status.sessions)
+    if (s.id == id) return s.command;
   return "";
 }
 
-std::vector<TopLine> TopLines(const proto::Json& status, const TopView& view, size_t width) {
+std::vector<TopLine> TopLines(const proto::AllocationStatus& status, const TopView& view,
+                              size_t width) {
   std::vector<TopLine> out;
   AddLines(out, "psched-ctl top: " + StatusHeadline(status), width);
   AddLines(out, NodeTable(status), width);
-  const proto::Json sessions = status.value("sessions", proto::Json::array());
-  int queued = 0;
-  for (const auto& s : sessions) queued += Queued(s) ? 1 : 0;
+  const std::vector<proto::SessionStatus>& sessions = status.sessions;
+  size_t queued = 0;
+  for (const proto::SessionStatus& s : sessions) queued += Queued(s) ? 1 : 0;
   out.push_back({""});
   AddLines(out, "sessions: " + std::to_string(sessions.size() - queued), width);
   AddLines(out, std::string("  ") + SessionHeader(), width);
-  for (const auto& s : sessions) {
+  for (const proto::SessionStatus& s : sessions) {
     if (Queued(s)) continue;
-    const bool selected = s.value("id", int64_t{0}) == view.selected;
+    const bool selected = s.id == view.selected;
     AddLines(out, (selected ? "> " : "  ") + SessionLine(s), width, selected);
   }
   out.push_back({""});
   AddLines(out, "queue: " + std::to_string(queued) + " waiting", width);
   if (queued > 0) {
     AddLines(out, "  ID    POLICY    RANKS  WAITING  WHY", width);
-    for (const auto& s : sessions) {
+    for (const proto::SessionStatus& s : sessions) {
       if (!Queued(s)) continue;
-      const bool selected = s.value("id", int64_t{0}) == view.selected;
+      const bool selected = s.id == view.selected;
       // Its position now, and the policy's reason when it queued the session ("waits for 4
       // slots: 0 free, 1 session ahead, policy wait"; an older daemon gives none).
-      std::string why = s.value("state_detail", "");
-      if (const std::string reason = s.value("wait_reason", ""); !reason.empty())
-        why += ": " + reason;
+      std::string why = s.state_detail;
+      if (s.wait_reason && !s.wait_reason->empty()) why += ": " + *s.wait_reason;
       char line[256];
-      std::snprintf(line, sizeof line, "%-5ld %-9s %5d  %6.1fs  ", s.value("id", 0L),
-                    s.value("policy", "").c_str(), s.value("ranks", 0), s.value("elapsed_s", 0.0));
+      std::snprintf(line, sizeof line, "%-5ld %-9s %5u  %6.1fs  ", s.id, s.policy.c_str(), s.ranks,
+                    s.elapsed_s);
       AddLines(out, (selected ? "> " : "  ") + std::string(line) + why, width, selected);
     }
   }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "proto/frame.hpp"
+#include "proto/allocation_status.hpp"
 
 namespace psched::launcher {
 
@@ -24,17 +24,18 @@ struct TopView {
 };
 
 // The screen, each line cut at `width` columns.
-std::vector<TopLine> TopLines(const proto::Json& status, const TopView& view, size_t width);
+std::vector<TopLine> TopLines(const proto::AllocationStatus& status, const TopView& view,
+                              size_t width);
 
 // The ids of the sessions that can be selected (running, overbooked, suspended,
 // sidestepped, and queued ones), in the order shown.
-std::vector<int64_t> SelectableSessions(const proto::Json& status);
+std::vector<int64_t> SelectableSessions(const proto::AllocationStatus& status);
 
 // `selected` moved by `step` (+1 down, -1 up) among SelectableSessions; the first one
 // when `selected` is gone or none was selected; 0 when there are none.
-int64_t MoveSelection(const proto::Json& status, int64_t selected, int step);
+int64_t MoveSelection(const proto::AllocationStatus& status, int64_t selected, int step);
 
 // "sleep 20" of session `id`, for the confirmation question ("" when unknown).
-std::string SessionCommand(const proto::Json& status, int64_t id);
+std::string SessionCommand(const proto::AllocationStatus& status, int64_t id);
 
 }  // namespace psched::launcher

@@ -6,7 +6,7 @@
 namespace psched::launcher {
 namespace {
 
-proto::Json Status() {
+proto::AllocationStatus Status() {
   proto::Json s = {{"expected_nodes", 1}, {"free", 0}, {"total", 2}};
   s["nodes"] = {
       {{"id", 0},
@@ -44,7 +44,7 @@ proto::Json Status() {
                     {"elapsed_s", 1.0},
                     {"nodes", proto::Json::array()},
                     {"command", "c"}}};
-  return s;
+  return s.get<proto::AllocationStatus>();  // as psched-ctl decodes it
 }
 
 std::string Screen(const std::vector<TopLine>& lines) {
@@ -71,14 +71,14 @@ TEST(TopView, LinesAreCutAtTheWidthAndTheMessageReplacesTheKeys) {
 }
 
 TEST(TopView, SelectionMovesOverRunningThenQueuedSessions) {
-  const proto::Json s = Status();
+  const proto::AllocationStatus s = Status();
   EXPECT_EQ(SelectableSessions(s), (std::vector<int64_t>{1, 2, 3}));
   EXPECT_EQ(MoveSelection(s, 0, 0), 1);
   EXPECT_EQ(MoveSelection(s, 1, +1), 2);
   EXPECT_EQ(MoveSelection(s, 3, +1), 3);
   EXPECT_EQ(MoveSelection(s, 1, -1), 1);
   EXPECT_EQ(MoveSelection(s, 99, +1), 1);  // ended: back to the first
-  EXPECT_EQ(MoveSelection(proto::Json::object(), 5, 1), 0);
+  EXPECT_EQ(MoveSelection(proto::AllocationStatus{}, 5, 1), 0);
   EXPECT_EQ(SessionCommand(s, 3), "c");
 }
 

@@ -241,21 +241,13 @@ struct PeerSend {
 };
 PSCHED_WIRE_STRUCT(PeerSend, to, from, service, data)
 
-// psched-ctl -> leader: the allocation's status (answered by a CtlReply with it), and a
-// shutdown of the whole allocation. kill, suspend and resume name a session: SessionRef.
+// psched-ctl -> leader: the allocation's status (answered by a CtlReply with it:
+// proto/allocation_status.hpp), and a shutdown of the whole allocation. kill, suspend and
+// resume name a session: SessionRef.
 struct CtlStatus {};
 PSCHED_WIRE_EMPTY_STRUCT(CtlStatus)
 struct CtlShutdown {};
 PSCHED_WIRE_EMPTY_STRUCT(CtlShutdown)
-
-// nlohmann::json's noexcept move runs assert_invariant, which tidy takes for a throw.
-// NOLINTNEXTLINE(bugprone-exception-escape)
-struct CtlReply {
-  bool ok = true;
-  std::string message;
-  Json status;
-};
-PSCHED_WIRE_STRUCT(CtlReply, ok, message, status)
 
 // Live monitoring (daemon/monitor/): what a node measured, sent to the leader
 // every sample interval. Zero means "not measured yet".

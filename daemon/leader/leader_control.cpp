@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "daemon/leader/leader_service.hpp"
@@ -12,7 +13,8 @@
 namespace psched::daemon {
 namespace {
 
-void Reply(Connection& c, bool ok, const std::string& message, proto::Json status = nullptr) {
+void Reply(Connection& c, bool ok, const std::string& message,
+           std::optional<proto::AllocationStatus> status = std::nullopt) {
   c.Send(proto::Encode(proto::MsgType::kCtlReply, proto::CtlReply{ok, message, std::move(status)}));
 }
 
@@ -137,25 +139,25 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
   });
 }
 
-proto::Json LeaderService::Status() const {
-  proto::Json nodes = proto::Json::array();
+proto::AllocationStatus LeaderService::Status() const {
+  proto::AllocationStatus status;
   for (const sched::Node& n : state_.snapshot.nodes) {
-    nodes.push_back({{"id", n.id},
-                     {"hostname", n.hostname},
-                     {"pus", n.topology.NumPus()},
-                     {"cores", n.topology.NumCores()},
-                     {"packages", n.topology.NumPackages()},
-                     {"free", n.FreePus()},
-                     {"uses", n.uses},
-                     {"state", "up"}});
+    proto::NodeStatus& node = status.nodes.emplace_back();
+    node.id = n.id;
+    node.hostname = n.hostname;
+    node.pus = n.topology.NumPus();
+    node.cores = n.topology.NumCores();
+    node.packages = n.topology.NumPackages();
+    node.free = n.FreePus();
+    node.uses.emplace(n.uses.begin(), n.uses.end());
   }
   for (const auto& [id, cause] : state_.lost_nodes) {
-    nodes.push_back({{"id", id},
-                     {"hostname", state_.hostnames.count(id) ? state_.hostnames.at(id) : ""},
-                     {"state", "lost"},
-                     {"cause", cause}});
+    proto::NodeStatus& node = status.nodes.emplace_back();
+    node.id = id;
+    node.hostname = state_.hostnames.count(id) ? state_.hostnames.at(id) : "";
+    node.state = "lost";
+    node.cause = cause;
   }
-  proto::Json sessions = proto::Json::array();
   const double now = Now();
   // Start times for people are wall-clock seconds since the epoch, not the scheduler's clock.
   const double epoch_now = clock_.WallSeconds();
@@ -167,60 +169,56 @@ proto::Json LeaderService::Status() const {
     const sched::leader::Session* decided = Model(id);
     const bool stopped_by_user = decided != nullptr && decided->stopped_by_user;
     const bool failing = decided != nullptr && decided->failure;
-    std::string state = model && !failing ? sched::SessionStateName(model->state) : "ending";
+    proto::SessionStatus& out = status.sessions.emplace_back();
+    out.id = id;
+    out.state = model && !failing ? sched::SessionStateName(model->state) : "ending";
     // Why it is in that state, for people: "suspended by 3", "queued at position 2".
-    std::string detail = state;
-    proto::Json placement = proto::Json::array();
+    out.state_detail = out.state;
     if (model != nullptr && !failing) {
       std::string by = std::to_string(model->displaced_by);
       if (model->state == sched::SessionState::kSuspended && model->displaced_by >= 0) {
-        detail = "suspended by " + by;
+        out.state_detail = "suspended by " + by;
       } else if (model->state == sched::SessionState::kSidestepped) {
-        detail = "sidestepped by " + by;
+        out.state_detail = "sidestepped by " + by;
       } else if (model->state == sched::SessionState::kQueued) {
-        detail = "queued at position " + std::to_string(queue_position[id]);
+        out.state_detail = "queued at position " + std::to_string(queue_position[id]);
       }
-      if (decided != nullptr) detail += YieldedDetail(*decided, *model);
+      if (decided != nullptr) out.state_detail += YieldedDetail(*decided, *model);
       // The user stopped it: stopped it stays, whatever the model holds for its slots.
       if (stopped_by_user) {
-        state = "suspended";
-        detail = detail.starts_with("suspended by ") ? detail + " and user" : "suspended by user";
+        out.state = "suspended";
+        out.state_detail = out.state_detail.starts_with("suspended by ")
+                               ? out.state_detail + " and user"
+                               : "suspended by user";
       }
       for (const sched::RankSlots& r : model->placement.ranks)
-        placement.push_back({{"rank", r.rank}, {"node", r.node}, {"pus", r.pus}});
+        out.placement.push_back({r.rank, r.node, r.pus});
     }
-    sessions.push_back({{"id", id},
-                        {"state_detail", detail},
-                        {"policy", decided ? decided->policy.name : ""},
-                        {"spread", decided ? decided->policy.spread : false},
-                        {"displaced_by", model ? model->displaced_by : sched::kNoSession},
-                        {"floating", model ? model->floating : false},
-                        {"exclusive", model ? model->exclusive : false},
-                        {"stopped_by_user", stopped_by_user},
-                        {"placement", placement},
-                        {"owner", s.owner},
-                        {"command", s.command},
-                        {"ranks", s.ranks},
-                        {"threads_per_rank", s.threads},
-                        {"state", state},
-                        {"nodes", s.nodes},
-                        {"start", epoch_now - (now - s.start)},
-                        {"elapsed_s", now - s.start}});
+    out.policy = decided ? decided->policy.name : "";
+    out.spread = decided ? decided->policy.spread : false;
+    out.displaced_by = model ? model->displaced_by : sched::kNoSession;
+    out.floating = model ? model->floating : false;
+    out.exclusive = model ? model->exclusive : false;
+    out.stopped_by_user = stopped_by_user;
+    out.owner = s.owner;
+    out.command = s.command;
+    out.ranks = static_cast<uint32_t>(s.ranks);
+    out.threads_per_rank = static_cast<uint32_t>(s.threads);
+    out.nodes = s.nodes;
+    out.start = epoch_now - (now - s.start);
+    out.elapsed_s = now - s.start;
     // The priority module's value orders the queue (squeue's PRIORITY): queued only.
     if (model != nullptr && !failing && model->state == sched::SessionState::kQueued) {
-      sessions.back()["priority"] = model->request.priority;
+      out.priority = model->request.priority;
       // As the policy said when it queued the session (psched-ctl top's queue).
-      sessions.back()["wait_reason"] = s.wait_reason;
+      out.wait_reason = s.wait_reason;
     }
   }
-  proto::Json status = {{"nodes", nodes},
-                        {"sessions", sessions},
-                        {"expected_nodes", expected_nodes_},
-                        {"free", state_.snapshot.FreePus()},
-                        {"plans", plan_times_},
-                        // One per session not yet ended: more means a leak.
-                        {"submission_histories", state_.histories.Submissions()},
-                        {"total", state_.snapshot.TotalPus()}};
+  status.expected_nodes = static_cast<uint32_t>(expected_nodes_);
+  status.free = static_cast<uint32_t>(state_.snapshot.FreePus());
+  status.total = static_cast<uint32_t>(state_.snapshot.TotalPus());
+  status.plans = plan_times_;
+  status.submission_histories = state_.histories.Submissions();
   metrics_.AddToStatus(status);
   return status;
 }

@@ -311,10 +311,7 @@ void LeaderService::RecordPlan(const sched::Plan& plan, const sched::Snapshot& b
     if (const sched::Session* was = before.Find(session)) ranks += was->placement.ranks.size();
   }
   if (kind.empty()) return;  // nothing ran on the nodes
-  plan_times_.push_back({{"kind", kind},
-                         {"ranks", ranks},
-                         {"ok", ok},
-                         {"ms", std::chrono::duration<double, std::milli>(took).count()}});
+  plan_times_.push_back({kind, ranks, ok, std::chrono::duration<double, std::milli>(took).count()});
   if (plan_times_.size() > 64) plan_times_.erase(plan_times_.begin());
 }
 

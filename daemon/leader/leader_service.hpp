@@ -25,6 +25,7 @@
 #include "daemon/net/connection.hpp"
 #include "daemon/net/peer_link.hpp"
 #include "policies/policy.hpp"
+#include "proto/allocation_status.hpp"
 #include "proto/child_spawn.hpp"
 #include "proto/messages.hpp"
 #include "proto/wire_ids.hpp"
@@ -62,7 +63,7 @@ class LeaderService {
   // No session at all (running, suspended, queued or ending): the embedded daemon's
   // idle exit counts from here.
   bool NoSessions() const { return sessions_.empty(); }
-  proto::Json Status() const;
+  proto::AllocationStatus Status() const;
   // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
   void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
   // MPI_Comm_spawn from a rank on node `from` (PeerSend "session.spawn_children",
@@ -217,7 +218,7 @@ class LeaderService {
   std::deque<std::function<void()>> deferred_;
   // The answer owed for the user's stop or resume in flight (one plan at a time).
   std::function<void(Result<void>)> user_control_answer_;
-  std::vector<proto::Json> plan_times_;  // the last 64 plans that acted on nodes
+  std::vector<proto::PlanTime> plan_times_;  // the last 64 plans that acted on nodes
   Callbacks callbacks_;
   // The leader's decision state (scheduler/leader/): the snapshot, each session's
   // policy, allocator, parent and user stop, the owners' histories, the lost nodes.

@@ -48,6 +48,11 @@ sched::NodeMetrics ToNodeMetrics(const proto::NodeMetricsReport& r) {
   return m;
 }
 
+proto::NodeMetricsReport ToReport(const sched::NodeMetrics& m) {
+  return {m.cpu_load_1m,    m.cpu_load_5m,    m.cpu_load_15m,    m.cpu_utilisation,
+          m.bandwidth_mbps, m.used_memory_mb, m.total_memory_mb, m.clock_mhz};
+}
+
 int MergeLinks(LinkMap& links, int node, const std::vector<proto::LinkReport>& measured) {
   int changed = 0;
   for (const proto::LinkReport& r : measured) {
@@ -58,24 +63,6 @@ int MergeLinks(LinkMap& links, int node, const std::vector<proto::LinkReport>& m
     ++changed;
   }
   return changed;
-}
-
-proto::Json MetricsJson(const sched::NodeMetrics& m) {
-  return {{"cpu_load_1m", m.cpu_load_1m},         {"cpu_load_5m", m.cpu_load_5m},
-          {"cpu_load_15m", m.cpu_load_15m},       {"cpu_utilisation", m.cpu_utilisation},
-          {"bandwidth_mbps", m.bandwidth_mbps},   {"used_memory_mb", m.used_memory_mb},
-          {"total_memory_mb", m.total_memory_mb}, {"clock_mhz", m.clock_mhz}};
-}
-
-proto::Json LinksJson(const std::vector<sched::LinkMetrics>& links) {
-  proto::Json out = proto::Json::array();
-  for (const sched::LinkMetrics& l : links) {
-    out.push_back({{"a", l.a},
-                   {"b", l.b},
-                   {"latency_us", l.latency_us},
-                   {"bandwidth_mbps", l.bandwidth_mbps}});
-  }
-  return out;
 }
 
 }  // namespace psched::daemon::monitor

@@ -30,6 +30,8 @@ proto::NodeMetricsReport MakeNodeReport(const Averages& load, const Averages& ut
                                         const std::vector<proto::LinkReport>& links);
 
 sched::NodeMetrics ToNodeMetrics(const proto::NodeMetricsReport& report);
+// And back, as psched-ctl status shows a node's metrics.
+proto::NodeMetricsReport ToReport(const sched::NodeMetrics& metrics);
 
 // One entry per unordered pair (a < b): O(log L) per measurement, so thousands
 // of nodes reporting stay cheap for the leader.
@@ -38,8 +40,5 @@ using LinkMap = std::map<std::pair<int, int>, sched::LinkMetrics>;
 // Folds the links `node` measured into `links`; the latest measurement from either
 // end wins. Returns how many entries changed.
 int MergeLinks(LinkMap& links, int node, const std::vector<proto::LinkReport>& measured);
-
-proto::Json MetricsJson(const sched::NodeMetrics& metrics);
-proto::Json LinksJson(const std::vector<sched::LinkMetrics>& links);
 
 }  // namespace psched::daemon::monitor

@@ -50,18 +50,15 @@ void MetricsBoard::ApplyTo(sched::Snapshot& snapshot, bool links) const {
     if (present.contains(l.a) && present.contains(l.b)) snapshot.links.push_back(l);
 }
 
-void MetricsBoard::AddToStatus(proto::Json& status) const {
-  if (status.contains("nodes") && status["nodes"].is_array()) {
-    for (proto::Json& node : status["nodes"]) {
-      if (!node.contains("id") || !node["id"].is_number_integer()) continue;
-      auto it = metrics_.find(node["id"].get<int>());
-      node["metrics"] = MetricsJson(it == metrics_.end() ? sched::NodeMetrics{} : it->second);
-    }
+void MetricsBoard::AddToStatus(proto::AllocationStatus& status) const {
+  for (proto::NodeStatus& node : status.nodes) {
+    auto it = metrics_.find(node.id);
+    node.metrics = ToReport(it == metrics_.end() ? sched::NodeMetrics{} : it->second);
   }
-  std::vector<sched::LinkMetrics> all;
-  all.reserve(links_.size());
-  for (const auto& [pair, l] : links_) all.push_back(l);
-  status["links"] = LinksJson(all);
+  status.links.clear();
+  status.links.reserve(links_.size());
+  for (const auto& [pair, l] : links_)
+    status.links.push_back({l.a, l.b, l.latency_us, l.bandwidth_mbps});
 }
 
 }  // namespace psched::daemon::monitor

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "daemon/monitor/metrics.hpp"
+#include "proto/allocation_status.hpp"
 #include "proto/messages.hpp"
 #include "scheduler/model.hpp"
 
@@ -30,8 +31,8 @@ class MetricsBoard {
   // (without links of nodes no longer in the snapshot). Copying the links is
   // O(links): the leader does it before decisions, not on every report.
   void ApplyTo(sched::Snapshot& snapshot, bool links) const;
-  // Adds "metrics" to each node object of status["nodes"] and a "links" list.
-  void AddToStatus(proto::Json& status) const;
+  // Sets the metrics of each of the status's nodes (zero: none reported) and its links.
+  void AddToStatus(proto::AllocationStatus& status) const;
 
  private:
   std::map<int, sched::NodeMetrics> metrics_;

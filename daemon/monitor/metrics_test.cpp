@@ -92,10 +92,10 @@ TEST(MetricsBoard, ForgetsALostNode) {
   EXPECT_TRUE(board.TakeDirectory(2));  // the others must stop probing node 1
   ASSERT_EQ(board.Peers().probes.size(), 2u);
   EXPECT_EQ(board.Peers().probes[1].node, 2);
-  proto::Json status = {{"nodes", proto::Json::array()}};
+  proto::AllocationStatus status;
   board.AddToStatus(status);
-  ASSERT_EQ(status["links"].size(), 1u);
-  EXPECT_EQ(status["links"][0]["b"], 2);
+  ASSERT_EQ(status.links.size(), 1u);
+  EXPECT_EQ(status.links[0].b, 2);
 }
 
 TEST(MetricsBoard, AppliesToSnapshotNodesAndDropsLinksOfAbsentNodes) {
@@ -119,15 +119,16 @@ TEST(MetricsBoard, AppliesToSnapshotNodesAndDropsLinksOfAbsentNodes) {
 TEST(MetricsBoard, StatusGetsMetricsPerNodeAndLinks) {
   MetricsBoard board;
   board.Update(Report(0, "", 0.25, {{1, 30, 500}}));
-  proto::Json status = {{"nodes", {{{"id", 0}}, {{"id", 1}}, {{"id", 2}, {"state", "lost"}}}}};
+  proto::AllocationStatus status;
+  status.nodes = {{.id = 0}, {.id = 1}, {.id = 2, .state = "lost"}};
   board.AddToStatus(status);
-  EXPECT_DOUBLE_EQ(status["nodes"][0]["metrics"]["cpu_load_1m"].get<double>(), 0.25);
-  EXPECT_DOUBLE_EQ(status["nodes"][1]["metrics"]["cpu_load_1m"].get<double>(), 0);
-  ASSERT_EQ(status["links"].size(), 1u);
-  EXPECT_EQ(status["links"][0]["a"], 0);
-  EXPECT_EQ(status["links"][0]["b"], 1);
-  EXPECT_DOUBLE_EQ(status["links"][0]["latency_us"].get<double>(), 30);
-  EXPECT_DOUBLE_EQ(status["links"][0]["bandwidth_mbps"].get<double>(), 500);
+  EXPECT_DOUBLE_EQ(status.nodes[0].metrics.cpu_load_1m, 0.25);
+  EXPECT_DOUBLE_EQ(status.nodes[1].metrics.cpu_load_1m, 0);
+  ASSERT_EQ(status.links.size(), 1u);
+  EXPECT_EQ(status.links[0].a, 0);
+  EXPECT_EQ(status.links[0].b, 1);
+  EXPECT_DOUBLE_EQ(status.links[0].latency_us, 30);
+  EXPECT_DOUBLE_EQ(status.links[0].bandwidth_mbps, 500);
 }
 
 }  // namespace

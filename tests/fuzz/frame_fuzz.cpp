@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "proto/allocation_status.hpp"
 #include "proto/frame.hpp"
 #include "proto/messages.hpp"
 #include "proto/wire_ids.hpp"
@@ -29,6 +30,15 @@ void Typed(const Frame& frame, const IdBounds& bounds) {
 template <typename T>
 void Plain(const Frame& frame) {
   if (auto message = Decode<T>(frame)) (void)Json(*message);
+}
+
+// psched-ctl's reading of the leader's reply (a status report in it): what decodes
+// encodes again to a reply that decodes.
+void Reply(const Frame& frame) {
+  auto reply = DecodeCtlReply(frame);
+  if (!reply) return;
+  Frame again{frame.type, Json(*reply), {}};
+  if (!DecodeCtlReply(again)) std::abort();
 }
 
 void Collective(const Frame& frame, const IdBounds& bounds) {
@@ -96,7 +106,7 @@ void Message(const Frame& frame, const IdBounds& bounds) {
     case MsgType::kSessionEnded:
       return Plain<SessionEnded>(frame);
     case MsgType::kCtlReply:
-      return Plain<CtlReply>(frame);
+      return Reply(frame);
     case MsgType::kSessionAck:
       return Plain<SessionAck>(frame);
     case MsgType::kNodeWelcome:
