@@ -2,7 +2,7 @@
 // everything is built before fork, the child only arranges its descriptors and signals
 // and execs, and a failed exec comes back as this call's error (a close-on-exec status
 // pipe carries it) instead of a child that exits 127 while the caller waits for it.
-// Ranks have their own, vfork-based spawner (daemon/node/spawner.hpp): that path is hot.
+// Ranks have their own, vfork-based exec (daemon/node/rank_exec.hpp): that path is hot.
 #pragma once
 
 #include <sys/types.h>

@@ -152,9 +152,9 @@ Result<void> Daemon::StartLeader() {
                                             std::move(cb), *options_.clock);
   RegisterService("cosched.reply",
                   [this](int, const std::string& data) { leader_->OnCoschedReply(data); });
-  RegisterService(
-      std::string(proto::kChildSpawnService),
-      [this](int from, const std::string& data) { leader_->OnCommSpawnRequest(from, data); });
+  RegisterService(std::string(proto::kCommSpawnService), [this](int from, const std::string& data) {
+    leader_->OnCommSpawnRequest(from, data);
+  });
   round_ev_ = event_new(
       base_, -1, EV_PERSIST,
       [](evutil_socket_t, short, void* arg) {
@@ -293,7 +293,7 @@ void Daemon::Deliver(proto::Frame&& frame) {
         it->second(msg->from, msg->data);
       return;
     }
-    case MsgType::kSessionSpawn:
+    case MsgType::kSessionStartRanks:
     case MsgType::kSessionSignal:
     case MsgType::kSessionKill:
     case MsgType::kIoStdin:
@@ -314,9 +314,9 @@ void Daemon::Deliver(proto::Frame&& frame) {
 
 void Daemon::DeliverNodeOrder(const proto::Frame& frame) {
   using proto::MsgType;
-  if (frame.type == MsgType::kSessionSpawn) {
-    if (auto order = proto::DecodeChecked<proto::SpawnOrder>(frame, ids_))
-      node_service_->Spawn(*order);
+  if (frame.type == MsgType::kSessionStartRanks) {
+    if (auto order = proto::DecodeChecked<proto::StartRanksOrder>(frame, ids_))
+      node_service_->StartRanks(*order);
     return;
   }
   if (frame.type == MsgType::kIoStdin) {

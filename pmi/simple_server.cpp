@@ -12,7 +12,7 @@
 #include "pmi/process_mapping.hpp"
 #include "pmi/wire2.hpp"
 #include "pmi/wireup.hpp"
-#include "proto/child_spawn.hpp"
+#include "proto/comm_spawn.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::pmi {
@@ -294,13 +294,13 @@ void SimpleServer::StartBarrier(Session& s, std::string blob) {
 
 void SimpleServer::StartSpawn(Session& s, Client& c, const SpawnRequest& request) {
   // The children are a session the leader decides like any arrival, under the parent's
-  // policy: the same request PMIx's MPI_Comm_spawn sends (pmix/daemon_spawn.cpp).
-  proto::ChildSpawnRequest ask;
+  // policy: the same request PMIx's MPI_Comm_spawn sends (pmix/daemon_comm_spawn.cpp).
+  proto::CommSpawnRequest ask;
   ask.request = next_spawn_++;
   ask.parent_session = s.id;
   ask.parent_nspace = s.kvs->info().kvsname;
   ask.parent_rank = static_cast<uint32_t>(c.rank);
-  // MPI_Comm_spawn_multiple's commands are one session, as PMIx's (proto/child_spawn).
+  // MPI_Comm_spawn_multiple's commands are one session, as PMIx's (proto/comm_spawn).
   std::vector<proto::ChildApp> apps;
   for (const SpawnApp& app : request.apps) {
     proto::ChildApp child;
@@ -317,17 +317,17 @@ void SimpleServer::StartSpawn(Session& s, Client& c, const SpawnRequest& request
     ask.env.push_back(std::string(kPreputVariable) + "=" + SimpleSession::EncodePuts(preput));
   }
   spawns_[ask.request] = PendingSpawn{s.id, c.rank};
-  tree_.SendToNode(0, std::string(proto::kChildSpawnService), proto::EncodePmix(ask));
+  tree_.SendToNode(0, std::string(proto::kCommSpawnService), proto::EncodePmix(ask));
 }
 
 void SimpleServer::OnSpawned(const std::string& data) {
-  auto decoded = proto::DecodeChildSpawnReply(data, proto::kPmi1SpawnedService);
+  auto decoded = proto::DecodeCommSpawnReply(data, proto::kPmi1SpawnedService);
   if (!decoded) {
     std::fprintf(stderr, "pschedd: node %d: %s dropped\n", tree_.node(),
                  decoded.error().message().c_str());
     return;
   }
-  const proto::ChildSpawnReply& reply = *decoded;
+  const proto::CommSpawnReply& reply = *decoded;
   auto pending = spawns_.find(reply.request);
   if (pending == spawns_.end()) return;
   const PendingSpawn asked = pending->second;

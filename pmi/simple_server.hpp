@@ -5,7 +5,7 @@
 // topology as hwloc XML (host_topology.hpp), discovered here once.
 // A barrier becomes one TreeServices::Collective over the session's nodes (the
 // collective PMIx fences use), an abort fails the session through the leader, a spawn
-// asks the leader for the children as PMIx's MPI_Comm_spawn does ("session.spawn_children",
+// asks the leader for the children as PMIx's MPI_Comm_spawn does ("session.comm_spawn",
 // answered on "pmi1.spawned"): the parent's preput pairs travel in the children's
 // environment (kPreputVariable) into their key-value space.
 //
@@ -73,7 +73,7 @@ class SimpleServer final : public daemon::LaunchHooks {
     int64_t session = 0;
     int rank = 0;
   };
-  std::map<uint64_t, PendingSpawn> spawns_;  // by ChildSpawnRequest::request
+  std::map<uint64_t, PendingSpawn> spawns_;  // by CommSpawnRequest::request
   uint64_t next_spawn_ = 1;
   // The host's topology as hwloc XML (host_topology.hpp), discovered at the first
   // session with ranks here; -1 when that failed.

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "pmi/spawn_block.hpp"
+#include "pmi/comm_spawn_block.hpp"
 #include "pmi/wire.hpp"
 
 namespace psched::pmi {

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "pmi/spawn_block.hpp"
+#include "pmi/comm_spawn_block.hpp"
 
 namespace psched::pmi {
 

@@ -12,7 +12,7 @@
 
 #include "pmix/daemon_wire.hpp"
 #include "pmix/stale_dirs.hpp"
-#include "proto/child_spawn.hpp"
+#include "proto/comm_spawn.hpp"
 
 namespace psched::pmix {
 namespace {
@@ -368,7 +368,7 @@ void DaemonPmixHost::Connect(std::vector<ProcName> procs, OpDone done) {
   std::vector<std::string> nspaces;
   nspaces.reserve(procs.size());
   for (const ProcName& p : procs) {
-    // MPI_Comm_spawn children that will never connect (daemon_spawn.cpp).
+    // MPI_Comm_spawn children that will never connect (daemon_comm_spawn.cpp).
     for (const auto& [id, spawn] : ompi_spawns_) {
       if (spawn.gone_nspace == p.nspace)
         return done(Fail(Error(ErrorCode::kNotFound, spawn.why).WithNode(tree_.node())));
@@ -612,6 +612,6 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
   }
 }
 
-// Spawn: daemon_spawn.cpp. Job control: daemon_jobctl.cpp.
+// Spawn: daemon_comm_spawn.cpp. Job control: daemon_jobctl.cpp.
 
 }  // namespace psched::pmix

@@ -161,11 +161,11 @@ class DaemonPmixHost final : public daemon::LaunchHooks, public PmixHostServices
   void NoteRankFailed(int64_t session, uint32_t rank, int code, std::string why);
   void OnProcsFailed(const std::string& data);
   void ProcsFailed(proto::PmixProcsFailed failed);
-  // MPI_Comm_spawn (daemon_spawn.cpp): the leader's answer, then the children's
+  // MPI_Comm_spawn (daemon_comm_spawn.cpp): the leader's answer, then the children's
   // namespace must be known here before the parent may connect to it.
   void OnSpawned(const std::string& data);
   // Open MPI's side of children that will never connect (refused, or failed before they
-  // connected): see daemon_spawn.cpp. `spawn` names them (a made-up nspace when refused).
+  // connected): see daemon_comm_spawn.cpp. `spawn` names them (a made-up nspace when refused).
   struct OpenMpiSpawn {
     int64_t parent_session = -1;
     Publisher parent;  // the root rank that asked

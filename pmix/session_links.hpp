@@ -16,7 +16,7 @@
 // two, before their connect. Not a lookup of any other name: a session that looked up a
 // service (MPI_Lookup_name) and was killed inside MPI_Comm_connect has connected to
 // nothing. A child that dies before its participants were looked up is not linked yet:
-// its parent's MPI_Comm_spawn fails instead (daemon_spawn.cpp).
+// its parent's MPI_Comm_spawn fails instead (daemon_comm_spawn.cpp).
 //
 // Pure bookkeeping, by namespace.
 #pragma once

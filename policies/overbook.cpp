@@ -121,7 +121,7 @@ sched::Plan OverbookPolicy::OnArrival(const sched::Snapshot& snapshot,
   const bool wider = never.has_value();
   if (!wider) {
     if (std::optional<sched::Placement> p = allocator.PlaceOne(view, request))
-      return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
+      return sched::Plan{{sched::StartRanksAction{request.id, std::move(*p), false}}};
   }
   // A sidestepper's slots are its own until it ends (model.hpp, `exclusive`): pinned ranks
   // stack on every other slot and never on those.
@@ -156,9 +156,9 @@ sched::Plan OverbookPolicy::OnArrival(const sched::Snapshot& snapshot,
           request.id, "overbook: " + *never + "; nor can its ranks share slots as asked (-N, " +
                           "--ppn, GPUs, or over " + std::to_string(kMaxLevel) + " uses a slot)"}}};
     }
-    sched::SpawnAction spawn{request.id, std::move(*p), floating};
-    spawn.overbooked = true;
-    return sched::Plan{{std::move(spawn)}};
+    sched::StartRanksAction start{request.id, std::move(*p), floating};
+    start.overbooked = true;
+    return sched::Plan{{std::move(start)}};
   }
   const sched::Layout layout = LayoutFor(request, allocator);
   std::optional<sched::LeastUsedPlacement> least =
@@ -169,9 +169,9 @@ sched::Plan OverbookPolicy::OnArrival(const sched::Snapshot& snapshot,
                         std::to_string(kMaxLevel) +
                         " uses each, or held exclusively by a sidestepping session)"}}};
   }
-  sched::SpawnAction spawn{request.id, std::move(least->placement), floating};
-  spawn.overbooked = least->overbooked;
-  return sched::Plan{{std::move(spawn)}};
+  sched::StartRanksAction start{request.id, std::move(least->placement), floating};
+  start.overbooked = least->overbooked;
+  return sched::Plan{{std::move(start)}};
 }
 
 sched::Plan OverbookPolicy::OnEnd(const sched::Snapshot& snapshot, const sched::Session& ended,

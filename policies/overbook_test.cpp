@@ -26,9 +26,9 @@ TEST_F(OverbookTest, PaperAnalysisSharesTheFirstNode) {
   Arrive(s_, pinned_, Request(1, 160), *compact_);
   sched::Plan plan = Arrive(s_, pinned_, Request(2, 32), *compact_);
   ASSERT_EQ(plan.actions.size(), 1u);
-  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
-  EXPECT_TRUE(spawn.overbooked);  // the daemon sets OMPI_MCA_mpi_yield_when_idle=1
-  EXPECT_FALSE(spawn.floating);
+  const auto& start = std::get<sched::StartRanksAction>(plan.actions[0]);
+  EXPECT_TRUE(start.overbooked);  // the daemon sets OMPI_MCA_mpi_yield_when_idle=1
+  EXPECT_FALSE(start.floating);
   EXPECT_EQ(s_.Find(1)->state, SessionState::kRunning);
   EXPECT_EQ(s_.Find(2)->state, SessionState::kOverbooked);
   EXPECT_TRUE(UsesAre(s_, 0, 0, 32, 2));
@@ -66,9 +66,9 @@ TEST_F(OverbookTest, SpreadAllocatorSpreadsTheOverbookedRanks) {
 TEST_F(OverbookTest, FloatModeBindsToTheWholeNode) {
   Arrive(s_, float_, Request(1, 160), *compact_);
   sched::Plan plan = Arrive(s_, float_, Request(2, 32), *compact_);
-  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
-  EXPECT_TRUE(spawn.floating);
-  EXPECT_TRUE(spawn.overbooked);
+  const auto& start = std::get<sched::StartRanksAction>(plan.actions[0]);
+  EXPECT_TRUE(start.floating);
+  EXPECT_TRUE(start.overbooked);
   EXPECT_TRUE(s_.Find(2)->floating);
   EXPECT_TRUE(UsesAre(s_, 0, 0, 32, 2));  // counted where it would be pinned
 }
@@ -87,9 +87,9 @@ TEST_F(OverbookTest, ThreadsVariant) {
 TEST_F(OverbookTest, FreeSlotsAreNotOverbooked) {
   Arrive(s_, pinned_, Request(1, 100), *compact_);
   sched::Plan plan = Arrive(s_, float_, Request(2, 60), *compact_);
-  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
-  EXPECT_FALSE(spawn.overbooked);
-  EXPECT_FALSE(spawn.floating);
+  const auto& start = std::get<sched::StartRanksAction>(plan.actions[0]);
+  EXPECT_FALSE(start.overbooked);
+  EXPECT_FALSE(start.floating);
   EXPECT_EQ(s_.Find(2)->state, SessionState::kRunning);
 }
 
@@ -154,10 +154,10 @@ TEST_F(OverbookTest, ASessionWiderThanTheAllocationSharesEverySlotRoundRobin) {
   s_ = SmallNodes(1);
   sched::Plan plan = Arrive(s_, pinned_, Request(1, 5), *compact_);
   ASSERT_EQ(plan.actions.size(), 1u);
-  const auto* spawn = std::get_if<sched::SpawnAction>(&plan.actions[0]);
-  ASSERT_NE(spawn, nullptr) << "refused";
-  EXPECT_TRUE(spawn->overbooked);
-  EXPECT_FALSE(spawn->floating);
+  const auto* start = std::get_if<sched::StartRanksAction>(&plan.actions[0]);
+  ASSERT_NE(start, nullptr) << "refused";
+  EXPECT_TRUE(start->overbooked);
+  EXPECT_FALSE(start->floating);
   EXPECT_EQ(s_.Find(1)->state, SessionState::kOverbooked);
   EXPECT_EQ(PusOfRanks(*s_.Find(1), 0), (std::vector<int>{0, 1, 0, 1, 0}));
   EXPECT_EQ(s_.nodes[0].uses, (std::vector<int>{3, 2}));
@@ -191,9 +191,9 @@ TEST_F(OverbookTest, BeyondTheAllocationRanksSpreadEvenlyOverTheNodes) {
 TEST_F(OverbookTest, BeyondTheAllocationFloatModePinsNothing) {
   s_ = SmallNodes(1);
   sched::Plan plan = Arrive(s_, float_, Request(1, 3), *compact_);
-  const auto& spawn = std::get<sched::SpawnAction>(plan.actions[0]);
-  EXPECT_TRUE(spawn.floating);
-  EXPECT_TRUE(spawn.overbooked);
+  const auto& start = std::get<sched::StartRanksAction>(plan.actions[0]);
+  EXPECT_TRUE(start.floating);
+  EXPECT_TRUE(start.overbooked);
 }
 
 TEST_F(OverbookTest, BeyondTheAllocationKeepsThreadsAndPerNodeLimits) {
@@ -222,7 +222,7 @@ TEST_F(OverbookTest, TheAdminCapsHowFarBeyondTheAllocation) {
   PolicyOptions options{OverbookMode::kPinned, false, 0};
   options.max_overbook_factor = 2;
   OverbookPolicy capped(options);
-  EXPECT_TRUE(std::holds_alternative<sched::SpawnAction>(
+  EXPECT_TRUE(std::holds_alternative<sched::StartRanksAction>(
       Arrive(s_, capped, Request(1, 4), *compact_).actions[0]));
   sched::Plan plan = Arrive(s_, capped, Request(2, 5), *compact_);
   const auto* reject = std::get_if<sched::RejectAction>(&plan.actions[0]);

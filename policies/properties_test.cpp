@@ -62,9 +62,9 @@ TEST_P(PolicyProperties, RandomArrivalsAndEndsKeepTheInvariants) {
   auto tally = [&](const sched::Plan& plan, bool on_end) {
     for (const sched::Action& a : plan.actions) {
       if (std::holds_alternative<sched::EnqueueAction>(a)) ++enqueued;
-      if (const auto* spawn = std::get_if<sched::SpawnAction>(&a)) {
+      if (const auto* start = std::get_if<sched::StartRanksAction>(&a)) {
         queued_started += on_end;
-        overbooked += spawn->overbooked;
+        overbooked += start->overbooked;
       }
       if (std::holds_alternative<sched::SuspendAction>(a)) ++suspended;
       if (std::holds_alternative<sched::ResumeAction>(a)) ++resumed;

@@ -127,7 +127,7 @@ void StartQueued(PlanBuilder& builder, const Allocator& allocator, bool backfill
       sched::ScheduleQueue(view, queue, backfill ? sched::Backfill::kEasy : sched::Backfill::kNone,
                            sched::AllocatorSelector(allocator, view));
   for (sched::Assignment& a : decision.starts)
-    builder.Add(sched::SpawnAction{a.session, std::move(a.placement), false});
+    builder.Add(sched::StartRanksAction{a.session, std::move(a.placement), false});
 }
 
 namespace {

@@ -49,9 +49,9 @@ std::optional<sched::Plan> SidestepOnto(const Snapshot& snapshot, const SlotMask
     if (!moved) return std::nullopt;
     builder.Add(sched::RepinAction{id, std::move(*moved), request.id});
   }
-  sched::SpawnAction spawn{request.id, slots, false};
-  spawn.exclusive = true;
-  builder.Add(std::move(spawn), &request);
+  sched::StartRanksAction start{request.id, slots, false};
+  start.exclusive = true;
+  builder.Add(std::move(start), &request);
   return builder.Take();
 }
 
@@ -71,7 +71,7 @@ sched::Plan SidestepPolicy::OnArrival(const Snapshot& snapshot,
     return sched::Plan{{sched::RejectAction{request.id, *why}}};
   Snapshot view = ReservedView(snapshot);
   if (std::optional<Placement> p = allocator.PlaceOne(view, request))
-    return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
+    return sched::Plan{{sched::StartRanksAction{request.id, std::move(*p), false}}};
 
   const SlotMask exclusive = ExclusiveSlots(snapshot);
   const sched::Layout asked = LayoutFor(request, allocator);

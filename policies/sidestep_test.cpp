@@ -35,8 +35,8 @@ TEST_F(SidestepTest, PaperAnalysisGetsItsSlotsAloneAndTheSimulationShares) {
   const auto& repin = std::get<sched::RepinAction>(plan.actions[0]);
   EXPECT_EQ(repin.session, 1);
   EXPECT_EQ(repin.by, 2);
-  EXPECT_TRUE(std::get<sched::SpawnAction>(plan.actions[1]).exclusive);
-  EXPECT_FALSE(std::get<sched::SpawnAction>(plan.actions[1]).overbooked);
+  EXPECT_TRUE(std::get<sched::StartRanksAction>(plan.actions[1]).exclusive);
+  EXPECT_FALSE(std::get<sched::StartRanksAction>(plan.actions[1]).overbooked);
 
   EXPECT_EQ(s_.Find(1)->state, SessionState::kSidestepped);
   EXPECT_EQ(s_.Find(1)->displaced_by, 2);
@@ -135,7 +135,7 @@ TEST_F(SidestepTest, FreeSlotsNeedNoSidestep) {
   Start(Request(1, 100));
   sched::Plan plan = Start(Request(2, 60));
   ASSERT_EQ(plan.actions.size(), 1u);
-  EXPECT_FALSE(std::get<sched::SpawnAction>(plan.actions[0]).exclusive);
+  EXPECT_FALSE(std::get<sched::StartRanksAction>(plan.actions[0]).exclusive);
   EXPECT_EQ(s_.Find(1)->state, SessionState::kRunning);
 }
 

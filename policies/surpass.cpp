@@ -38,7 +38,7 @@ std::optional<sched::Plan> TrySuspending(const Snapshot& snapshot,
   Snapshot view = respect_suspended ? ReservedView(builder.work(), request.id) : builder.work();
   std::optional<sched::Placement> p = allocator.PlaceOne(view, request);
   if (!p) return std::nullopt;
-  builder.Add(sched::SpawnAction{request.id, std::move(*p), false}, &request);
+  builder.Add(sched::StartRanksAction{request.id, std::move(*p), false}, &request);
   return builder.Take();
 }
 

@@ -36,7 +36,7 @@ TEST_F(SurpassTest, PaperAnalysisSuspendsTheSimulationUntilItEnds) {
   ASSERT_EQ(plan.actions.size(), 2u);
   EXPECT_EQ(std::get<sched::SuspendAction>(plan.actions[0]).session, 1);
   EXPECT_EQ(std::get<sched::SuspendAction>(plan.actions[0]).by, 2);
-  EXPECT_EQ(std::get<sched::SpawnAction>(plan.actions[1]).session, 2);
+  EXPECT_EQ(std::get<sched::StartRanksAction>(plan.actions[1]).session, 2);
 
   EXPECT_EQ(s_.Find(1)->state, SessionState::kSuspended);
   EXPECT_EQ(s_.Find(1)->displaced_by, 2);

@@ -20,7 +20,7 @@ sched::Plan WaitPolicy::OnArrival(const sched::Snapshot& snapshot,
                               allocator)
             : std::nullopt;
   }
-  if (p) return sched::Plan{{sched::SpawnAction{request.id, std::move(*p), false}}};
+  if (p) return sched::Plan{{sched::StartRanksAction{request.id, std::move(*p), false}}};
   return sched::Plan{{sched::EnqueueAction{request.id, WaitReason(view, request, ahead, name())}}};
 }
 

@@ -83,19 +83,19 @@ TEST(CheckedFields, IntegerBeyondItsFieldIsRefusedNotWrapped) {
 }
 
 TEST(CheckedFields, NestedFieldsAreNamedByTheirPath) {
-  Json order = Json(SpawnOrder{.session = 1, .size = 2});
+  Json order = Json(StartRanksOrder{.session = 1, .size = 2});
   order["ranks"] = Json::array({Json(RankSpec{}), {{"rank", 1}, {"node", 1e300}}});
-  EXPECT_EQ(DecodeError<SpawnOrder>(MsgType::kSessionSpawn, order),
-            "malformed session.spawn message: 'ranks[1].node' is not an integer: 1e+300");
+  EXPECT_EQ(DecodeError<StartRanksOrder>(MsgType::kSessionStartRanks, order),
+            "malformed session.start_ranks message: 'ranks[1].node' is not an integer: 1e+300");
   order["ranks"] = Json::array({{{"pus", {0, 1, 2.5}}}});
-  EXPECT_EQ(DecodeError<SpawnOrder>(MsgType::kSessionSpawn, order),
-            "malformed session.spawn message: 'ranks[0].pus[2]' is not an integer: 2.5");
+  EXPECT_EQ(DecodeError<StartRanksOrder>(MsgType::kSessionStartRanks, order),
+            "malformed session.start_ranks message: 'ranks[0].pus[2]' is not an integer: 2.5");
   EXPECT_EQ(DecodeError<NodeJoin>(MsgType::kNodeJoin, {{"pus", {{{"core", "0"}}}}}),
             "malformed node.join message: 'pus[0].core' is not an integer: \"0\"");
   EXPECT_EQ(DecodeError<NodeJoin>(MsgType::kNodeJoin, {{"pus", {1, 2}}}),
             "malformed node.join message: 'pus[0]' is not a map: 1");
-  EXPECT_EQ(DecodeError<SpawnOrder>(MsgType::kSessionSpawn, {{"app_sizes", {-1}}}),
-            "malformed session.spawn message: 'app_sizes[0]' is out of range: -1");
+  EXPECT_EQ(DecodeError<StartRanksOrder>(MsgType::kSessionStartRanks, {{"app_sizes", {-1}}}),
+            "malformed session.start_ranks message: 'app_sizes[0]' is out of range: -1");
 }
 
 TEST(CheckedFields, OtherTypesAreTheirOwn) {
@@ -123,9 +123,9 @@ TEST(CheckedFields, FloatingFieldsTakeAnyNumber) {
   EXPECT_EQ(launch->kill_wait_s, 2.0);
   EXPECT_EQ(launch->ranks, 4);
   // What the encoder writes decodes to what it was (signed and unsigned MessagePack ints).
-  SpawnOrder order{.session = -5, .size = 3, .parent_rank = 4000000000u, .universe_size = 7};
+  StartRanksOrder order{.session = -5, .size = 3, .parent_rank = 4000000000u, .universe_size = 7};
   order.ranks = {RankSpec{.rank = 2, .node = 1, .local_rank = 0, .pus = {3, 1}}};
-  auto back = Decode<SpawnOrder>(OnTheWire(MsgType::kSessionSpawn, Json(order)));
+  auto back = Decode<StartRanksOrder>(OnTheWire(MsgType::kSessionStartRanks, Json(order)));
   ASSERT_TRUE(back) << back.error().ToString();
   EXPECT_EQ(Json(*back), Json(order));
 }

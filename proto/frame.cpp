@@ -30,7 +30,7 @@ constexpr std::array kNames = {
     "node.lost",
     "session.launch",
     "session.started",
-    "session.spawn",
+    "session.start_ranks",
     "session.rank_exited",
     "session.node_done",
     "session.ended",

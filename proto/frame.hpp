@@ -51,7 +51,7 @@ enum class MsgType : uint16_t {
   kNodeLost,           // parent -> leader: {nodes}
   kSessionLaunch,      // launcher -> leader: LaunchRequest
   kSessionStarted,     // leader -> launcher: {session, nodes}
-  kSessionSpawn,       // leader -> node: SpawnOrder
+  kSessionStartRanks,  // leader -> node: StartRanksOrder
   kSessionRankExited,  // node -> leader: RankExit (a failure, reported at once)
   kSessionNodeDone,    // node -> leader: {session, node, exits[]}
   kSessionEnded,       // leader -> launcher: {session, code, message}

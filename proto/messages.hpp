@@ -50,7 +50,7 @@ struct RankSpec {
 PSCHED_WIRE_STRUCT(RankSpec, rank, node, local_rank, pus)
 
 // leader -> every node of a session: spawn your ranks of it.
-struct SpawnOrder {
+struct StartRanksOrder {
   int64_t session = 0;
   std::string nspace;
   std::vector<std::string> argv;
@@ -73,7 +73,7 @@ struct SpawnOrder {
   // Each rank's stdout is a raw pseudo-terminal, not a pipe (LaunchRequest::stdout_pty).
   bool stdout_pty = false;
 };
-PSCHED_WIRE_STRUCT(SpawnOrder, session, nspace, argv, env, cwd, size, threads_per_rank, ranks,
+PSCHED_WIRE_STRUCT(StartRanksOrder, session, nspace, argv, env, cwd, size, threads_per_rank, ranks,
                    hostnames, parent_nspace, parent_rank, app_sizes, mpi, universe_size, stdout_pty)
 
 // How a rank ended. code is the mpiexec-style code: exit status, or 128+signal.

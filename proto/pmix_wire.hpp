@@ -5,7 +5,7 @@
 // are the wire's), read field by field as its type (proto/checked_fields.hpp: an integer
 // its type holds, never a cast), with a version. A message without "version" is version 1,
 // the format these messages had before they were typed. MPI_Comm_spawn's children request
-// and reply (proto/child_spawn.hpp) travel in the same codec.
+// and reply (proto/comm_spawn.hpp) travel in the same codec.
 #pragma once
 
 #include <cstdint>

@@ -103,7 +103,7 @@ Result<void> CheckIds(const KillOrder& m, const IdBounds&) {
   return NonNegative(m.session, "session");
 }
 
-Result<void> CheckIds(const SpawnOrder& m, const IdBounds& b) {
+Result<void> CheckIds(const StartRanksOrder& m, const IdBounds& b) {
   if (auto ok = NonNegative(m.session, "session"); !ok) return ok;
   if (m.size < 0 || static_cast<size_t>(m.size) != m.ranks.size()) {
     return Fail(ErrorCode::kProtocol, "a session of size " + std::to_string(m.size) + " with " +

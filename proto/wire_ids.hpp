@@ -33,7 +33,7 @@ Result<void> CheckIds(const StdinWritten& m, const IdBounds& b);
 Result<void> CheckIds(const OutputFlow& m, const IdBounds& b);
 Result<void> CheckIds(const SessionRef& m, const IdBounds& b);
 Result<void> CheckIds(const KillOrder& m, const IdBounds& b);
-Result<void> CheckIds(const SpawnOrder& m, const IdBounds& b);
+Result<void> CheckIds(const StartRanksOrder& m, const IdBounds& b);
 Result<void> CheckIds(const PeerSend& m, const IdBounds& b);
 Result<void> CheckIds(const MonitorReport& m, const IdBounds& b);
 Result<void> CheckIds(const MonitorPeers& m, const IdBounds& b);

@@ -43,7 +43,7 @@ TEST(WireIds, SessionsAndRanksAreInRange) {
   EXPECT_FALSE(CheckIds(RankExit{.session = 1, .rank = -2}, kFour));
   EXPECT_FALSE(CheckIds(Output{.session = 1, .rank = -1}, kFour));
   EXPECT_FALSE(CheckIds(SessionRef{.session = -5}, kFour));
-  SpawnOrder order{.session = 2, .size = 2};
+  StartRanksOrder order{.session = 2, .size = 2};
   order.ranks = {{.rank = 0, .node = 1}, {.rank = 1, .node = 2}};
   EXPECT_TRUE(CheckIds(order, kFour));
   order.ranks[1].rank = 2;

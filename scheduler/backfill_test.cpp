@@ -30,7 +30,7 @@ void RunOn(Snapshot& s, const SessionRequest& r, std::vector<NodeId> nodes) {
   Placement p;
   for (size_t i = 0; i < nodes.size(); ++i)
     p.ranks.push_back(RankSlots{static_cast<int>(i), nodes[i], {0}});
-  ApplyPlan(s, Plan{{SpawnAction{r.id, p, false}}}, &r);
+  ApplyPlan(s, Plan{{StartRanksAction{r.id, p, false}}}, &r);
 }
 
 std::optional<Placement> Compact(std::span<const Node> nodes, const SessionRequest& r) {

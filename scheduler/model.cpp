@@ -155,7 +155,7 @@ struct Applier {
   Snapshot& snapshot;
   const SessionRequest* request;
 
-  void operator()(const SpawnAction& a) {
+  void operator()(const StartRanksAction& a) {
     Session& s = FindOrAdd(snapshot, a.session, request);
     // Overbooked beyond the allocation, its ranks share slots among themselves too.
     bool shared = a.overbooked;

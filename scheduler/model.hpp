@@ -142,7 +142,7 @@ struct Snapshot {
 
 // ---- Plans: what a decision turns into. The daemon executes them; the simulator applies them.
 
-struct SpawnAction {
+struct StartRanksAction {
   SessionId session = kNoSession;
   Placement placement;
   bool floating = false;  // bind each rank to all of its node's slots (overbook float)
@@ -177,8 +177,8 @@ struct KillAction {
   SessionId session = kNoSession;
 };
 
-using Action = std::variant<SpawnAction, SuspendAction, ResumeAction, RepinAction, EnqueueAction,
-                            RejectAction, KillAction>;
+using Action = std::variant<StartRanksAction, SuspendAction, ResumeAction, RepinAction,
+                            EnqueueAction, RejectAction, KillAction>;
 
 struct Plan {
   std::vector<Action> actions;

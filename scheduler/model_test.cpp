@@ -49,7 +49,7 @@ TEST(FindNode, ByIndexBySubspanAndByScan) {
 TEST(ApplyPlan, SpawnCountsUsesAndEndReleasesThem) {
   Snapshot s = TwoNodes();
   SessionRequest r = Req(1, 6);
-  Plan plan{{SpawnAction{1, *PlaceRanks(s.nodes, r), false}}};
+  Plan plan{{StartRanksAction{1, *PlaceRanks(s.nodes, r), false}}};
   ApplyPlan(s, plan, &r);
   EXPECT_EQ(s.FreePus(), 2);
   ASSERT_NE(s.Find(1), nullptr);
@@ -66,7 +66,7 @@ TEST(ApplyPlan, SpawnIgnoresPusTheNodeDoesNotHave) {
   SessionRequest r = Req(1, 2);
   Placement p;
   p.ranks = {RankSlots{0, 0, {1}}, RankSlots{1, 0, {4, -1}}};
-  ApplyPlan(s, Plan{{SpawnAction{1, p, false}}}, &r);
+  ApplyPlan(s, Plan{{StartRanksAction{1, p, false}}}, &r);
   EXPECT_EQ(s.FreePus(), 7);
   EXPECT_EQ(s.Find(1)->state, SessionState::kRunning);
 }
@@ -74,7 +74,7 @@ TEST(ApplyPlan, SpawnIgnoresPusTheNodeDoesNotHave) {
 TEST(ApplyPlan, SuspendFreesSlotsAndResumeTakesThemBack) {
   Snapshot s = TwoNodes();
   SessionRequest r = Req(1, 8);
-  ApplyPlan(s, Plan{{SpawnAction{1, *PlaceRanks(s.nodes, r), false}}}, &r);
+  ApplyPlan(s, Plan{{StartRanksAction{1, *PlaceRanks(s.nodes, r), false}}}, &r);
   ApplyPlan(s, Plan{{SuspendAction{1, 2}}});
   EXPECT_EQ(s.FreePus(), 8);
   EXPECT_EQ(s.Find(1)->state, SessionState::kSuspended);
@@ -87,10 +87,10 @@ TEST(ApplyPlan, SuspendFreesSlotsAndResumeTakesThemBack) {
 TEST(ApplyPlan, SpawnOnUsedSlotsIsOverbooked) {
   Snapshot s = TwoNodes();
   SessionRequest a = Req(1, 8), b = Req(2, 2);
-  ApplyPlan(s, Plan{{SpawnAction{1, *PlaceRanks(s.nodes, a), false}}}, &a);
+  ApplyPlan(s, Plan{{StartRanksAction{1, *PlaceRanks(s.nodes, a), false}}}, &a);
   auto over = PlaceOnLeastUsed(s.nodes, b, Layout::kCompact);
   ASSERT_TRUE(over);
-  ApplyPlan(s, Plan{{SpawnAction{2, over->placement, false}}}, &b);
+  ApplyPlan(s, Plan{{StartRanksAction{2, over->placement, false}}}, &b);
   EXPECT_EQ(s.Find(2)->state, SessionState::kOverbooked);
   EXPECT_EQ(s.nodes[0].uses[0], 2);
   EXPECT_EQ(s.nodes[0].uses[2], 1);
@@ -99,7 +99,7 @@ TEST(ApplyPlan, SpawnOnUsedSlotsIsOverbooked) {
 TEST(ApplyPlan, SpawnKeepsExclusiveMark) {
   Snapshot s = TwoNodes();
   SessionRequest r = Req(1, 2);
-  SpawnAction spawn{1, *PlaceRanks(s.nodes, r), false};
+  StartRanksAction spawn{1, *PlaceRanks(s.nodes, r), false};
   spawn.exclusive = true;
   ApplyPlan(s, Plan{{spawn}}, &r);
   EXPECT_TRUE(s.Find(1)->exclusive);
@@ -109,7 +109,7 @@ TEST(ApplyPlan, RepinMovesUsesAndRestoreEndsSidestep) {
   Snapshot s = TwoNodes();
   SessionRequest a = Req(1, 2);
   Placement start = *PlaceRanks(s.nodes, a);
-  ApplyPlan(s, Plan{{SpawnAction{1, start, false}}}, &a);
+  ApplyPlan(s, Plan{{StartRanksAction{1, start, false}}}, &a);
   Placement moved = start;
   moved.ranks[0].pus = {3};
   moved.ranks[1].pus = {3};

@@ -94,7 +94,7 @@ void BM_AuctionRoundMachineL(benchmark::State& state, const char* allocator_name
     auto p = sched::PlaceBestFit(snap.nodes, r);
     if (!p) break;
     sched::Plan plan;
-    plan.actions.push_back(sched::SpawnAction{r.id, *p, false});
+    plan.actions.push_back(sched::StartRanksAction{r.id, *p, false});
     sched::ApplyPlan(snap, plan, &r);
     busy += r.SlotsNeeded();
   }

@@ -20,18 +20,18 @@ namespace psched::daemon {
 void LeaderService::OnCommSpawnRequest(int from, const std::string& data) {
   if (executor_.busy())
     return deferred_.push_back([this, from, data] { OnCommSpawnRequest(from, data); });
-  auto decoded = proto::DecodeChildSpawnRequest(data);
+  auto decoded = proto::DecodeCommSpawnRequest(data);
   if (!decoded) {
     std::fprintf(stderr, "pschedd[0]: %s from node %d dropped\n", decoded.error().message().c_str(),
                  from);
     return;
   }
-  const proto::ChildSpawnRequest& ask = *decoded;
+  const proto::CommSpawnRequest& ask = *decoded;
   auto refuse = [&](const std::string& why) {
-    proto::ChildSpawnReply reply{
-        .request = ask.request,
-        .message = "MPI_Comm_spawn of " + std::to_string(ask.ranks) + " process(es) from session " +
-                   std::to_string(ask.parent_session) + " refused: " + why};
+    proto::CommSpawnReply reply{.request = ask.request,
+                                .message = "MPI_Comm_spawn of " + std::to_string(ask.ranks) +
+                                           " process(es) from session " +
+                                           std::to_string(ask.parent_session) + " refused: " + why};
     SendCommSpawnReply(from, ask.reply_service, reply);
     // The user sees why, not only the MPI error class the parent gets.
     if (LiveSession* p = Find(ask.parent_session)) {
@@ -43,7 +43,7 @@ void LeaderService::OnCommSpawnRequest(int from, const std::string& data) {
   };
   LiveSession* parent = Find(ask.parent_session);
   if (parent == nullptr || Failing(parent->id)) return refuse("the parent session is ending");
-  if (auto bad = proto::ChildSpawnProblem(ask, parent->ranks)) return refuse(*bad);
+  if (auto bad = proto::CommSpawnProblem(ask, parent->ranks)) return refuse(*bad);
   // Decided as any arrival (scheduler/leader/step.hpp), with the parent's policy and
   // allocator, its owner and estimate.
   const sched::leader::Session* model = Model(parent->id);
@@ -66,7 +66,7 @@ void LeaderService::OnCommSpawnRequest(int from, const std::string& data) {
 }
 
 void LeaderService::RegisterChild(const sched::SessionRequest& request,
-                                  const proto::ChildSpawnRequest& ask, const LiveSession& parent,
+                                  const proto::CommSpawnRequest& ask, const LiveSession& parent,
                                   int from) {
   LiveSession& child = sessions_[request.id];
   child.id = request.id;
@@ -96,11 +96,11 @@ void LeaderService::AnswerCommSpawn(LiveSession& child, bool ok, const std::stri
                                     int64_t parent) {
   if (parent == sched::kNoSession) parent = ParentOf(child);
   if (parent == 0 || child.comm_spawn_request == 0) return;
-  proto::ChildSpawnReply reply;
+  proto::CommSpawnReply reply;
   reply.request = child.comm_spawn_request;
   reply.ok = ok;
   reply.session = child.id;
-  // The nspace LeaderService::StartRanks gave the children's SpawnOrder.
+  // The nspace LeaderService::StartRanks gave the children's StartRanksOrder.
   reply.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(child.id);
   if (!ok) {
     reply.message = "MPI_Comm_spawn from session " + std::to_string(parent) +
@@ -112,7 +112,7 @@ void LeaderService::AnswerCommSpawn(LiveSession& child, bool ok, const std::stri
 }
 
 void LeaderService::SendCommSpawnReply(int node, const std::string& service,
-                                       const proto::ChildSpawnReply& reply) {
+                                       const proto::CommSpawnReply& reply) {
   peers_.Send({node}, proto::MsgType::kPeerSend,
               proto::Json(proto::PeerSend{node, 0, service, proto::EncodePmix(reply)}));
 }

@@ -244,14 +244,14 @@ void LeaderService::PlanDone(const sched::Plan& plan, Result<void> ok) {
   for (const sched::leader::Note& note : done.notes)
     if (LiveSession* s = Find(note.session)) NoteToLauncher(*s, note.text);
   for (const sched::Action& action : plan.actions) {
-    if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
-      if (LiveSession* s = Find(spawn->session)) {
+    if (const auto* start = std::get_if<sched::StartRanksAction>(&action)) {
+      if (LiveSession* s = Find(start->session)) {
         // Failed while the plan ran: it never starts (Finish below ends it).
         if (std::ranges::find(done.ended, s->id) != done.ended.end()) {
           AnswerCommSpawn(*s, false, Model(s->id)->failure->first);
           continue;
         }
-        StartRanks(*spawn, s->request, *s);
+        StartRanks(*start, s->request, *s);
         AnswerCommSpawn(*s, true, "");
       }
     } else if (const auto* wait = std::get_if<sched::EnqueueAction>(&action)) {
@@ -334,15 +334,15 @@ bool LeaderService::Queued(int64_t id) const {
   return model != nullptr && model->state == sched::SessionState::kQueued;
 }
 
-void LeaderService::StartRanks(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
-                               LiveSession& s) {
-  proto::SpawnOrder order;
+void LeaderService::StartRanks(const sched::StartRanksAction& start,
+                               const proto::LaunchRequest& req, LiveSession& s) {
+  proto::StartRanksOrder order;
   order.session = s.id;
   order.nspace = "psched." + std::to_string(getpid()) + "." + std::to_string(s.id);
   order.argv = req.argv;
   order.env = req.env;
   order.cwd = req.cwd;
-  order.size = static_cast<int>(spawn.placement.ranks.size());
+  order.size = static_cast<int>(start.placement.ranks.size());
   order.threads_per_rank = req.threads_per_rank;
   order.parent_nspace = s.parent_nspace;
   order.parent_rank = s.parent_rank;
@@ -350,7 +350,7 @@ void LeaderService::StartRanks(const sched::SpawnAction& spawn, const proto::Lau
   order.mpi = req.mpi.empty() ? config_.default_mpi : req.mpi;
   order.universe_size = std::max(order.size, state_.snapshot.TotalPus());
   order.stdout_pty = req.stdout_pty;
-  const sched::leader::RankLayout layout = sched::leader::LayoutOf(state_.snapshot, spawn);
+  const sched::leader::RankLayout layout = sched::leader::LayoutOf(state_.snapshot, start);
   if (layout.yield_when_idle) order.env.push_back("OMPI_MCA_mpi_yield_when_idle=1");
   std::map<int, int> local_count;
   for (const sched::RankSlots& r : layout.ranks)
@@ -359,11 +359,11 @@ void LeaderService::StartRanks(const sched::SpawnAction& spawn, const proto::Lau
   for (const auto& [id, name] : state_.hostnames) max_node = std::max(max_node, id);
   order.hostnames.resize(static_cast<size_t>(max_node) + 1);
   for (const auto& [id, name] : state_.hostnames) order.hostnames[static_cast<size_t>(id)] = name;
-  s.nodes = spawn.placement.Nodes();
-  s.rank0_node = spawn.placement.ranks.empty() ? 0 : spawn.placement.ranks.front().node;
+  s.nodes = start.placement.Nodes();
+  s.rank0_node = start.placement.ranks.empty() ? 0 : start.placement.ranks.front().node;
   if (auto c = s.launcher.lock())
     c->Send(proto::Encode(proto::MsgType::kSessionStarted, proto::SessionStarted{s.id, s.nodes}));
-  peers_.Send(s.nodes, proto::MsgType::kSessionSpawn, proto::Json(order));
+  peers_.Send(s.nodes, proto::MsgType::kSessionStartRanks, proto::Json(order));
 }
 
 void LeaderService::OnClientClosed(Connection& client) {
@@ -512,7 +512,7 @@ void LeaderService::Finish(int64_t id) {
     const std::string text = model != nullptr ? sched::leader::FailureText(state_, *model) : "";
     c->Send(proto::Encode(proto::MsgType::kSessionEnded, proto::SessionEnded{id, code, text}));
   }
-  const bool spawned = !s.nodes.empty();  // not a session that ended before its spawn
+  const bool spawned = !s.nodes.empty();  // not a session that ended before its start
   ChildEnded(s);
   sessions_.erase(id);
   metrics_.ApplyTo(state_.snapshot, /*links=*/true);

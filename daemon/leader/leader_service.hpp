@@ -26,7 +26,7 @@
 #include "daemon/net/peer_link.hpp"
 #include "policies/policy.hpp"
 #include "proto/allocation_status.hpp"
-#include "proto/child_spawn.hpp"
+#include "proto/comm_spawn.hpp"
 #include "proto/messages.hpp"
 #include "proto/wire_ids.hpp"
 #include "scheduler/allocator.hpp"
@@ -66,7 +66,7 @@ class LeaderService {
   proto::AllocationStatus Status() const;
   // A node's reply to a co-scheduling order (PeerSend service "cosched.reply").
   void OnCoschedReply(const std::string& data) { executor_.OnReply(data); }
-  // MPI_Comm_spawn from a rank on node `from` (PeerSend "session.spawn_children",
+  // MPI_Comm_spawn from a rank on node `from` (PeerSend "session.comm_spawn",
   // comm_spawn.cpp): a launcher-less session, decided like any arrival.
   void OnCommSpawnRequest(int from, const std::string& data);
 
@@ -98,7 +98,7 @@ class LeaderService {
     std::string owner, command;
     int ranks = 0, threads = 1;
     double start = 0;
-    proto::LaunchRequest request;  // kept to spawn a queued session later
+    proto::LaunchRequest request;  // kept to start a queued session later
     // Children of MPI_Comm_spawn have no launcher: they belong to their parent
     // (ParentOf), whose launcher gets their output and failures; the asking node gets
     // the answer.
@@ -107,8 +107,8 @@ class LeaderService {
     std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app
     int comm_spawn_node = -1;
     uint64_t comm_spawn_request = 0;
-    std::string comm_spawn_reply_service;  // ChildSpawnRequest::reply_service
-    // The spawn's id once answered "launched": their failure is told to that node too
+    std::string comm_spawn_reply_service;  // CommSpawnRequest::reply_service
+    // The comm_spawn request's id once answered "launched": their failure is told to that node too
     // (the parent may still wait for them to connect).
     uint64_t launched_comm_spawn_request = 0;
     bool output_held = false;  // the nodes stopped reading its output (HoldOutputIfBacklogged)
@@ -128,8 +128,8 @@ class LeaderService {
   sched::leader::Outcome Step(const sched::leader::Event& event);
 
   void Launch(const std::shared_ptr<Connection>& client, const proto::Frame& frame, uid_t uid);
-  // A SpawnAction carried out: the session's ranks start on their nodes (session.spawn).
-  void StartRanks(const sched::SpawnAction& spawn, const proto::LaunchRequest& req,
+  // A StartRanksAction carried out: the session's ranks start on their nodes (session.start_ranks).
+  void StartRanks(const sched::StartRanksAction& start, const proto::LaunchRequest& req,
                   LiveSession& session);
   void Control(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
   void SessionControl(const std::shared_ptr<Connection>& client, const proto::Frame& frame);
@@ -193,10 +193,9 @@ class LeaderService {
   void AnswerCommSpawn(LiveSession& child, bool ok, const std::string& message,
                        int64_t parent = sched::kNoSession);
   // OnCommSpawnRequest's check of the request itself: the refusal the parent's launcher is told.
-  void RegisterChild(const sched::SessionRequest& request, const proto::ChildSpawnRequest& ask,
+  void RegisterChild(const sched::SessionRequest& request, const proto::CommSpawnRequest& ask,
                      const LiveSession& parent, int from);
-  void SendCommSpawnReply(int node, const std::string& service,
-                          const proto::ChildSpawnReply& reply);
+  void SendCommSpawnReply(int node, const std::string& service, const proto::CommSpawnReply& reply);
   void ForwardChildOutput(LiveSession& child, proto::Output out);
   void ChildEnded(LiveSession& child);
   void NoteToParent(const LiveSession& child, const std::string& text);

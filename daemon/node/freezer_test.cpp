@@ -15,7 +15,7 @@
 #include <functional>
 #include <sstream>
 
-#include "daemon/node/spawner.hpp"
+#include "daemon/node/rank_exec.hpp"
 #include "daemon/node/suspend.hpp"
 
 namespace psched::daemon {
@@ -96,12 +96,12 @@ class RealFreezer : public ::testing::TestWithParam<CgroupVersion> {
   pid_t Spawn(int64_t session, std::vector<std::string> argv) {
     auto fd = freezer_->JoinFd(session);
     EXPECT_TRUE(fd) << fd.error().ToString();
-    SpawnSpec spec;
+    RankExecSpec spec;
     spec.argv = std::move(argv);
     spec.env = {"PATH=/usr/bin:/bin"};
     spec.bind = false;
     spec.cgroup_procs_fd = *fd;
-    auto r = SpawnRank(spec);
+    auto r = ExecRank(spec);
     EXPECT_TRUE(r) << r.error().ToString();
     close(r->out_fd);
     close(r->err_fd);

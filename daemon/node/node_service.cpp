@@ -15,8 +15,8 @@
 #include "config/config.hpp"
 #include "daemon/node/freezer.hpp"
 #include "daemon/node/ompi_env.hpp"
+#include "daemon/node/rank_exec.hpp"
 #include "daemon/node/slurm_task_env.hpp"
-#include "daemon/node/spawner.hpp"
 #include "daemon/node/topology.hpp"
 
 extern char** environ;
@@ -148,7 +148,7 @@ NodeService::LocalSession* NodeService::Find(int64_t session) {
   return it == sessions_.end() ? nullptr : it->second.get();
 }
 
-void NodeService::Spawn(const proto::SpawnOrder& order) {
+void NodeService::StartRanks(const proto::StartRanksOrder& order) {
   if (Find(order.session) != nullptr) return;  // duplicate order
   auto s = std::make_unique<LocalSession>();
   s->owner = this;
@@ -177,7 +177,7 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
   info.nodes.erase(std::unique(info.nodes.begin(), info.nodes.end()), info.nodes.end());
   sessions_[order.session] = std::move(s);
   // The hook may answer later (PMIx registration): the ranks fork then.
-  auto start = [this, order](Result<void> hooked) { StartRanks(order, std::move(hooked)); };
+  auto start = [this, order](Result<void> hooked) { StartLocalRanks(order, std::move(hooked)); };
   if (hooks_) {
     hooks_->SessionStartingAsync(info, std::move(start));
   } else {
@@ -185,7 +185,7 @@ void NodeService::Spawn(const proto::SpawnOrder& order) {
   }
 }
 
-void NodeService::StartRanks(const proto::SpawnOrder& order, Result<void> hooked) {
+void NodeService::StartLocalRanks(const proto::StartRanksOrder& order, Result<void> hooked) {
   LocalSession* found = Find(order.session);
   if (found == nullptr || !found->starting) return;
   LocalSession& session = *found;
@@ -218,7 +218,7 @@ void NodeService::RankNeverStarted(LocalSession& s, int rank, int code, int sign
   s.ranks.push_back(std::move(failed));
 }
 
-std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
+std::vector<std::string> NodeService::RankEnv(const proto::StartRanksOrder& order,
                                               const proto::RankSpec& spec, int local_size) {
   // NAME=value entries in the order first set, a later value replacing an earlier one in
   // place. `at` finds a name's entry: a scan per entry made this quadratic in the number
@@ -268,11 +268,11 @@ std::vector<std::string> NodeService::RankEnv(const proto::SpawnOrder& order,
   return out;
 }
 
-void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
+void NodeService::StartRank(LocalSession& s, const proto::StartRanksOrder& order,
                             const proto::RankSpec& spec) {
   int local_size = 0;
   for (const auto& r : order.ranks) local_size += r.node == node_;
-  SpawnSpec ss;
+  RankExecSpec ss;
   ss.argv = order.argv;
   ss.env = RankEnv(order, spec, local_size);
   ss.cwd = order.cwd;
@@ -284,7 +284,7 @@ void NodeService::StartRank(LocalSession& s, const proto::SpawnOrder& order,
   if (hooks_) ss.inherit_fds = hooks_->RankDescriptors(order.session, spec.rank);
   auto joined = freezer_ ? freezer_->JoinFd(s.id) : Result<int>(-1);
   if (joined) ss.cgroup_procs_fd = *joined;
-  auto spawned = joined ? SpawnRank(ss) : Result<SpawnedRank>(std::unexpected(joined.error()));
+  auto spawned = joined ? ExecRank(ss) : Result<RankProcess>(std::unexpected(joined.error()));
   if (!spawned) {
     // The shell's convention: 127 for a command not found, 126 for one that cannot run.
     return RankNeverStarted(s, spec.rank,

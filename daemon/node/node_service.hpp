@@ -1,7 +1,7 @@
 // The node side of sessions: this node's ranks of each session, their output
 // pipes, stdin of rank 0, signals, suspend/resume and reaping (SIGCHLD).
 //
-// It acts on orders routed from the leader (session.spawn, .signal, .kill, ...)
+// It acts on orders routed from the leader (session.start_ranks, .signal, .kill, ...)
 // and reports back through `send_up`: io.output as lines arrive, session.rank_exited
 // at once for a failing rank, session.node_done when every local rank has exited
 // and its pipes are drained (so no output can follow it).
@@ -53,7 +53,9 @@ class NodeService {
   // In a Slurm allocation each rank gets srun's per-task variables for where it runs
   // (slurm_task_env.hpp) instead of the launcher's.
   void SetSlurmTaskEnvironment(bool on) { slurm_task_env_ = on; }
-  void Spawn(const proto::SpawnOrder& order);
+  // A session.start_ranks order: the session is registered, its launch hook asked, and
+  // then its ranks placed on this node start (StartLocalRanks).
+  void StartRanks(const proto::StartRanksOrder& order);
   // To every local process of the session. A suspended session gets kFatalSignalGraceS
   // to act on one that would end it, and is then stopped again.
   void Signal(int64_t session, int sig);
@@ -93,13 +95,13 @@ class NodeService {
   // Whether s.pgid still names the session's process group (not a reused pid).
   static bool GroupIsTheSessions(const LocalSession& s);
   // The ranks of a session whose launch hook has answered (`hooked`).
-  void StartRanks(const proto::SpawnOrder& order, Result<void> hooked);
-  void StartRank(LocalSession& s, const proto::SpawnOrder& order, const proto::RankSpec& spec);
+  void StartLocalRanks(const proto::StartRanksOrder& order, Result<void> hooked);
+  void StartRank(LocalSession& s, const proto::StartRanksOrder& order, const proto::RankSpec& spec);
   // A rank that failed before it ran: reported up as exited with `code`, kept as reaped.
   void RankNeverStarted(LocalSession& s, int rank, int code, int signal, const std::string& why);
   // Rank 0's stdin buffer, reporting what it writes up to the session's launcher.
   std::unique_ptr<StdinSink> MakeStdinSink(int64_t session);
-  std::vector<std::string> RankEnv(const proto::SpawnOrder& order, const proto::RankSpec& spec,
+  std::vector<std::string> RankEnv(const proto::StartRanksOrder& order, const proto::RankSpec& spec,
                                    int local_size);
   static void OnSigchld(evutil_socket_t, short, void* arg);
   static void OnReapDue(evutil_socket_t, short, void* arg);

@@ -30,13 +30,13 @@ class NodeServiceFixture : public ::testing::Test {
   }
   // Session `session` of `n` ranks running `argv`; returns once all of them run.
   void Spawn(int64_t session, int n, std::vector<std::string> argv) {
-    proto::SpawnOrder order;
+    proto::StartRanksOrder order;
     order.session = session;
     order.argv = std::move(argv);
     order.env = {"PATH=/usr/bin:/bin"};
     order.size = n;
     for (int r = 0; r < n; ++r) order.ranks.push_back({r, 0, r, {}});
-    ranks_->Spawn(order);
+    ranks_->StartRanks(order);
     // The spawn may wait for the event loop (launch hooks answer there).
     ASSERT_TRUE(Loop([&] { return ranks_->LocalProcesses(session).size() == size_t(n); }, 20));
   }

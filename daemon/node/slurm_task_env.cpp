@@ -28,7 +28,7 @@ std::string Join(const std::vector<std::string>& words) {
 
 }  // namespace
 
-std::vector<std::string> SlurmTaskEnvironment(const proto::SpawnOrder& order,
+std::vector<std::string> SlurmTaskEnvironment(const proto::StartRanksOrder& order,
                                               const proto::RankSpec& spec) {
   std::map<int, int> ranks_on;  // the session's nodes, ascending, with their rank counts
   std::vector<int> gtids;

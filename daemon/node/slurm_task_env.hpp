@@ -32,7 +32,7 @@
 namespace psched::daemon {
 
 // "NAME=value" entries for rank `spec` of `order` (spec.node is the node it runs on).
-std::vector<std::string> SlurmTaskEnvironment(const proto::SpawnOrder& order,
+std::vector<std::string> SlurmTaskEnvironment(const proto::StartRanksOrder& order,
                                               const proto::RankSpec& spec);
 
 }  // namespace psched::daemon

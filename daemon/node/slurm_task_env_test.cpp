@@ -17,8 +17,8 @@ std::map<std::string, std::string> AsMap(const std::vector<std::string>& entries
 }
 
 // 5 ranks on nodes 1, 2 and 3 of n1..n4 (node 0 unused): 2, 2 and 1 ranks.
-proto::SpawnOrder FiveRanks() {
-  proto::SpawnOrder order;
+proto::StartRanksOrder FiveRanks() {
+  proto::StartRanksOrder order;
   order.size = 5;
   order.hostnames = {"n1", "n2", "n3", "n4"};
   order.ranks = {{0, 1, 0, {}}, {1, 1, 1, {}}, {2, 2, 0, {}}, {3, 3, 0, {}}, {4, 2, 1, {}}};
@@ -26,7 +26,7 @@ proto::SpawnOrder FiveRanks() {
 }
 
 TEST(SlurmTaskEnvironment, AsSrunWouldHavePlacedTheSessionsRanks) {
-  const proto::SpawnOrder order = FiveRanks();
+  const proto::StartRanksOrder order = FiveRanks();
   auto env = AsMap(SlurmTaskEnvironment(order, order.ranks[4]));
   EXPECT_EQ(env["SLURM_PROCID"], "4");
   EXPECT_EQ(env["SLURM_LOCALID"], "1");
@@ -50,7 +50,7 @@ TEST(SlurmTaskEnvironment, AsSrunWouldHavePlacedTheSessionsRanks) {
 
 // pmix/ sets these for Open MPI's direct launch; they are not this function's to change.
 TEST(SlurmTaskEnvironment, LeavesTheJobAndOpenMpisVariablesAlone) {
-  const proto::SpawnOrder order = FiveRanks();
+  const proto::StartRanksOrder order = FiveRanks();
   auto env = AsMap(SlurmTaskEnvironment(order, order.ranks[0]));
   for (const char* name :
        {"SLURM_JOBID", "SLURM_JOB_ID", "SLURM_STEP_ID", "SLURM_NODELIST", "SLURM_JOB_NODELIST"}) {
@@ -59,7 +59,7 @@ TEST(SlurmTaskEnvironment, LeavesTheJobAndOpenMpisVariablesAlone) {
 }
 
 TEST(SlurmTaskEnvironment, OneCountWhenEveryNodeHasAsMany) {
-  proto::SpawnOrder order;
+  proto::StartRanksOrder order;
   order.size = 2;
   order.hostnames = {"c01"};
   order.ranks = {{0, 0, 0, {}}, {1, 0, 1, {}}};

@@ -81,7 +81,7 @@ class Diag : public sched::Allocator {
         if (q[k].id == a.session) {
           started[k] = true;
           sched::Plan p;
-          p.actions.push_back(sched::SpawnAction{a.session, a.placement, false});
+          p.actions.push_back(sched::StartRanksAction{a.session, a.placement, false});
           sched::ApplyPlan(copy, p, &q[k]);
         }
     }
@@ -115,7 +115,7 @@ class Diag : public sched::Allocator {
         ++s.left_beyond;
       }
       sched::Plan p;
-      p.actions.push_back(sched::SpawnAction{q[k].id, *pl, false});
+      p.actions.push_back(sched::StartRanksAction{q[k].id, *pl, false});
       sched::ApplyPlan(copy, p, &q[k]);
     }
     if (any_in) ++s.rounds_left_in_window;

@@ -38,12 +38,13 @@ double Makespan(const Allocator& alloc, Snapshot snapshot, std::vector<SessionRe
     std::vector<Assignment> a = alloc.Allocate(snapshot, queue);
     if (a.empty()) return -1;  // stuck
     Plan plan;
-    for (const Assignment& as : a) plan.actions.push_back(SpawnAction{as.session, as.placement});
+    for (const Assignment& as : a)
+      plan.actions.push_back(StartRanksAction{as.session, as.placement});
     for (const Assignment& as : a) {
       auto it = std::find_if(queue.begin(), queue.end(),
                              [&](const SessionRequest& r) { return r.id == as.session; });
       Plan one;
-      one.actions.push_back(SpawnAction{as.session, as.placement});
+      one.actions.push_back(StartRanksAction{as.session, as.placement});
       ApplyPlan(snapshot, one, &*it);
       queue.erase(it);
     }

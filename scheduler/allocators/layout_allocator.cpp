@@ -12,7 +12,7 @@ std::vector<Assignment> LayoutAllocator::Allocate(const Snapshot& snapshot,
     std::optional<Placement> p = PlaceRanks(work.nodes, req, PlaceOptions{layout, 0, {}});
     if (!p) break;
     Plan plan;
-    plan.actions.push_back(SpawnAction{req.id, *p, false});
+    plan.actions.push_back(StartRanksAction{req.id, *p, false});
     ApplyPlan(work, plan, &req);
     out.push_back(Assignment{req.id, std::move(*p)});
   }

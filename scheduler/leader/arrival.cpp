@@ -32,7 +32,7 @@ sched::Plan DecideArrival(const sched::Snapshot& snapshot, const sched::SessionR
   }
   if (policy != nullptr) return policy->OnArrival(snapshot, request, allocator);
   if (auto placement = allocator.PlaceOne(snapshot, request)) {
-    plan.actions.push_back(sched::SpawnAction{request.id, std::move(*placement)});
+    plan.actions.push_back(sched::StartRanksAction{request.id, std::move(*placement)});
     return plan;
   }
   return reject("not enough free slots: session needs " + std::to_string(need) + " slots, " +

@@ -33,9 +33,9 @@ TEST(Arrival, SpawnsWhatFits) {
   ASSERT_TRUE(alloc);
   sched::Plan plan = DecideArrival(TwoNodes(), Request(6), **alloc);
   ASSERT_EQ(plan.actions.size(), 1u);
-  const auto* spawn = std::get_if<sched::SpawnAction>(&plan.actions[0]);
-  ASSERT_NE(spawn, nullptr);
-  EXPECT_EQ(spawn->placement.ranks.size(), 6u);
+  const auto* start = std::get_if<sched::StartRanksAction>(&plan.actions[0]);
+  ASSERT_NE(start, nullptr);
+  EXPECT_EQ(start->placement.ranks.size(), 6u);
 }
 
 TEST(Arrival, TooBigForTheAllocationSaysSo) {

@@ -39,8 +39,8 @@ std::string FormatAction(const sched::Action& action) {
   std::visit(
       [&](const auto& a) {
         using T = std::decay_t<decltype(a)>;
-        if constexpr (std::is_same_v<T, sched::SpawnAction>) {
-          out << "spawn " << a.session << (a.exclusive ? " exclusive" : "")
+        if constexpr (std::is_same_v<T, sched::StartRanksAction>) {
+          out << "start " << a.session << (a.exclusive ? " exclusive" : "")
               << (a.overbooked ? " overbooked" : "") << (a.floating ? " floating" : "") << ": "
               << FormatPlacement(a.placement);
         } else if constexpr (std::is_same_v<T, sched::SuspendAction>) {

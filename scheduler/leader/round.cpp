@@ -33,10 +33,10 @@ void AddWindow(const sched::Snapshot& snapshot, const std::vector<sched::Session
     if (const sched::Session* s = snapshot.Find(id)) window.push_back(s->request);
   if (window.empty()) return;
   for (sched::Assignment& a : allocator.Allocate(snapshot, window)) {
-    sched::SpawnAction spawn;
-    spawn.session = a.session;
-    spawn.placement = std::move(a.placement);
-    plan.actions.push_back(std::move(spawn));
+    sched::StartRanksAction start;
+    start.session = a.session;
+    start.placement = std::move(a.placement);
+    plan.actions.push_back(std::move(start));
   }
 }
 

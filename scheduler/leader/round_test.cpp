@@ -24,7 +24,8 @@ void Queue(sched::Snapshot& s, sched::SessionId id, int ranks, std::string alloc
 
 int Spawns(const sched::Plan& plan) {
   int n = 0;
-  for (const sched::Action& a : plan.actions) n += std::holds_alternative<sched::SpawnAction>(a);
+  for (const sched::Action& a : plan.actions)
+    n += std::holds_alternative<sched::StartRanksAction>(a);
   return n;
 }
 
@@ -66,9 +67,9 @@ TEST(RoundPlan, WindowAllocatorsMayStartALaterSessionWhileTheHeadWaits) {
       continue;
     }
     ASSERT_EQ(Spawns(*plan), 1) << name;
-    const auto& spawn = std::get<sched::SpawnAction>(plan->actions[0]);
-    EXPECT_EQ(spawn.session, 2) << name;
-    for (const sched::RankSlots& r : spawn.placement.ranks)
+    const auto& start = std::get<sched::StartRanksAction>(plan->actions[0]);
+    EXPECT_EQ(start.session, 2) << name;
+    for (const sched::RankSlots& r : start.placement.ranks)
       for (int pu : r.pus) EXPECT_GE(pu, 2) << name << ": placed on a busy slot";
   }
 }
@@ -147,11 +148,11 @@ TEST(RoundPlan, WindowAllocatorsStartQueuedSessionsBesideTheResumedOne) {
     auto plan = RoundPlan(s, cache, "compact", false);
     ASSERT_TRUE(plan) << plan.error().message();
     EXPECT_EQ(Sessions<sched::ResumeAction>(*plan), std::vector<sched::SessionId>{1}) << name;
-    ASSERT_EQ(Sessions<sched::SpawnAction>(*plan), std::vector<sched::SessionId>{2}) << name;
+    ASSERT_EQ(Sessions<sched::StartRanksAction>(*plan), std::vector<sched::SessionId>{2}) << name;
     for (const sched::Action& a : plan->actions) {
-      const auto* spawn = std::get_if<sched::SpawnAction>(&a);
-      if (spawn == nullptr) continue;
-      for (const sched::RankSlots& r : spawn->placement.ranks)
+      const auto* start = std::get_if<sched::StartRanksAction>(&a);
+      if (start == nullptr) continue;
+      for (const sched::RankSlots& r : start->placement.ranks)
         for (int pu : r.pus) EXPECT_GE(pu, 2) << name << ": placed on the resumed session";
     }
   }
@@ -181,7 +182,7 @@ TEST(RoundPlan, EveryAllocatorLeavesASuspendedSessionsSlotsAlone) {
     Queue(s, 2, 3, name);
     auto plan = RoundPlan(s, cache, "compact", false);
     ASSERT_TRUE(plan) << name << ": " << plan.error().message();
-    EXPECT_TRUE(Sessions<sched::SpawnAction>(*plan).empty()) << name;
+    EXPECT_TRUE(Sessions<sched::StartRanksAction>(*plan).empty()) << name;
   }
 }
 
@@ -194,8 +195,9 @@ TEST(QueuePlanWithoutUndo, StartsWhatFitsBesideASessionThatStaysSuspended) {
     auto plan = QueuePlanWithoutUndo(s, cache, "compact", false);
     ASSERT_TRUE(plan) << plan.error().message();
     EXPECT_TRUE(Sessions<sched::ResumeAction>(*plan).empty()) << "no node operations";
-    ASSERT_EQ(Sessions<sched::SpawnAction>(*plan), std::vector<sched::SessionId>{2}) << name;
-    for (const sched::RankSlots& r : std::get<sched::SpawnAction>(plan->actions[0]).placement.ranks)
+    ASSERT_EQ(Sessions<sched::StartRanksAction>(*plan), std::vector<sched::SessionId>{2}) << name;
+    for (const sched::RankSlots& r :
+         std::get<sched::StartRanksAction>(plan->actions[0]).placement.ranks)
       for (int pu : r.pus) EXPECT_GE(pu, 2) << name << ": took the suspended session's slot";
   }
 }
@@ -213,8 +215,9 @@ TEST(QueuePlanWithoutUndo, KeepsTheSlotsASidesteppedSessionReturnsTo) {
   Queue(s, 3, 2, "compact");
   plan = QueuePlanWithoutUndo(s, cache, "compact", false);
   ASSERT_TRUE(plan) << plan.error().message();
-  ASSERT_EQ(Sessions<sched::SpawnAction>(*plan), std::vector<sched::SessionId>{3});
-  for (const sched::RankSlots& r : std::get<sched::SpawnAction>(plan->actions[0]).placement.ranks)
+  ASSERT_EQ(Sessions<sched::StartRanksAction>(*plan), std::vector<sched::SessionId>{3});
+  for (const sched::RankSlots& r :
+       std::get<sched::StartRanksAction>(plan->actions[0]).placement.ranks)
     for (int pu : r.pus) EXPECT_GE(pu, 2);
 }
 

@@ -288,9 +288,9 @@ std::vector<Note> UndoneNotes(const Plan& plan, SessionId arrival, const std::st
   const std::string retry = "; retried at the next scheduling round";
   std::vector<Note> notes;
   for (const Action& action : plan.actions) {
-    if (const auto* spawn = std::get_if<SpawnAction>(&action)) {
-      if (spawn->session == arrival) continue;  // refused instead
-      notes.push_back({spawn->session, "could not start yet (it stays queued): " + why + retry});
+    if (const auto* start = std::get_if<StartRanksAction>(&action)) {
+      if (start->session == arrival) continue;  // refused instead
+      notes.push_back({start->session, "could not start yet (it stays queued): " + why + retry});
     } else if (const auto* r = std::get_if<ResumeAction>(&action)) {
       notes.push_back({r->session, "could not be resumed (it stays suspended): " + why + retry});
     } else if (const auto* su = std::get_if<SuspendAction>(&action)) {
@@ -335,23 +335,23 @@ Outcome CarriedOut(State& state, const PlanCarriedOut& done, double now, Decider
       out.notes.push_back({flight.victim, flight.yield_note});
     }
     for (const Action& action : flight.plan.actions) {
-      const auto* spawn = std::get_if<SpawnAction>(&action);
-      if (spawn == nullptr) continue;
-      auto it = state.sessions.find(spawn->session);
+      const auto* start = std::get_if<StartRanksAction>(&action);
+      if (start == nullptr) continue;
+      auto it = state.sessions.find(start->session);
       if (it == state.sessions.end()) continue;
       // Its ranks there would never start, and the session never end.
-      if (auto lost = LostNodeOf(state, spawn->placement)) {
-        out.on_lost_node[spawn->session] = *lost;
-        Fail(state, spawn->session, 1, LostMessage(state, *lost, "before it could start"), out);
+      if (auto lost = LostNodeOf(state, start->placement)) {
+        out.on_lost_node[start->session] = *lost;
+        Fail(state, start->session, 1, LostMessage(state, *lost, "before it could start"), out);
       }
       // Killed, its launcher gone or a node lost while the plan ran (a surpass grace,
       // say): it must not start with nobody attached. Its end gives back its slots and
       // resumes whom the plan suspended for it.
       if (it->second.failure) {
-        out.ended.push_back(spawn->session);
+        out.ended.push_back(start->session);
         continue;
       }
-      const std::vector<int> nodes = spawn->placement.Nodes();
+      const std::vector<int> nodes = start->placement.Nodes();
       it->second.running_on = {nodes.begin(), nodes.end()};
     }
     return out;
@@ -486,11 +486,11 @@ void Drop(State& state, SessionId session) {
   RemoveSession(state.snapshot, session);
 }
 
-RankLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn) {
+RankLayout LayoutOf(const Snapshot& snapshot, const StartRanksAction& start) {
   RankLayout layout;
-  layout.yield_when_idle = spawn.overbooked;
-  layout.ranks = spawn.placement.ranks;
-  if (!spawn.floating) return layout;
+  layout.yield_when_idle = start.overbooked;
+  layout.ranks = start.placement.ranks;
+  if (!start.floating) return layout;
   for (RankSlots& r : layout.ranks) {
     r.pus.clear();
     for (const Node& n : snapshot.nodes) {

@@ -200,13 +200,13 @@ Plan NodePlan(const State& state, const Plan& plan);
 // launcher went, or a refused arrival rolled back).
 void Drop(State& state, SessionId session);
 
-// The ranks of a SpawnAction as the nodes bind them: an overbook float binds each rank
+// The ranks of a StartRanksAction as the nodes bind them: an overbook float binds each rank
 // to all of its node's slots (the kernel balances), and overbooked ranks share slots,
 // so busy-polling MPI ranks must yield to the others.
 struct RankLayout {
   std::vector<RankSlots> ranks;
   bool yield_when_idle = false;
 };
-RankLayout LayoutOf(const Snapshot& snapshot, const SpawnAction& spawn);
+RankLayout LayoutOf(const Snapshot& snapshot, const StartRanksAction& start);
 
 }  // namespace psched::sched::leader

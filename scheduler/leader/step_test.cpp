@@ -64,7 +64,7 @@ class StepTest : public ::testing::Test {
   }
   static bool Starts(const Plan& plan, SessionId id) {
     return Has(plan, [id](const Action& a) {
-      const auto* s = std::get_if<SpawnAction>(&a);
+      const auto* s = std::get_if<StartRanksAction>(&a);
       return s != nullptr && s->session == id;
     });
   }
@@ -276,15 +276,15 @@ TEST_F(StepTest, QueuedChildrenThatFitOnlyOnTheirParentsSlotsAreRefused) {
 }
 
 TEST_F(StepTest, AFloatingSpawnBindsEachRankToItsWholeNodeAndOverbookedRanksYield) {
-  SpawnAction spawn;
-  spawn.session = 1;
-  spawn.placement.ranks = {RankSlots{0, 0, {2}}, RankSlots{1, 0, {3}}};
-  RankLayout pinned = LayoutOf(state_.snapshot, spawn);
+  StartRanksAction start;
+  start.session = 1;
+  start.placement.ranks = {RankSlots{0, 0, {2}}, RankSlots{1, 0, {3}}};
+  RankLayout pinned = LayoutOf(state_.snapshot, start);
   EXPECT_EQ(pinned.ranks[1].pus, std::vector<int>{3});
   EXPECT_FALSE(pinned.yield_when_idle);
-  spawn.floating = true;
-  spawn.overbooked = true;
-  RankLayout floating = LayoutOf(state_.snapshot, spawn);
+  start.floating = true;
+  start.overbooked = true;
+  RankLayout floating = LayoutOf(state_.snapshot, start);
   EXPECT_EQ(floating.ranks[1].pus, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(floating.ranks[1].rank, 1);
   EXPECT_TRUE(floating.yield_when_idle);

@@ -124,7 +124,7 @@ class Replay {
   void Carry(const sched::leader::Outcome& out, double now) {
     if (out.refused) return;  // a round that could not decide: the next one tries again
     for (const sched::Action& action : out.plan.actions) {
-      if (const auto* spawn = std::get_if<sched::SpawnAction>(&action)) {
+      if (const auto* spawn = std::get_if<sched::StartRanksAction>(&action)) {
         if (Result(spawn->session).start_s < 0) Result(spawn->session).start_s = now;
       } else if (const auto* suspend = std::get_if<sched::SuspendAction>(&action)) {
         ++Result(suspend->session).displaced;

@@ -303,7 +303,7 @@ class Simulation {
         auto started = Started(a.session, sim::ShapeOf(a.placement.Nodes()));
         if (!started) return Fail(started.error());
         sched::Plan plan;
-        plan.actions.push_back(sched::SpawnAction{a.session, std::move(a.placement), false});
+        plan.actions.push_back(sched::StartRanksAction{a.session, std::move(a.placement), false});
         sched::ApplyPlan(snapshot_, plan, &w_.jobs[*started].request);
       }
     }

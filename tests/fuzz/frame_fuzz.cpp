@@ -83,8 +83,8 @@ void Message(const Frame& frame, const IdBounds& bounds) {
     case MsgType::kCtlSuspend:
     case MsgType::kCtlResume:
       return Typed<SessionRef>(frame, bounds);
-    case MsgType::kSessionSpawn:
-      return Typed<SpawnOrder>(frame, bounds);
+    case MsgType::kSessionStartRanks:
+      return Typed<StartRanksOrder>(frame, bounds);
     case MsgType::kPeerSend:
       return Typed<PeerSend>(frame, bounds);
     case MsgType::kMonitorReport:

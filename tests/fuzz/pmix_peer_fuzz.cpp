@@ -1,6 +1,6 @@
 // The daemon host's "pmix.*" messages (proto/pmix_wire.hpp) and a pulled session
 // layout, and MPI_Comm_spawn's children request and reply in the same codec
-// (proto/child_spawn.hpp), that a daemon decodes from PeerSend data: byte 0 picks the
+// (proto/comm_spawn.hpp), that a daemon decodes from PeerSend data: byte 0 picks the
 // message type; what decodes encodes to bytes that decode and encode to the same bytes
 // again, and every error says what is wrong.
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "proto/child_spawn.hpp"
+#include "proto/comm_spawn.hpp"
 #include "proto/pmix_wire.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
@@ -64,11 +64,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       RoundTrip<PmixLookupValues>(rest, "lookup reply");
       break;
     case 7:
-      RoundTripWith<ChildSpawnRequest>(rest, DecodeChildSpawnRequest);
+      RoundTripWith<CommSpawnRequest>(rest, DecodeCommSpawnRequest);
       break;
     case 8:
-      RoundTripWith<ChildSpawnReply>(
-          rest, [](std::string_view d) { return DecodeChildSpawnReply(d, kPmixSpawnedService); });
+      RoundTripWith<CommSpawnReply>(
+          rest, [](std::string_view d) { return DecodeCommSpawnReply(d, kPmixSpawnedService); });
       break;
     default:  // a pulled layout, in an allocation of 4 nodes
       RoundTripWith<PmixSessionLayout>(

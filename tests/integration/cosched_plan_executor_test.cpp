@@ -53,7 +53,7 @@ struct Harness {
 TEST(PlanExecutorTest, PlanWithoutNodeOperationsCompletesAtOnce) {
   Harness h;
   sched::Plan plan;
-  plan.actions.push_back(sched::SpawnAction{3, OnePerNode({0}, {1})});
+  plan.actions.push_back(sched::StartRanksAction{3, OnePerNode({0}, {1})});
   h.executor.Run(TwoSessions(), plan, 0, [&](Result<void> r) { h.result = r; });
   ASSERT_TRUE(h.result.has_value());
   EXPECT_TRUE(h.result->has_value());

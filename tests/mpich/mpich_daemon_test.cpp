@@ -119,7 +119,7 @@ TEST(MpichDaemon, SpawnOverPmi1StartsChildrenThroughTheLeader) {
 
 // MPI_Comm_spawn_multiple over PMI-1 (two mcmd=spawn blocks, one spawn_result): both
 // commands' children are one session, numbered command after command, each knowing its
-// command by get_appnum, as PMIx's spawn_multiple (proto/child_spawn). It was refused.
+// command by get_appnum, as PMIx's spawn_multiple (proto/comm_spawn). It was refused.
 TEST(MpichDaemon, SpawnMultipleOverPmi1IsOneSessionOfEveryCommand) {
   auto o = InAllocation(kTwoNodes,
                         "d=$(mktemp -d); "

@@ -13,7 +13,7 @@
 
 namespace psched::daemon {
 
-struct SpawnSpec {
+struct RankExecSpec {
   std::vector<std::string> argv;
   std::vector<std::string> env;  // the complete environment, "NAME=value"
   std::string cwd;
@@ -30,7 +30,7 @@ struct SpawnSpec {
   std::vector<int> inherit_fds;
 };
 
-struct SpawnedRank {
+struct RankProcess {
   pid_t pid = -1;
   int out_fd = -1;
   int err_fd = -1;
@@ -39,6 +39,6 @@ struct SpawnedRank {
 
 // Returns once the child has exec'd (or failed to: then an error naming the
 // executable and errno, and the child is already reaped).
-Result<SpawnedRank> SpawnRank(const SpawnSpec& spec);
+Result<RankProcess> ExecRank(const RankExecSpec& spec);
 
 }  // namespace psched::daemon

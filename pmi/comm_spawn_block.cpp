@@ -1,4 +1,4 @@
-#include "pmi/spawn_block.hpp"
+#include "pmi/comm_spawn_block.hpp"
 
 #include <charconv>
 #include <map>

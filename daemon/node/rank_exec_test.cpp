@@ -1,4 +1,4 @@
-#include "daemon/node/spawner.hpp"
+#include "daemon/node/rank_exec.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,15 +19,15 @@ int OpenFds() {
   return n - 1;  // the iterator's own descriptor
 }
 
-SpawnSpec Spec(std::vector<std::string> argv) {
-  SpawnSpec spec;
+RankExecSpec Spec(std::vector<std::string> argv) {
+  RankExecSpec spec;
   spec.argv = std::move(argv);
   spec.env = {"PATH=/usr/bin:/bin"};
   spec.bind = false;
   return spec;
 }
 
-void Reap(const SpawnedRank& rank) {
+void Reap(const RankProcess& rank) {
   for (int fd : {rank.out_fd, rank.err_fd, rank.in_fd})
     if (fd >= 0) close(fd);
   int status = 0;
@@ -35,10 +35,10 @@ void Reap(const SpawnedRank& rank) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 
-TEST(SpawnRank, RunsTheCommandAndHandsOverItsPipes) {
-  SpawnSpec spec = Spec({"/bin/sh", "-c", "read x; echo \"$x\""});
+TEST(ExecRank, RunsTheCommandAndHandsOverItsPipes) {
+  RankExecSpec spec = Spec({"/bin/sh", "-c", "read x; echo \"$x\""});
   spec.with_stdin = true;
-  auto rank = SpawnRank(spec);
+  auto rank = ExecRank(spec);
   ASSERT_TRUE(rank) << rank.error().ToString();
   ASSERT_EQ(write(rank->in_fd, "hi\n", 3), 3);
   close(rank->in_fd);
@@ -51,15 +51,15 @@ TEST(SpawnRank, RunsTheCommandAndHandsOverItsPipes) {
 
 // A descriptor a launch hook hands the rank (PMI_FD) crosses under its own number even
 // when the daemon holds it close-on-exec; the daemon's other descriptors do not.
-TEST(SpawnRank, InheritedDescriptorCrossesUnderItsNumber) {
+TEST(ExecRank, InheritedDescriptorCrossesUnderItsNumber) {
   int handed[2], other[2];
   ASSERT_EQ(pipe2(handed, O_CLOEXEC), 0);
   ASSERT_EQ(pipe(other), 0);  // not close-on-exec, and still closed in the rank
   const std::string fd = std::to_string(handed[1]);
-  SpawnSpec spec =
+  RankExecSpec spec =
       Spec({"/bin/sh", "-c", "echo hello >&" + fd + "; ls /proc/self/fd | sort -n | tr '\\n' ' '"});
   spec.inherit_fds = {handed[1]};
-  auto rank = SpawnRank(spec);
+  auto rank = ExecRank(spec);
   ASSERT_TRUE(rank) << rank.error().ToString();
   close(handed[1]);
   char buf[16] = {};
@@ -75,9 +75,9 @@ TEST(SpawnRank, InheritedDescriptorCrossesUnderItsNumber) {
   Reap(*rank);
 }
 
-TEST(SpawnRank, MissingExecutableIsNamedAndLeaksNothing) {
+TEST(ExecRank, MissingExecutableIsNamedAndLeaksNothing) {
   const int before = OpenFds();
-  auto rank = SpawnRank(Spec({"/nonexistent/rank"}));
+  auto rank = ExecRank(Spec({"/nonexistent/rank"}));
   ASSERT_FALSE(rank);
   EXPECT_EQ(rank.error().code(), ErrorCode::kNotFound);
   EXPECT_NE(rank.error().ToString().find("'/nonexistent/rank'"), std::string::npos)
@@ -87,7 +87,7 @@ TEST(SpawnRank, MissingExecutableIsNamedAndLeaksNothing) {
 
 // The daemon runs for days: when descriptors run out mid-spawn, the pipes already made
 // must be closed again, or every later spawn fails too.
-TEST(SpawnRank, OutOfDescriptorsFailsCleanlyAndLeaksNoPipe) {
+TEST(ExecRank, OutOfDescriptorsFailsCleanlyAndLeaksNoPipe) {
   const int before = OpenFds();
   rlimit saved{};
   ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
@@ -99,7 +99,7 @@ TEST(SpawnRank, OutOfDescriptorsFailsCleanlyAndLeaksNoPipe) {
   rlimit tight = saved;
   tight.rlim_cur = static_cast<rlim_t>(fd);
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);
-  auto rank = SpawnRank(Spec({"/bin/true"}));
+  auto rank = ExecRank(Spec({"/bin/true"}));
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
   ASSERT_FALSE(rank) << "spawned with " << tight.rlim_cur << " descriptors";
   EXPECT_NE(rank.error().ToString().find("pipe2"), std::string::npos) << rank.error().ToString();
@@ -107,7 +107,7 @@ TEST(SpawnRank, OutOfDescriptorsFailsCleanlyAndLeaksNoPipe) {
       << rank.error().ToString();
   EXPECT_EQ(OpenFds(), before);
   // And the next spawn, with descriptors again, works.
-  auto again = SpawnRank(Spec({"/bin/true"}));
+  auto again = ExecRank(Spec({"/bin/true"}));
   ASSERT_TRUE(again) << again.error().ToString();
   Reap(*again);
 }

@@ -1,4 +1,4 @@
-#include "daemon/node/spawner.hpp"
+#include "daemon/node/rank_exec.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -51,7 +51,7 @@ struct Pipe {
 
 // In the vfork child, until exec: only async-signal-safe calls, no writes to memory
 // the parent uses (the stack frame is shared), _exit never exit.
-[[noreturn]] void ExecChild(const SpawnSpec& spec, const char* program, char* const* argv,
+[[noreturn]] void ExecChild(const RankExecSpec& spec, const char* program, char* const* argv,
                             char* const* envp, const Pipe& out, const Pipe& err, const Pipe& in,
                             int status_fd, const std::vector<int>& keep, pid_t daemon_pid) {
   // Ranks must not outlive a killed daemon.
@@ -102,7 +102,7 @@ std::string StageName(int stage) {
 
 }  // namespace
 
-Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
+Result<RankProcess> ExecRank(const RankExecSpec& spec) {
   if (spec.argv.empty()) return Fail(ErrorCode::kInvalidArgument, "no command to run");
   // Looked up here, on the rank's PATH from its directory: execvp would search the
   // daemon's own PATH, that of whoever started it, not the user's now.
@@ -171,7 +171,7 @@ Result<SpawnedRank> SpawnRank(const SpawnSpec& spec) {
     return Fail(payload[1] == ENOENT ? ErrorCode::kNotFound : ErrorCode::kSystem,
                 StageName(payload[0]) + " '" + what + "' failed: " + std::strerror(payload[1]));
   }
-  return SpawnedRank{pid, out.r, err.r, spec.with_stdin ? in.w : -1};
+  return RankProcess{pid, out.r, err.r, spec.with_stdin ? in.w : -1};
 }
 
 }  // namespace psched::daemon

@@ -1,4 +1,4 @@
-#include "proto/child_spawn.hpp"
+#include "proto/comm_spawn.hpp"
 
 #include <algorithm>
 
@@ -51,26 +51,26 @@ Result<void> SessionId(int64_t session, std::string_view service, const char* fi
 
 }  // namespace
 
-Result<ChildSpawnRequest> DecodeChildSpawnRequest(std::string_view data) {
-  auto ask = DecodePmix<ChildSpawnRequest>(data, kChildSpawnService);
+Result<CommSpawnRequest> DecodeCommSpawnRequest(std::string_view data) {
+  auto ask = DecodePmix<CommSpawnRequest>(data, kCommSpawnService);
   if (!ask) return ask;
-  if (auto ok = SessionId(ask->parent_session, kChildSpawnService, "parent_session"); !ok)
+  if (auto ok = SessionId(ask->parent_session, kCommSpawnService, "parent_session"); !ok)
     return Fail(ok.error());
   if (ask->reply_service != kPmixSpawnedService && ask->reply_service != kPmi1SpawnedService) {
-    return Fail(Malformed(kChildSpawnService, "'reply_service' is no wire-up's spawn service: \"" +
-                                                  ask->reply_service.substr(0, 40) + "\""));
+    return Fail(Malformed(kCommSpawnService, "'reply_service' is no wire-up's spawn service: \"" +
+                                                 ask->reply_service.substr(0, 40) + "\""));
   }
   return ask;
 }
 
-Result<ChildSpawnReply> DecodeChildSpawnReply(std::string_view data, std::string_view service) {
-  auto reply = DecodePmix<ChildSpawnReply>(data, service);
+Result<CommSpawnReply> DecodeCommSpawnReply(std::string_view data, std::string_view service) {
+  auto reply = DecodePmix<CommSpawnReply>(data, service);
   if (!reply) return reply;
   if (auto ok = SessionId(reply->session, service, "session"); !ok) return Fail(ok.error());
   return reply;
 }
 
-std::optional<std::string> ChildSpawnProblem(const ChildSpawnRequest& ask, int parent_ranks) {
+std::optional<std::string> CommSpawnProblem(const CommSpawnRequest& ask, int parent_ranks) {
   if (ask.argv.empty()) return "no command given";
   if (parent_ranks < 0 || ask.parent_rank >= static_cast<uint32_t>(parent_ranks)) {
     return "the asking rank " + std::to_string(ask.parent_rank) +
@@ -87,7 +87,7 @@ std::optional<std::string> ChildSpawnProblem(const ChildSpawnRequest& ask, int p
   return std::nullopt;
 }
 
-void SetChildApps(ChildSpawnRequest& ask, const std::vector<ChildApp>& apps) {
+void SetChildApps(CommSpawnRequest& ask, const std::vector<ChildApp>& apps) {
   ask.ranks = 0;
   for (const ChildApp& app : apps) ask.ranks += app.ranks;
   if (apps.size() == 1) {

@@ -20,14 +20,14 @@
 
 namespace psched::proto {
 
-// The leader's service for a ChildSpawnRequest, and the two wire-ups' for its reply.
-inline constexpr std::string_view kChildSpawnService = "session.spawn_children";
+// The leader's service for a CommSpawnRequest, and the two wire-ups' for its reply.
+inline constexpr std::string_view kCommSpawnService = "session.comm_spawn";
 inline constexpr std::string_view kPmixSpawnedService = "pmix.spawned";
 inline constexpr std::string_view kPmi1SpawnedService = "pmi1.spawned";
 
-// A parent rank's node -> leader (PeerSend "session.spawn_children"): MPI_Comm_spawn
+// A parent rank's node -> leader (PeerSend "session.comm_spawn"): MPI_Comm_spawn
 // asks for a session without a launcher of its own, placed like any arrival.
-struct ChildSpawnRequest {
+struct CommSpawnRequest {
   int version = kPmixWireVersion;
   uint64_t request = 0;  // the asking node's id for the answer
   int64_t parent_session = 0;
@@ -38,16 +38,16 @@ struct ChildSpawnRequest {
   std::string cwd;
   int ranks = 1;
   std::vector<uint32_t> app_sizes;  // spawn_multiple: ranks per app (sums to `ranks`)
-  // The asking node's service for the ChildSpawnReply: the wire-up's spawn side
+  // The asking node's service for the CommSpawnReply: the wire-up's spawn side
   // (PMIx's, or pmi/'s).
   std::string reply_service = std::string(kPmixSpawnedService);
 };
-PSCHED_WIRE_STRUCT(ChildSpawnRequest, version, request, parent_session, parent_nspace, parent_rank,
+PSCHED_WIRE_STRUCT(CommSpawnRequest, version, request, parent_session, parent_nspace, parent_rank,
                    argv, env, cwd, ranks, app_sizes, reply_service)
 
 // leader -> the asking node (PeerSend to its reply_service): the children were launched
 // (ok, with their nspace) or will not be (message says why).
-struct ChildSpawnReply {
+struct CommSpawnReply {
   int version = kPmixWireVersion;
   uint64_t request = 0;
   bool ok = false;
@@ -55,19 +55,19 @@ struct ChildSpawnReply {
   std::string nspace;
   std::string message;
 };
-PSCHED_WIRE_STRUCT(ChildSpawnReply, version, request, ok, session, nspace, message)
+PSCHED_WIRE_STRUCT(CommSpawnReply, version, request, ok, session, nspace, message)
 
 // DecodePmix, then what the fields name checked: a session is never negative, a
 // request's reply_service is one of the two above. A protocol error names the service
 // and what is wrong.
-Result<ChildSpawnRequest> DecodeChildSpawnRequest(std::string_view data);
-Result<ChildSpawnReply> DecodeChildSpawnReply(std::string_view data, std::string_view service);
+Result<CommSpawnRequest> DecodeCommSpawnRequest(std::string_view data);
+Result<CommSpawnReply> DecodeCommSpawnReply(std::string_view data, std::string_view service);
 
 // Why the leader refuses a decoded request, said for the parent's user: no command, an
 // asking rank outside the parent session of `parent_ranks` (the rank becomes the
 // children's PMIX_PARENT_ID), apps' sizes that are 0 or do not add up to `ranks`.
 // nullopt: none of these.
-std::optional<std::string> ChildSpawnProblem(const ChildSpawnRequest& ask, int parent_ranks);
+std::optional<std::string> CommSpawnProblem(const CommSpawnRequest& ask, int parent_ranks);
 
 struct ChildApp {
   std::vector<std::string> argv;  // the command first
@@ -79,6 +79,6 @@ struct ChildApp {
 // Fills ask.argv, env, cwd, ranks and (several apps) app_sizes from `apps` (at least
 // one, each with a command). Variables every app adds go into the session's
 // environment, the others into the wrapper, per app.
-void SetChildApps(ChildSpawnRequest& ask, const std::vector<ChildApp>& apps);
+void SetChildApps(CommSpawnRequest& ask, const std::vector<ChildApp>& apps);
 
 }  // namespace psched::proto

@@ -21,7 +21,7 @@
 
 #include "pmix/daemon_host.hpp"
 #include "pmix/value_codec.hpp"
-#include "proto/child_spawn.hpp"
+#include "proto/comm_spawn.hpp"
 #include "proto/messages.hpp"
 
 namespace psched::pmix {
@@ -62,7 +62,7 @@ void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::stri
     if (app.cmd.empty()) return refuse(which + "no command given");
   }
   if (req.parent_session < 0) return refuse("the requesting rank belongs to no session here");
-  proto::ChildSpawnRequest ask;
+  proto::CommSpawnRequest ask;
   ask.parent_session = req.parent_session;
   ask.parent_nspace = req.requestor.nspace;
   ask.parent_rank = req.requestor.rank;
@@ -83,16 +83,16 @@ void DaemonPmixHost::Spawn(SpawnRequest req, std::function<void(Result<std::stri
         OpenMpiSpawn{req.parent_session, Publisher{req.requestor.nspace, req.requestor.rank},
                      std::move(port), ask.ranks};
   }
-  tree_.SendToNode(0, std::string(proto::kChildSpawnService), proto::EncodePmix(ask));
+  tree_.SendToNode(0, std::string(proto::kCommSpawnService), proto::EncodePmix(ask));
 }
 
 void DaemonPmixHost::OnSpawned(const std::string& data) {
-  auto decoded = proto::DecodeChildSpawnReply(data, proto::kPmixSpawnedService);
+  auto decoded = proto::DecodeCommSpawnReply(data, proto::kPmixSpawnedService);
   if (!decoded) {
     std::fprintf(stderr, "psched pmix: %s dropped\n", decoded.error().message().c_str());
     return;
   }
-  const proto::ChildSpawnReply& reply = *decoded;
+  const proto::CommSpawnReply& reply = *decoded;
   // Children that will never connect: Open MPI's parent is answered for them (see the
   // top of this file); any other parent gets the error.
   auto gone = [this](uint64_t request, std::string nspace, Error why) {
