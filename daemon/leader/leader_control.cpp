@@ -73,13 +73,9 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
         proto::Encode(proto::MsgType::kSessionAck,
                       proto::SessionAck{.session = id, .what = suspend ? "suspend" : "resume"}));
     // fg does not wake a session a surpasser displaced: the shell shows the job running.
-    if (!suspend && live != nullptr && DisplacedByPolicy(id)) NoteToLauncher(*live, WaitsFor(id));
+    if (suspend || live == nullptr) return;
+    if (auto held = sched::leader::HeldBySurpass(state_, id)) NoteToLauncher(*live, *held);
   });
-}
-
-std::string LeaderService::WaitsFor(int64_t id) const {
-  return "stays suspended by session " + std::to_string(state_.snapshot.Find(id)->displaced_by) +
-         " (policy surpass) until that session ends";
 }
 
 void LeaderService::UserSuspendOrResume(int64_t id, bool suspend,
@@ -135,7 +131,7 @@ void LeaderService::Control(const std::shared_ptr<Connection>& client, const pro
     const std::string name = "session " + std::to_string(id);
     if (!done) return Reply(*c, false, name + " " + done.error().message());
     if (suspend) return Reply(*c, true, name + " suspended");
-    Reply(*c, true, name + " " + (DisplacedByPolicy(id) ? WaitsFor(id) : "resumed"));
+    Reply(*c, true, name + " " + sched::leader::HeldBySurpass(state_, id).value_or("resumed"));
   });
 }
 

@@ -323,12 +323,6 @@ void LeaderService::RunDeferred() {
   }
 }
 
-bool LeaderService::DisplacedByPolicy(int64_t id) const {
-  const sched::Session* model = state_.snapshot.Find(id);
-  return model != nullptr && model->state == sched::SessionState::kSuspended &&
-         model->displaced_by != sched::kNoSession;
-}
-
 bool LeaderService::Queued(int64_t id) const {
   const sched::Session* model = state_.snapshot.Find(id);
   return model != nullptr && model->state == sched::SessionState::kQueued;

@@ -172,10 +172,6 @@ class LeaderService {
   void NoteToLauncher(const LiveSession& s, const std::string& text);
   static void OnPlanTimeout(evutil_socket_t, short, void* arg);
   bool Queued(int64_t id) const;
-  // Suspended by a surpass: only the end of its displacer resumes it.
-  bool DisplacedByPolicy(int64_t id) const;
-  // "stays suspended by session 3 (policy surpass) until that session ends"
-  std::string WaitsFor(int64_t id) const;
   // Keeps how long the nodes took for a plan (status "plans": bench/policies reads it).
   void RecordPlan(const sched::Plan& plan, const sched::Snapshot& before,
                   std::chrono::steady_clock::duration took, bool ok);

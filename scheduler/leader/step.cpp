@@ -16,6 +16,12 @@ Outcome Refuse(SessionId id, std::string why) {
   return {id, {}, {}, std::move(why)};
 }
 
+// "suspended by session 3 (policy surpass)": what the user is told of a session a
+// surpass holds, whether they resume it or not.
+std::string SuspendedBySurpass(SessionId by) {
+  return "suspended by session " + std::to_string(by) + " (policy surpass)";
+}
+
 // The parent waits inside MPI_Comm_spawn holding its slots: queued children that fit
 // only once the parent has ended would wait forever, so they are refused at once.
 std::optional<std::string> NeverFitsBesideParent(const Snapshot& snapshot, SessionId parent,
@@ -213,8 +219,8 @@ Outcome Control(State& state, const UserControl& control) {
     // A surpass stopped its ranks already: the user only says whether they run again
     // when the surpasser ends (NodePlan keeps them stopped).
     if (!control.stop && !s.stopped_by_user) {
-      return Refuse(s.id, "is suspended by session " + std::to_string(model->displaced_by) +
-                              " (policy surpass): it resumes when that session ends");
+      return Refuse(s.id, "is " + SuspendedBySurpass(model->displaced_by) +
+                              ": it resumes when that session ends");
     }
     s.stopped_by_user = control.stop;
     return {s.id, {}, {}, std::nullopt};
@@ -464,6 +470,14 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
   Outcome out = Decide(state, event, now, deciders);
   if (!out.plan.empty()) PutInFlight(state, event, out);
   return out;
+}
+
+std::optional<std::string> HeldBySurpass(const State& state, SessionId session) {
+  const sched::Session* model = state.snapshot.Find(session);
+  if (model == nullptr || model->state != SessionState::kSuspended ||
+      model->displaced_by == kNoSession)
+    return std::nullopt;
+  return "stays " + SuspendedBySurpass(model->displaced_by) + " until that session ends";
 }
 
 Plan NodePlan(const State& state, const Plan& plan) {

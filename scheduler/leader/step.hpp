@@ -190,6 +190,12 @@ struct Outcome {
 // meanwhile replaces the one in flight (psched-sim's allocation mode carries none out).
 Outcome Step(State& state, const Event& event, double now, Deciders& deciders);
 
+// A session a surpass suspended stays so until its surpasser ends, whatever the user
+// resumes (UserControl only records their word): what the user is told instead of
+// "resumed", "stays suspended by session 3 (policy surpass) until that session ends".
+// nullopt for a session no surpass holds.
+std::optional<std::string> HeldBySurpass(const State& state, SessionId session);
+
 // `plan` without suspends and resumes of sessions the user stopped: their ranks are
 // stopped already and stay so until the user resumes them, whatever a policy does with
 // their slots meanwhile (a surpasser that displaced them ends, say). The user's own

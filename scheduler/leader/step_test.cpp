@@ -154,6 +154,25 @@ TEST_F(StepTest, UserControlRules) {
             "is suspended by session 3 (policy surpass): it resumes when that session ends");
 }
 
+// What the user is told on resuming a session: "resumed", unless a surpass holds it
+// (its displacer is model state), which the user's resume does not end.
+TEST_F(StepTest, ASessionASurpassHoldsStaysSuspendedUntilItsSurpasserEnds) {
+  ASSERT_FALSE(Arrive(4, "surpass", 1).refused);
+  Do(PlanCarriedOut{}, 1);
+  Do(UserControl{1, true}, 2);
+  Do(PlanCarriedOut{}, 2);
+  EXPECT_EQ(HeldBySurpass(state_, 1), std::nullopt) << "stopped by the user only";
+  ASSERT_TRUE(Suspends(Arrive(4, "surpass", 3).plan, 1));
+  Do(PlanCarriedOut{}, 3);
+  EXPECT_EQ(HeldBySurpass(state_, 1),
+            "stays suspended by session 2 (policy surpass) until that session ends");
+  EXPECT_EQ(HeldBySurpass(state_, 2), std::nullopt) << "the surpasser runs";
+  EXPECT_EQ(HeldBySurpass(state_, 9), std::nullopt) << "no such session";
+  ASSERT_TRUE(Resumes(Do(End{2, true}, 4).plan, 1));
+  Do(PlanCarriedOut{}, 4);
+  EXPECT_EQ(HeldBySurpass(state_, 1), std::nullopt) << "its surpasser ended";
+}
+
 // A user's stop or resume is a plan in flight like a policy's, on the ranks only: the
 // session keeps its slots, and it is stopped once the nodes carried it out. Undone on
 // the nodes, nothing changes and the user is told why; no queue pass follows (the
