@@ -39,9 +39,8 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
   if (Queued(s->id) && !suspend_or_resume) {
     // Nothing runs yet: a fatal signal ends the wait, anything else waits with it. Ctrl-Z
     // and fg go on below, to be told that a queued session has nothing to suspend.
-    if (frame.type == proto::MsgType::kSessionSignal && Forwardable(ref->signal) &&
-        ref->signal != SIGUSR1 && ref->signal != SIGUSR2)
-      Kill(s->id, 128 + ref->signal, "session ended");
+    if (frame.type != proto::MsgType::kSessionSignal) return;
+    if (auto kill = sched::leader::WaitEndedBySignal(s->id, ref->signal)) EndSessions(Step(*kill));
     return;
   }
   switch (frame.type) {

@@ -472,6 +472,12 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
   return out;
 }
 
+std::optional<SessionKilled> WaitEndedBySignal(SessionId session, int signal) {
+  if (signal != SIGINT && signal != SIGTERM && signal != SIGHUP && signal != SIGKILL)
+    return std::nullopt;
+  return SessionKilled{session, 128 + signal, "session ended"};
+}
+
 std::optional<std::string> HeldBySurpass(const State& state, SessionId session) {
   const sched::Session* model = state.snapshot.Find(session);
   if (model == nullptr || model->state != SessionState::kSuspended ||

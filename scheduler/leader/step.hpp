@@ -122,6 +122,12 @@ struct SessionKilled {
   std::string why;
 };
 
+// The user signals a session still queued (its launcher forwards SIGINT, SIGTERM,
+// SIGHUP, SIGKILL, SIGUSR1 and SIGUSR2): nothing of it runs to take the signal, so one
+// that would end its ranks ends the wait instead, as this kill (exit status 128 +
+// signal, "session ended while queued"); SIGUSR1 and SIGUSR2 wait with it (nullopt).
+std::optional<SessionKilled> WaitEndedBySignal(SessionId session, int signal);
+
 using Event = std::variant<Arrival, End, RoundTick, UserControl, Connect, PlanCarriedOut, NodeDone,
                            NodeJoined, NodesLost, RankFailed, SessionKilled>;
 

@@ -173,6 +173,29 @@ TEST_F(StepTest, ASessionASurpassHoldsStaysSuspendedUntilItsSurpasserEnds) {
   EXPECT_EQ(HeldBySurpass(state_, 1), std::nullopt) << "its surpasser ended";
 }
 
+// Which signals end a queued session: those that would end its ranks. The kill drops
+// it with the signal's exit status; SIGUSR1/2 leave it queued.
+TEST_F(StepTest, AFatalSignalEndsAQueuedSessionsWaitAndAUserSignalWaitsWithIt) {
+  ASSERT_FALSE(Arrive(4, "wait", 1).refused);
+  Do(PlanCarriedOut{}, 1);
+  ASSERT_FALSE(Arrive(2, "wait", 2).refused);  // queued behind session 1
+  Do(PlanCarriedOut{}, 2);
+  for (int sig : {SIGUSR1, SIGUSR2, SIGSTOP, SIGCONT, SIGQUIT})
+    EXPECT_EQ(WaitEndedBySignal(2, sig), std::nullopt) << "signal " << sig;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
+    auto kill = WaitEndedBySignal(2, sig);
+    ASSERT_TRUE(kill) << "signal " << sig;
+    EXPECT_EQ(kill->session, 2);
+    EXPECT_EQ(kill->code, 128 + sig);
+  }
+  Outcome ended = Do(*WaitEndedBySignal(2, SIGINT), 3);
+  ASSERT_EQ(ended.dropped.size(), 1U);
+  EXPECT_EQ(ended.dropped[0].session, 2);
+  EXPECT_EQ(ended.dropped[0].code, 128 + SIGINT);
+  EXPECT_EQ(ended.dropped[0].text, "session ended while queued");
+  EXPECT_EQ(state_.Find(2), nullptr);
+}
+
 // A user's stop or resume is a plan in flight like a policy's, on the ranks only: the
 // session keeps its slots, and it is stopped once the nodes carried it out. Undone on
 // the nodes, nothing changes and the user is told why; no queue pass follows (the
