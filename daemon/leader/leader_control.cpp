@@ -209,7 +209,7 @@ proto::AllocationStatus LeaderService::Status() const {
       out.wait_reason = s.wait_reason;
     }
   }
-  status.expected_nodes = static_cast<uint32_t>(expected_nodes_);
+  status.expected_nodes = static_cast<uint32_t>(state_.expected_nodes);
   status.free = static_cast<uint32_t>(state_.snapshot.FreePus());
   status.total = static_cast<uint32_t>(state_.snapshot.TotalPus());
   status.plans = plan_times_;

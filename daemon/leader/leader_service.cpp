@@ -58,7 +58,6 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config
     : clock_(clock),
       started_(clock.Now()),
       peers_(peers),
-      expected_nodes_(expected_nodes),
       ids_{expected_nodes},
       config_(std::move(config)),
       allocators_(config_.allocators),
@@ -74,6 +73,7 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config
           },
           config_.plan_timeout_s, config_.suspend_confirm_timeout_s),
       callbacks_(std::move(callbacks)) {
+  state_.expected_nodes = expected_nodes;
   // PSP reads each owner's last history_length sessions: keep at least that many.
   state_.histories = sched::prio::OwnerHistories(
       static_cast<size_t>(std::max(64, config_.priority.history_length)));
@@ -138,7 +138,7 @@ void LeaderService::NodeJoined(const proto::NodeJoin& join) {
   joined.topology.gpus = join.gpus;
   Step(joined);
   peers_.Send({join.node}, proto::MsgType::kNodeWelcome, proto::Json(proto::NodeWelcome{}));
-  if (static_cast<int>(state_.snapshot.nodes.size()) != expected_nodes_) return;
+  if (static_cast<int>(state_.snapshot.nodes.size()) != state_.expected_nodes) return;
   BuildPriority();
   if (callbacks_.all_joined) callbacks_.all_joined();
 }
@@ -183,12 +183,6 @@ void LeaderService::Launch(const std::shared_ptr<Connection>& client, const prot
   if (!req) return client->FailAndClose(req.error().message());
   if (auto valid = CheckLaunchRequest(*req); !valid)
     return SendError(*client, valid.error().message());
-  if (static_cast<int>(state_.snapshot.nodes.size()) + static_cast<int>(state_.lost_nodes.size()) <
-      expected_nodes_) {
-    return SendError(*client, "the allocation is still starting: " +
-                                  std::to_string(state_.snapshot.nodes.size()) + " of " +
-                                  std::to_string(expected_nodes_) + " daemons have joined");
-  }
   auto policy = config::ResolvePolicy(config_, req->policy, req->spread);
   if (!policy) return SendError(*client, policy.error().message());
   auto allocator = config::ResolveAllocator(config_, req->allocator);
@@ -407,7 +401,8 @@ void LeaderService::OnNodeFrame(proto::Frame&& frame) {
     case proto::MsgType::kMonitorReport:
       if (auto r = proto::DecodeChecked<proto::MonitorReport>(frame, ids_)) {
         metrics_.Update(*r);
-        if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(state_.lost_nodes.size())))
+        if (metrics_.TakeDirectory(state_.expected_nodes -
+                                   static_cast<int>(state_.lost_nodes.size())))
           peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
         metrics_.ApplyTo(state_.snapshot, /*links=*/false);  // links: before decisions
       }
@@ -525,7 +520,7 @@ void LeaderService::NodesLost(const proto::NodeLost& lost) {
   }
   sched::leader::Outcome hit = Step(sched::leader::NodesLost{lost.nodes, lost.cause});
   // The others stop probing the lost nodes.
-  if (metrics_.TakeDirectory(expected_nodes_ - static_cast<int>(state_.lost_nodes.size())))
+  if (metrics_.TakeDirectory(state_.expected_nodes - static_cast<int>(state_.lost_nodes.size())))
     peers_.Send({}, proto::MsgType::kMonitorPeers, proto::Json(metrics_.Peers()));
   EndSessions(hit);
   for (int64_t id : hit.ended) Finish(id);

@@ -203,7 +203,6 @@ class LeaderService {
   const Clock& clock_;
   const Clock::TimePoint started_;
   PeerLink& peers_;
-  int expected_nodes_;
   proto::IdBounds ids_;  // what a node's frame may name: this allocation's nodes
   config::Config config_;
   sched::leader::AllocatorCache allocators_;  // one instance per name: auction/ipwindow keep state

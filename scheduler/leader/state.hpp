@@ -91,6 +91,9 @@ struct State {
   // before the loss that lands after it must not bring them back or start ranks there.
   std::map<int, std::string> lost_nodes;
   std::map<int, std::string> hostnames;  // every node that joined, lost ones too
+  // The allocation's node count: an arrival before each of its daemons joined (or was
+  // lost) is refused. 0: none awaited (psched-sim and the replay join theirs first).
+  int expected_nodes = 0;
   std::optional<InFlight> in_flight;
 
   // "node 1 (host)": how messages name a node.

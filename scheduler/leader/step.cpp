@@ -66,6 +66,12 @@ std::optional<std::string> PlanRefuses(const State& state, const Plan& plan,
 }
 
 Outcome Arrive(State& state, Arrival arrival, double now, Deciders& deciders) {
+  const size_t joined = state.snapshot.nodes.size();
+  if (static_cast<int>(joined + state.lost_nodes.size()) < state.expected_nodes) {
+    return Refuse(kNoSession, "the allocation is still starting: " + std::to_string(joined) +
+                                  " of " + std::to_string(state.expected_nodes) +
+                                  " daemons have joined");
+  }
   SessionRequest& request = arrival.request;
   auto allocator = deciders.allocators.Get(request.allocator);
   if (!allocator) return Refuse(kNoSession, allocator.error().message());

@@ -196,6 +196,25 @@ TEST_F(StepTest, AFatalSignalEndsAQueuedSessionsWaitAndAUserSignalWaitsWithIt) {
   EXPECT_EQ(state_.Find(2), nullptr);
 }
 
+// The allocation takes sessions once each of its daemons joined or was lost: before,
+// a launch is refused with how many joined, and takes no id.
+TEST_F(StepTest, AnArrivalBeforeEveryNodeJoinedIsRefused) {
+  state_.expected_nodes = 3;  // n0 joined
+  Outcome early = Arrive(1, "wait", 1);
+  ASSERT_TRUE(early.refused);
+  EXPECT_EQ(*early.refused, "the allocation is still starting: 1 of 3 daemons have joined");
+  EXPECT_TRUE(state_.sessions.empty());
+  EXPECT_EQ(state_.next_session, 1);
+  Do(NodeJoined{1, "n1", NodeTopology::Uniform(1, 4, 1)}, 2);
+  Do(NodesLost{{1}, "gone"}, 3);
+  EXPECT_EQ(*Arrive(1, "wait", 3).refused,
+            "the allocation is still starting: 1 of 3 daemons have joined");
+  Do(NodeJoined{2, "n2", NodeTopology::Uniform(1, 4, 1)}, 4);
+  Outcome arrived = Arrive(1, "wait", 5);
+  EXPECT_FALSE(arrived.refused) << *arrived.refused;
+  EXPECT_EQ(arrived.session, 1);
+}
+
 // A user's stop or resume is a plan in flight like a policy's, on the ranks only: the
 // session keeps its slots, and it is stopped once the nodes carried it out. Undone on
 // the nodes, nothing changes and the user is told why; no queue pass follows (the
