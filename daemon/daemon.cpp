@@ -75,7 +75,7 @@ Result<void> Daemon::Start() {
     *real = RealPusOfEmulatedNode(std::move(*real), options_.node, topology_.NumPus());
   Tree tree{options_.nodes, options_.fanout};
   PeerLink::Handlers h;
-  h.deliver = [this](proto::Frame&& f) { Deliver(std::move(f)); };
+  h.deliver = [this](int from, proto::Frame&& f) { Deliver(from, std::move(f)); };
   h.child_lost = [this](int child, const std::vector<int>& lost, const std::string& why) {
     if (stopped_) return;
     std::string cause = "connection to node " + std::to_string(child) + " closed (" + why + ")";
@@ -263,7 +263,7 @@ void Daemon::SuspendSession(int64_t session, bool suspend,
   leader_->UserSuspendOrResume(session, suspend, done);
 }
 
-void Daemon::Deliver(proto::Frame&& frame) {
+void Daemon::Deliver(int from, proto::Frame&& frame) {
   using proto::MsgType;
   switch (frame.type) {
     case MsgType::kNodeWelcome:
@@ -284,13 +284,12 @@ void Daemon::Deliver(proto::Frame&& frame) {
         monitor_->SetPeers(*peers);
       return;
     case MsgType::kPeerSend: {
-      // PeerLink::Send replaced PeerSend::to with its routing list; delivered here
-      // means addressed here.
-      frame.body["to"] = options_.node;
-      auto msg = proto::DecodeChecked<proto::PeerSend>(frame, ids_);
+      // Delivered here means addressed here; `from` is the route's sender, a node of
+      // the allocation behind the link it came through (PeerLink checked both).
+      auto msg = proto::Decode<proto::PeerSend>(frame);
       if (!msg) return;
       if (auto it = services_.find(msg->service); it != services_.end())
-        it->second(msg->from, msg->data);
+        it->second(from, msg->data);
       return;
     }
     case MsgType::kSessionStartRanks:
@@ -358,7 +357,7 @@ void Daemon::Collective(int64_t session, const std::string& id, std::string blob
 
 void Daemon::SendToNode(int node, const std::string& service, std::string data) {
   peers_->Send({node}, proto::MsgType::kPeerSend,
-               proto::Json(proto::PeerSend{node, options_.node, service, std::move(data)}));
+               proto::Json(proto::PeerSend{service, std::move(data)}));
 }
 
 void Daemon::RegisterService(const std::string& service, ServiceHandler handler) {

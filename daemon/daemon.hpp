@@ -98,7 +98,7 @@ class Daemon final : public TreeServices {
   Result<void> Start();
   // Node 0 also runs the leader: the scheduling rounds and the launchers' socket.
   Result<void> StartLeader();
-  void Deliver(proto::Frame&& frame);
+  void Deliver(int from, proto::Frame&& frame);
   void DeliverNodeOrder(const proto::Frame& frame);
   void Join();
   // The leader in Slurm: a node joining from a Slurm node another one already runs on

@@ -68,7 +68,7 @@ enum class MsgType : uint16_t {
   kDaemonShutdown,     // leader -> nodes: DaemonShutdown (no fields)
   kCollContribute,     // node -> parent: CollContribute + raw blobs of a subtree
   kCollResult,         // down the tree: CollResult + raw result
-  kPeerSend,           // any node -> node: {to, from, service, data}
+  kPeerSend,           // any node -> node: PeerSend {service, data}, routed (peer_route.hpp)
   kCtlSuspend,         // ctl -> leader: SessionRef {session}
   kCtlResume,          // ctl -> leader: SessionRef {session}
   kSessionAck,         // leader -> launcher: SessionAck (queued; suspend/resume done)

@@ -233,13 +233,13 @@ struct CollAbort {  // nodes lost: every collective with one of them as particip
 };
 PSCHED_WIRE_STRUCT(CollAbort, nodes, cause)
 
+// A node's message to a service of another node's daemon; its sender and its
+// destination are the frame's route (proto/peer_route.hpp).
 struct PeerSend {
-  int to = 0;
-  int from = 0;
   std::string service;
   std::string data;
 };
-PSCHED_WIRE_STRUCT(PeerSend, to, from, service, data)
+PSCHED_WIRE_STRUCT(PeerSend, service, data)
 
 // psched-ctl -> leader: the allocation's status (answered by a CtlReply with it:
 // proto/allocation_status.hpp), and a shutdown of the whole allocation. kill, suspend and

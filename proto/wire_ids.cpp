@@ -120,8 +120,9 @@ Result<void> CheckIds(const StartRanksOrder& m, const IdBounds& b) {
   return {};
 }
 
-Result<void> CheckIds(const PeerSend& m, const IdBounds& b) {
-  return Node(m.from, b, "sending node");
+Result<void> CheckIds(const PeerRoute& m, const IdBounds& b) {
+  if (auto ok = Node(m.from, b, "sending node"); !ok) return ok;
+  return Nodes(m.to, b, "destination node");
 }
 
 Result<void> CheckIds(const MonitorReport& m, const IdBounds& b) {

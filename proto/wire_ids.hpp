@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "proto/collective_wire.hpp"
 #include "proto/messages.hpp"
+#include "proto/peer_route.hpp"
 
 namespace psched::proto {
 
@@ -34,7 +35,7 @@ Result<void> CheckIds(const OutputFlow& m, const IdBounds& b);
 Result<void> CheckIds(const SessionRef& m, const IdBounds& b);
 Result<void> CheckIds(const KillOrder& m, const IdBounds& b);
 Result<void> CheckIds(const StartRanksOrder& m, const IdBounds& b);
-Result<void> CheckIds(const PeerSend& m, const IdBounds& b);
+Result<void> CheckIds(const PeerRoute& m, const IdBounds& b);
 Result<void> CheckIds(const MonitorReport& m, const IdBounds& b);
 Result<void> CheckIds(const MonitorPeers& m, const IdBounds& b);
 

@@ -31,7 +31,9 @@ TEST(WireIds, NodesOutsideTheAllocationAreRefusedNamingTheId) {
   EXPECT_FALSE(CheckIds(NodeLost{.nodes = {1, 9}}, kFour));
   EXPECT_FALSE(CheckIds(CollAbort{.nodes = {-3}}, kFour));
   EXPECT_FALSE(CheckIds(CollResult{.session = 1, .spans = {0, 7}}, kFour));
-  EXPECT_FALSE(CheckIds(PeerSend{.to = 0, .from = 99}, kFour));
+  EXPECT_FALSE(CheckIds(PeerRoute{.to = {0}, .from = 99}, kFour));
+  EXPECT_FALSE(CheckIds(PeerRoute{.to = {0, 4}, .from = 1}, kFour));
+  EXPECT_TRUE(CheckIds(PeerRoute{.to = {0, 3}, .from = 1}, kFour));
   EXPECT_FALSE(CheckIds(MonitorReport{.node = 1, .links = {{.peer = 4}}}, kFour));
   EXPECT_FALSE(CheckIds(MonitorPeers{.probes = {{.node = 4}}}, kFour));
   EXPECT_FALSE(

@@ -114,7 +114,7 @@ void LeaderService::AnswerCommSpawn(LiveSession& child, bool ok, const std::stri
 void LeaderService::SendCommSpawnReply(int node, const std::string& service,
                                        const proto::CommSpawnReply& reply) {
   peers_.Send({node}, proto::MsgType::kPeerSend,
-              proto::Json(proto::PeerSend{node, 0, service, proto::EncodePmix(reply)}));
+              proto::Json(proto::PeerSend{service, proto::EncodePmix(reply)}));
 }
 
 void LeaderService::ForwardChildOutput(LiveSession& child, proto::Output out) {

@@ -64,7 +64,7 @@ LeaderService::LeaderService(PeerLink& peers, int expected_nodes, config::Config
       executor_(
           [this](int node, std::string data) {
             peers_.Send({node}, proto::MsgType::kPeerSend,
-                        proto::Json(proto::PeerSend{node, 0, "cosched", std::move(data)}));
+                        proto::Json(proto::PeerSend{"cosched", std::move(data)}));
           },
           [this](int64_t txn, double seconds) {
             plan_timer_txn_ = txn;

@@ -15,6 +15,7 @@
 #include "daemon/net/tcp_address.hpp"
 #include "daemon/net/tcp_keepalive.hpp"
 #include "proto/messages.hpp"
+#include "proto/wire_ids.hpp"
 
 namespace psched::daemon {
 namespace {
@@ -34,6 +35,11 @@ void LogPeerError(int node, const Connection& conn, const proto::Frame& frame) {
   auto e = proto::Decode<proto::ErrorReply>(frame);
   std::fprintf(stderr, "pschedd[%d]: %s refused our frames: %s\n", node, conn.peer_name().c_str(),
                e ? e->message.c_str() : "(no message)");
+}
+
+bool IsCollective(proto::MsgType type) {
+  return type == proto::MsgType::kCollContribute || type == proto::MsgType::kCollResult ||
+         type == proto::MsgType::kCollForget;
 }
 
 }  // namespace
@@ -136,35 +142,34 @@ void PeerLink::OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr* address, 
 
 void PeerLink::FromNeighbour(const Connection& conn, proto::Frame&& frame) {
   if (frame.type == proto::MsgType::kError) return LogPeerError(node_, conn, frame);
-  if (std::string wrong = ImpossibleSender(conn.peer_node, frame); !wrong.empty()) {
+  // Collective frames are for the neighbour they were sent to and name no sender: it
+  // combines or passes them on itself, and checks their contributors where it combines
+  // them (tree_collective.hpp).
+  if (IsCollective(frame.type)) return DeliverHere(conn.peer_node, std::move(frame));
+  const proto::MsgType type = frame.type;
+  auto routed = proto::DecodeRouted(std::move(frame), proto::IdBounds{tree_.size});
+  std::string wrong;
+  if (!routed) {
+    wrong = routed.error().message();
+  } else {
+    wrong = ImpossibleSender(conn.peer_node, routed->route.from);
+  }
+  if (!wrong.empty()) {
     std::fprintf(stderr, "pschedd[%d]: dropped a %s frame from %s (node %d): %s\n", node_,
-                 proto::MsgTypeName(frame.type), conn.peer_name().c_str(), conn.peer_node,
-                 wrong.c_str());
+                 proto::MsgTypeName(type), conn.peer_name().c_str(), conn.peer_node, wrong.c_str());
     return;
   }
-  Route(std::move(frame), conn.peer_node);
+  Route(routed->route, std::move(routed->msg), conn.peer_node);
 }
 
-std::string PeerLink::ImpossibleSender(int neighbour, const proto::Frame& frame) const {
-  // Collective frames name no sender: their contributors are checked where they are
-  // combined (tree_collective).
-  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult ||
-      frame.type == proto::MsgType::kCollForget) {
-    return "";
-  }
-  // Receivers take `from` as who sent a frame (a cosched reply counts for that node): a
-  // link carries only frames of the nodes behind it, a child's from its subtree, the
-  // parent's from outside this node's subtree.
-  auto it = frame.body.find("from");
-  if (it == frame.body.end() || !it->is_number_integer()) return "no sending node (from)";
-  const int64_t from = it->get<int64_t>();
-  if (from < 0 || from >= tree_.size) {
-    return "sending node " + std::to_string(from) + " is outside the allocation's " +
-           std::to_string(tree_.size) + " nodes";
-  }
+std::string PeerLink::ImpossibleSender(int neighbour, int from) const {
+  // Receivers take the route's `from` as who sent a frame (a cosched reply counts for
+  // that node): a link carries only frames of the nodes behind it, a child's from its
+  // subtree, the parent's from outside this node's subtree. `from` is a node of the
+  // allocation (DecodeRouted checked it), so the tree walks below are short.
   const bool from_parent = neighbour == tree_.Parent(node_);
-  const bool behind = from_parent ? !tree_.InSubtree(node_, static_cast<int>(from))
-                                  : tree_.InSubtree(neighbour, static_cast<int>(from));
+  const bool behind =
+      from_parent ? !tree_.InSubtree(node_, from) : tree_.InSubtree(neighbour, from);
   if (!behind) {
     return "sending node " + std::to_string(from) + " is not behind that link (" +
            (from_parent ? "it is in node " + std::to_string(node_) + "'s subtree"
@@ -232,46 +237,39 @@ void PeerLink::OnParentFrame(Connection& conn, proto::Frame&& frame) {
 }
 
 void PeerLink::Send(const std::vector<int>& to, proto::MsgType type, proto::Json body) {
-  body["to"] = to;
-  if (!body.contains("from")) body["from"] = node_;
-  Route(proto::Frame{type, std::move(body)}, node_);
+  Route(proto::PeerRoute{.to = to, .from = node_}, proto::Frame{type, std::move(body), {}}, node_);
 }
 
-void PeerLink::Route(proto::Frame&& frame, int from) {
-  // Collective frames are for the neighbour they were sent to: it combines or
-  // passes them on itself (tree_collective.hpp).
-  if (frame.type == proto::MsgType::kCollContribute || frame.type == proto::MsgType::kCollResult ||
-      frame.type == proto::MsgType::kCollForget) {
-    local_.push_back(std::move(frame));
-    event_active(local_ev_, 0, 0);
-    return;
-  }
-  std::vector<int> to;
-  auto it = frame.body.find("to");
-  if (it != frame.body.end() && it->is_array()) {
-    for (const auto& v : *it)
-      if (v.is_number_integer()) to.push_back(v.get<int>());
-  }
-  bool local = to.empty();
+void PeerLink::Route(const proto::PeerRoute& route, proto::Frame&& msg, int came_from) {
+  bool local = route.to.empty();
   std::vector<int> hops;
-  if (to.empty()) {
+  if (route.to.empty()) {
     for (const auto& [child, conn] : children_)
-      if (child != from) hops.push_back(child);
+      if (child != came_from) hops.push_back(child);
   }
-  for (int target : to) {
-    if (target < 0 || target >= tree_.size) continue;  // nowhere: dropped
+  for (int target : route.to) {
+    // From the wire every target is a node (DecodeRouted); this node's own callers
+    // name nodes too, and one that does not is nowhere: dropped.
+    if (target < 0 || target >= tree_.size) continue;
     int hop = tree_.NextHop(node_, target);
     if (hop == node_) {
       local = true;
-    } else if (hop != from && std::find(hops.begin(), hops.end(), hop) == hops.end()) {
+    } else if (hop != came_from && std::find(hops.begin(), hops.end(), hop) == hops.end()) {
       hops.push_back(hop);
     }
   }
-  for (int hop : hops) Forward(hop, frame);
-  if (local) {
-    local_.push_back(std::move(frame));
-    event_active(local_ev_, 0, 0);
+  if (!hops.empty()) {
+    // Encoded once for every hop, with the route it came with.
+    const std::string wire = proto::EncodeRouted(msg.type, route, msg.body);
+    for (int hop : hops)
+      if (auto conn = Neighbour(hop)) conn->Send(wire);
   }
+  if (local) DeliverHere(route.from, std::move(msg));
+}
+
+void PeerLink::DeliverHere(int from, proto::Frame&& msg) {
+  local_.push_back({from, std::move(msg)});
+  event_active(local_ev_, 0, 0);
 }
 
 std::shared_ptr<Connection> PeerLink::Neighbour(int node) const {
@@ -282,10 +280,6 @@ std::shared_ptr<Connection> PeerLink::Neighbour(int node) const {
     conn = it->second;
   }
   return conn && conn->authenticated ? conn : nullptr;
-}
-
-void PeerLink::Forward(int hop, const proto::Frame& frame) {
-  if (auto conn = Neighbour(hop)) conn->Send(proto::EncodeFrame(frame));
 }
 
 void PeerLink::SendToNeighbour(int neighbour, const std::string& wire) {
@@ -306,9 +300,9 @@ void PeerLink::OnLocal(evutil_socket_t, short, void* arg) {
   // Deliver only what is queued now; frames queued meanwhile get the next round.
   size_t n = self->local_.size();
   for (size_t i = 0; i < n && !self->local_.empty(); ++i) {
-    proto::Frame f = std::move(self->local_.front());
+    Delivery d = std::move(self->local_.front());
     self->local_.pop_front();
-    if (self->handlers_.deliver) self->handlers_.deliver(std::move(f));
+    if (self->handlers_.deliver) self->handlers_.deliver(d.from, std::move(d.msg));
   }
   if (!self->local_.empty()) event_active(self->local_ev_, 0, 0);
 }

@@ -1,7 +1,8 @@
 // TCP links of the daemon tree: one authenticated connection to the parent, one
-// per child, and routing of every peer frame by its "to" list (empty: broadcast
-// down the whole subtree); collective frames go hop by hop (SendToNeighbour). Frames for this node
-// are queued and delivered from the event loop, never re-entrantly from inside Send().
+// per child, and routing of every peer frame by its typed header (proto/peer_route.hpp:
+// its sender, and the nodes it is for; none: broadcast down the whole subtree), checked
+// where it is read; collective frames go hop by hop (SendToNeighbour). Frames for this
+// node are queued and delivered from the event loop, never re-entrantly from inside Send().
 #pragma once
 
 #include <event2/event.h>
@@ -20,13 +21,16 @@
 #include "daemon/net/connection.hpp"
 #include "daemon/net/listener.hpp"
 #include "daemon/net/tree.hpp"
+#include "proto/peer_route.hpp"
 
 namespace psched::daemon {
 
 class PeerLink {
  public:
   struct Handlers {
-    std::function<void(proto::Frame&&)> deliver;  // a frame for this node
+    // A message for this node, without its route, and the node that sent it (a
+    // collective frame's: the neighbour it came from).
+    std::function<void(int from, proto::Frame&&)> deliver;
     std::function<void(int child, std::vector<int> lost, const std::string& why)> child_lost;
     std::function<void(const std::string& why)> parent_lost;
     std::function<void()> parent_ready;  // authenticated to the parent
@@ -61,17 +65,19 @@ class PeerLink {
 
  private:
   static void OnAccept(evconnlistener*, evutil_socket_t fd, sockaddr*, int, void* arg);
-  // Why `frame`, received from the neighbour `neighbour`, cannot have come through that
-  // link (its `from` out of range or not behind it), or "" when it can.
-  std::string ImpossibleSender(int neighbour, const proto::Frame& frame) const;
+  // Why a frame from node `from` (in the allocation), received from the neighbour
+  // `neighbour`, cannot have come through that link (`from` not behind it), or "".
+  std::string ImpossibleSender(int neighbour, int from) const;
   static void OnLocal(evutil_socket_t, short, void* arg);
   // A frame from the authenticated parent or a child: routed on, or (an error it sent
   // before closing the link) logged.
   void FromNeighbour(const Connection& conn, proto::Frame&& frame);
   void OnChildFrame(Connection& conn, proto::Frame&& frame);
   void OnParentFrame(Connection& conn, proto::Frame&& frame);
-  void Route(proto::Frame&& frame, int from);
-  void Forward(int hop, const proto::Frame& frame);
+  // Passes `msg` on to the neighbours towards route.to (never back to `came_from`) and
+  // queues it here when it is for this node.
+  void Route(const proto::PeerRoute& route, proto::Frame&& msg, int came_from);
+  void DeliverHere(int from, proto::Frame&& msg);
   // The authenticated link to the parent or a child `node`; null when there is none.
   // Shared: the caller keeps it alive while it sends, even if sending closes it.
   std::shared_ptr<Connection> Neighbour(int node) const;
@@ -87,7 +93,11 @@ class PeerLink {
   std::string parent_nonce_;
   std::map<int, std::shared_ptr<Connection>> children_;
   std::unique_ptr<AuthWaiting> waiting_;  // children connecting, until they prove the secret
-  std::deque<proto::Frame> local_;
+  struct Delivery {
+    int from = 0;
+    proto::Frame msg;
+  };
+  std::deque<Delivery> local_;
   event* local_ev_ = nullptr;
 };
 

@@ -1,8 +1,9 @@
 // Frames as a connection reads them (proto/frame.hpp): a byte stream split into frames,
 // each decoded as its message type and its ids checked (proto/wire_ids.hpp), as the
-// daemons and launchers decode them. The first byte sets the allocation's size for the
-// id checks. Any input must end in a frame, "more bytes needed" or a protocol error,
-// never a crash, a sanitizer report or a hang.
+// daemons and launchers decode them, and as a daemon's peer link does: its route
+// (proto/peer_route.hpp) checked, then its message. The first byte sets the allocation's size for
+// the id checks. Any input must end in a frame, "more bytes needed" or a protocol error, never a
+// crash, a sanitizer report or a hang.
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -11,6 +12,7 @@
 #include "proto/allocation_status.hpp"
 #include "proto/frame.hpp"
 #include "proto/messages.hpp"
+#include "proto/peer_route.hpp"
 #include "proto/wire_ids.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
@@ -85,12 +87,12 @@ void Message(const Frame& frame, const IdBounds& bounds) {
       return Typed<SessionRef>(frame, bounds);
     case MsgType::kSessionStartRanks:
       return Typed<StartRanksOrder>(frame, bounds);
-    case MsgType::kPeerSend:
-      return Typed<PeerSend>(frame, bounds);
     case MsgType::kMonitorReport:
       return Typed<MonitorReport>(frame, bounds);
     case MsgType::kMonitorPeers:
       return Typed<MonitorPeers>(frame, bounds);
+    case MsgType::kPeerSend:
+      return Plain<PeerSend>(frame);
     case MsgType::kError:
       return Plain<ErrorReply>(frame);
     case MsgType::kAuthChallenge:
@@ -120,6 +122,32 @@ void Message(const Frame& frame, const IdBounds& bounds) {
   }
 }
 
+Frame ReadOne(const std::string& wire) {
+  size_t used = 0;
+  auto frame = DecodeFrame(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wire.data()), wire.size()), &used,
+      kMaxPeerPayload);
+  if (!frame || !*frame || used != wire.size()) std::abort();
+  return std::move(**frame);
+}
+
+// As a peer link reads a frame: a route whose every node is in the allocation, then the
+// message. What decodes encodes again to a frame with the same route and message.
+void RoutedMessage(const Frame& frame, const IdBounds& bounds) {
+  if (CarriesRaw(frame.type)) return;
+  auto routed = DecodeRouted(Frame(frame), bounds);
+  if (!routed) return;
+  const PeerRoute& route = routed->route;
+  if (route.from < 0 || route.from >= bounds.nodes) std::abort();
+  for (int to : route.to)
+    if (to < 0 || to >= bounds.nodes) std::abort();
+  Message(routed->msg, bounds);
+  // Compared as bytes: a NaN in the message is not equal to itself.
+  const std::string wire = EncodeRouted(frame.type, route, routed->msg.body);
+  auto again = DecodeRouted(ReadOne(wire), bounds);
+  if (!again || EncodeRouted(frame.type, again->route, again->msg.body) != wire) std::abort();
+}
+
 }  // namespace
 }  // namespace psched::proto
 
@@ -136,6 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!frame || !*frame) break;  // a protocol error closes the peer; or more bytes needed
     if (used == 0 || used > bytes.size()) std::abort();
     Message(**frame, bounds);
+    RoutedMessage(**frame, bounds);
     // A frame passed on encodes again to a frame that decodes.
     const std::string wire = EncodeFrame(**frame);
     size_t again_used = 0;
