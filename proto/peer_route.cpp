@@ -40,22 +40,20 @@ Result<Routed> DecodeRouted(Frame&& frame, const IdBounds& bounds) {
   auto msg_at = frame.body.find("msg");
   if (msg_at == frame.body.end() || !msg_at->is_object())
     return Fail(Malformed(frame.type, "no message map (msg)"));
-  Routed out;
+  PeerRoute route;
   try {
-    out.route = route_at->get<PeerRoute>();
+    route = route_at->get<PeerRoute>();
   } catch (const std::exception& e) {
     return Fail(Malformed(frame.type, e.what()));
   }
-  if (out.route.version != kPeerRouteVersion) {
-    return Fail(Malformed(frame.type, "version " + std::to_string(out.route.version) +
+  if (route.version != kPeerRouteVersion) {
+    return Fail(Malformed(frame.type, "version " + std::to_string(route.version) +
                                           ", this daemon speaks version " +
                                           std::to_string(kPeerRouteVersion)));
   }
-  if (auto ok = CheckIds(out.route, bounds); !ok)
+  if (auto ok = CheckIds(route, bounds); !ok)
     return Fail(Malformed(frame.type, ok.error().message()));
-  out.msg.type = frame.type;
-  out.msg.body = std::move(*msg_at);
-  return out;
+  return Routed{std::move(route), Frame{frame.type, std::move(*msg_at), {}}};
 }
 
 }  // namespace psched::proto
