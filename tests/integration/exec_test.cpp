@@ -574,7 +574,11 @@ TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
   EXPECT_EQ(Exec({"-n", "2", "false"}).code, 1);
   pid_t daemon = daemon_.Pid();
   ASSERT_GT(daemon, 0);
-  EXPECT_TRUE(ChildrenOf(daemon).empty());
+  // A rank's end reaches its launcher before the daemon reaps it (cf87668: the report is
+  // sent first, the reap follows at the loop's next turn), so psched-exec can return while
+  // its last rank is still a zombie for a moment. None may stay.
+  EXPECT_TRUE(Eventually([&] { return ChildrenOf(daemon).empty(); }, 5))
+      << ChildrenOf(daemon).size() << " children of pschedd left";
 }
 
 // A rank's background job ends with its session (DESIGN.md: no process outlives its
