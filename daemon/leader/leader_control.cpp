@@ -18,11 +18,6 @@ void Reply(Connection& c, bool ok, const std::string& message,
   c.Send(proto::Encode(proto::MsgType::kCtlReply, proto::CtlReply{ok, message, std::move(status)}));
 }
 
-bool Forwardable(int sig) {
-  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGUSR1 || sig == SIGUSR2 ||
-         sig == SIGKILL;
-}
-
 }  // namespace
 
 void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
@@ -45,7 +40,7 @@ void LeaderService::SessionControl(const std::shared_ptr<Connection>& client,
   }
   switch (frame.type) {
     case proto::MsgType::kSessionSignal:
-      if (!Forwardable(ref->signal))
+      if (!sched::leader::ForwardedToRanks(ref->signal))
         return SendError(*client, "signal " + std::to_string(ref->signal) + " is not forwarded");
       return peers_.Send(s->nodes, proto::MsgType::kSessionSignal, frame.body);
     case proto::MsgType::kSessionSuspend:

@@ -478,6 +478,11 @@ Outcome Step(State& state, const Event& event, double now, Deciders& deciders) {
   return out;
 }
 
+bool ForwardedToRanks(int signal) {
+  return signal == SIGINT || signal == SIGTERM || signal == SIGHUP || signal == SIGKILL ||
+         signal == SIGUSR1 || signal == SIGUSR2;
+}
+
 std::optional<SessionKilled> WaitEndedBySignal(SessionId session, int signal) {
   if (signal != SIGINT && signal != SIGTERM && signal != SIGHUP && signal != SIGKILL)
     return std::nullopt;

@@ -122,8 +122,15 @@ struct SessionKilled {
   std::string why;
 };
 
-// The user signals a session still queued (its launcher forwards SIGINT, SIGTERM,
-// SIGHUP, SIGKILL, SIGUSR1 and SIGUSR2): nothing of it runs to take the signal, so one
+// Whether a signal the user sends a session (psched-exec forwards what its shell gets,
+// psched-ctl signal) goes on to the session's ranks: SIGINT, SIGTERM, SIGHUP, SIGKILL,
+// SIGUSR1 and SIGUSR2, as mpiexec forwards them. Ctrl-Z and fg are the user's stop and
+// resume (UserControl), not signals; any other signal is refused with "signal N is not
+// forwarded".
+bool ForwardedToRanks(int signal);
+
+// The user signals a session still queued (one ForwardedToRanks forwards): nothing of it
+// runs to take the signal, so one
 // that would end its ranks ends the wait instead, as this kill (exit status 128 +
 // signal, "session ended while queued"); SIGUSR1 and SIGUSR2 wait with it (nullopt).
 std::optional<SessionKilled> WaitEndedBySignal(SessionId session, int signal);

@@ -196,6 +196,15 @@ TEST_F(StepTest, AFatalSignalEndsAQueuedSessionsWaitAndAUserSignalWaitsWithIt) {
   EXPECT_EQ(state_.Find(2), nullptr);
 }
 
+// The signals a user's session passes on to its ranks, as mpiexec forwards them; a
+// stop or continue is the user's stop and resume, never a signal passed on.
+TEST(ForwardedToRanksTest, TheSignalsMpiexecForwards) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL, SIGUSR1, SIGUSR2})
+    EXPECT_TRUE(ForwardedToRanks(sig)) << "signal " << sig;
+  for (int sig : {0, SIGSTOP, SIGTSTP, SIGCONT, SIGQUIT, SIGSEGV, SIGCHLD, SIGWINCH, 65, -1})
+    EXPECT_FALSE(ForwardedToRanks(sig)) << "signal " << sig;
+}
+
 // The allocation takes sessions once each of its daemons joined or was lost: before,
 // a launch is refused with how many joined, and takes no id.
 TEST_F(StepTest, AnArrivalBeforeEveryNodeJoinedIsRefused) {
