@@ -225,11 +225,12 @@ TEST(RejectedConfig, BadSuspendMethod) {
 }
 
 TEST(RejectedConfig, OverbookFactorOutOfRange) {
-  for (const char* v : {"0.5", "65", "nan", "\"big\""})
+  for (const char* v : {"0.5", "65", "nan", "\"big\""}) {
     EXPECT_NE(ErrorOf(std::string("[policy]\nmax_overbook_factor = ") + v)
                   .find("policy.max_overbook_factor"),
               std::string::npos)
         << v;
+  }
   EXPECT_EQ(ErrorOf("[policy]\nmax_overbook_factor = 1"), "accepted");
 }
 
