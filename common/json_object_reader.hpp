@@ -38,7 +38,8 @@ inline Result<nlohmann::json> ParseJsonDocument(std::string_view text) {
     std::string what = e.what();
     if (const size_t tag_end = what.find("] "); tag_end != std::string::npos)
       what.erase(0, tag_end + 2);
-    if (what.starts_with("parse error at ")) what.erase(0, 15);
+    constexpr std::string_view kParseErrorAt = "parse error at ";
+    if (what.starts_with(kParseErrorAt)) what.erase(0, kParseErrorAt.size());
     return Fail(ErrorCode::kInvalidArgument, "not valid JSON: " + what);
   }
 }
