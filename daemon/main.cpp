@@ -18,6 +18,7 @@
 #include "config/load.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/net/run_dir.hpp"
+#include "daemon/node/short_slice.hpp"
 #include "pmi/wireup_hooks.hpp"
 #include "pmix/daemon_host.hpp"
 #include "pmix/fabric.hpp"
@@ -220,6 +221,11 @@ int RunCommand(int argc, char** argv) {
   }
   HostWireUps(**daemon,
               pmix_server ? std::move(*pmix_server) : std::unique_ptr<psched::pmix::PmixServer>());
+  // This thread runs the loop that answers the ranks' wire-up and forks them.
+  if (auto slice = psched::daemon::AskForShortSlice(); !slice) {
+    std::fprintf(stderr, "pschedd: node %d: keeping the default CPU slice: %s\n", opt.node,
+                 slice.error().ToString().c_str());
+  }
   RunUntilStopped(base, *daemon);
   std::error_code ignored;  // PMIx's thread may still delete its own files meanwhile
   if (!pmix_dir.empty()) std::filesystem::remove_all(pmix_dir, ignored);

@@ -1,5 +1,6 @@
 #include "daemon/node/node_service.hpp"
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include "daemon/node/ompi_env.hpp"
 #include "daemon/node/rank_exec.hpp"
 #include "daemon/node/slurm_task_env.hpp"
+#include "daemon/node/start_order.hpp"
 #include "daemon/node/topology.hpp"
 
 extern char** environ;
@@ -190,8 +192,15 @@ void NodeService::StartLocalRanks(const proto::StartRanksOrder& order, Result<vo
   if (found == nullptr || !found->starting) return;
   LocalSession& session = *found;
   session.starting = false;
+  std::vector<cpu_set_t> cpus;
+  std::vector<const proto::RankSpec*> local;
   for (const auto& r : order.ranks) {
     if (r.node != node_) continue;
+    local.push_back(&r);
+    cpus.push_back(r.pus.empty() ? cpu_set_t{} : CpuSetFor(r.pus, real_pus_));
+  }
+  for (size_t i : RankStartOrder(cpus, sched_getcpu())) {
+    const proto::RankSpec& r = *local[i];
     if (hooked && session.killed_before_start == 0) {
       StartRank(session, order, r);
       continue;
@@ -203,6 +212,11 @@ void NodeService::StartLocalRanks(const proto::StartRanksOrder& order, Result<vo
       RankNeverStarted(session, r.rank, 1, 0, "launch hook failed: " + hooked.error().ToString());
     }
   }
+  // Kept in rank order whatever the order they started in.
+  std::stable_sort(session.ranks.begin(), session.ranks.end(),
+                   [](const LocalRank& a, const LocalRank& b) { return a.rank < b.rank; });
+  for (size_t i = 0; i < session.ranks.size(); ++i)
+    if (session.ranks[i].pid > 0) by_pid_[session.ranks[i].pid].second = static_cast<int>(i);
   // Suspended while the hook worked: suspend the ranks that just started.
   if (session.suspended) (void)Suspend(order.session);
   MaybeFinish(order.session);

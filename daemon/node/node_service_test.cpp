@@ -2,6 +2,7 @@
 #include "daemon/node/node_service.hpp"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -174,6 +175,47 @@ TEST_F(NodeServiceTest, ASessionsEndIsSentBeforeItsRankIsReaped) {
   ASSERT_EQ(done.exits.size(), 1u);
   EXPECT_EQ(done.exits[0].code, 3) << done.exits[0].cause;
   EXPECT_TRUE(Loop([&] { return Reaped(pid); })) << "pid " << pid << " left a zombie";
+}
+
+// The rank pinned to the CPU the daemon's loop runs on starts last (start_order.hpp),
+// and the session's ranks stay in rank order: rank 1 (pinned elsewhere) starts first,
+// rank 0 after it, and each exit is still told as its own rank's.
+TEST_F(NodeServiceTest, TheRankOnTheDaemonsCpuStartsLastAndRanksKeepTheirOrder) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs two CPUs";
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  cpu_set_t cpu0;
+  CPU_ZERO(&cpu0);
+  CPU_SET(0, &cpu0);
+  ASSERT_EQ(sched_setaffinity(0, sizeof cpu0, &cpu0), 0);  // the loop runs on CPU 0
+  proto::NodeDone done;
+  ranks_ = std::make_unique<NodeService>(base_, 0, std::vector<int>{0, 1},
+                                         [&](proto::MsgType type, const proto::Json& body) {
+                                           if (type == proto::MsgType::kSessionNodeDone)
+                                             done = body.get<proto::NodeDone>();
+                                         });
+  psched::testing::GoFile go;
+  proto::StartRanksOrder order;
+  order.session = 9;
+  order.argv = {"sh", "-c", go.WaitCmd() + "; exit $PSCHED_RANK"};
+  order.env = {"PATH=/usr/bin:/bin"};
+  order.size = 2;
+  order.ranks = {{0, 0, 0, {0}}, {1, 0, 1, {1}}};  // rank 0 on PU 0 (CPU 0), rank 1 on CPU 1
+  ranks_->StartRanks(order);
+  const bool started = Loop([&] { return ranks_->LocalProcesses(9).size() == 2; });
+  sched_setaffinity(0, sizeof mine, &mine);
+  ASSERT_TRUE(started);
+  const auto procs = ranks_->LocalProcesses(9);
+  ASSERT_EQ(procs[0].first, 0);
+  ASSERT_EQ(procs[1].first, 1);
+  EXPECT_LT(procs[1].second, procs[0].second)
+      << "rank 1 (pid " << procs[1].second << ") did not start before rank 0 (pid "
+      << procs[0].second << ")";
+  EXPECT_EQ(psched::testing::CpusAllowed(procs[0].second), "0");
+  EXPECT_EQ(psched::testing::CpusAllowed(procs[1].second), "1");
+  go.Go();
+  ASSERT_TRUE(Loop([&] { return done.exits.size() == 2; })) << "the session never ended";
+  for (const auto& exit : done.exits) EXPECT_EQ(exit.code, exit.rank) << exit.cause;
 }
 
 // With the freezer the session's cgroup holds even what left the group (setsid): killed

@@ -11,7 +11,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
+#include "daemon/node/short_slice.hpp"
 #include "tests/support/allocation.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
@@ -579,6 +581,36 @@ TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
   // its last rank is still a zombie for a moment. None may stay.
   EXPECT_TRUE(Eventually([&] { return ChildrenOf(daemon).empty(); }, 5))
       << ChildrenOf(daemon).size() << " children of pschedd left";
+}
+
+// Whether this kernel honours a SCHED_OTHER thread's own slice request (Linux 6.12+): a
+// thread of the test's asks for the daemon's slice and reads whether /proc shows it.
+bool KernelHonoursSliceRequests() {
+  bool honoured = false;
+  std::thread probe([&] {
+    honoured = daemon::AskForShortSlice().has_value() &&
+               CpuSliceNs(getpid(), gettid()) == static_cast<long>(daemon::kShortSliceNs);
+  });
+  probe.join();
+  return honoured;
+}
+
+// pschedd's loop runs on the kernel's shortest CPU slice, so that its answers to the
+// ranks' wire-up preempt a computing rank instead of waiting out its slice
+// (daemon/node/short_slice.hpp); the ranks it forks start on the kernel's default one.
+TEST_F(ExecTest, TheDaemonsLoopRunsOnAShortCpuSliceAndItsRanksDoNot) {
+  if (!KernelHonoursSliceRequests()) GTEST_SKIP() << "this kernel ignores slice requests";
+  ASSERT_EQ(Exec({"true"}).code, 0);  // the daemon runs
+  pid_t daemon = daemon_.Pid();
+  ASSERT_GT(daemon, 0);
+  EXPECT_EQ(CpuSliceNs(daemon, daemon), static_cast<long>(daemon::kShortSliceNs));
+  // A rank, read while it runs.
+  Proc p({Bin("psched-exec"), "-n", "1", "sh", "-c", "echo $$; exec sleep 30"}, daemon_.Env());
+  ASSERT_TRUE(p.WaitStdout([](const std::string& s) { return s.ends_with('\n'); }));
+  const pid_t rank = std::stoi(p.out());
+  EXPECT_GT(CpuSliceNs(rank, rank), static_cast<long>(daemon::kShortSliceNs)) << "rank " << rank;
+  kill(rank, SIGTERM);
+  p.Wait();
 }
 
 // A rank's background job ends with its session (DESIGN.md: no process outlives its

@@ -12,6 +12,7 @@
 #include <iterator>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 namespace psched::testing {
 namespace {
@@ -123,6 +124,23 @@ bool StuckInVfork(pid_t pid) {
 long ResidentKiB(pid_t pid) {
   const std::string rss = StatusField(ProcPath(pid, "status"), "VmRSS");  // "1234 kB"
   return rss.empty() ? -1 : std::stol(rss);
+}
+
+long CpuSliceNs(pid_t pid, pid_t tid) {
+  // "se.slice      :      1400000": padded to a column, unlike /proc/PID/status.
+  std::istringstream in(ReadFile(ProcPath(pid, "task/" + std::to_string(tid) + "/sched")));
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos || line.substr(0, line.find_first_of(" :")) != "se.slice")
+      continue;
+    try {
+      return std::stol(line.substr(colon + 1));
+    } catch (const std::exception&) {
+      return -1;
+    }
+  }
+  return -1;
 }
 
 bool HeldStopped(pid_t pid) {

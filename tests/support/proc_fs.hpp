@@ -17,6 +17,9 @@ std::string CpusAllowed(pid_t pid);  // Cpus_allowed_list of the process ("" whe
 std::string ThreadCpusAllowed(pid_t pid, pid_t tid);  // of one of its threads
 std::vector<pid_t> Threads(pid_t pid);                // /proc/PID/task
 long ResidentKiB(pid_t pid);                          // VmRSS, -1 when gone
+// The thread's EEVDF slice in ns (se.slice of /proc/PID/task/TID/sched, Linux 6.6+),
+// -1 when gone or not shown.
+long CpuSliceNs(pid_t pid, pid_t tid);
 // Whether the process has a handler for `sig` (SigCgt): it is ready for the signal.
 bool CatchesSignal(pid_t pid, int sig);
 std::vector<pid_t> ChildrenOf(pid_t parent);
