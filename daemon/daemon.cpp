@@ -97,9 +97,9 @@ Result<void> Daemon::Start() {
                                 peers_->WhenUpstreamDrainedTo(bytes, std::move(drained));
                               }});
   node_service_->SetSlurmTaskEnvironment(options_.slurm);
-  if (EmulationFolds(NamedApartFromHost(options_.hostname) ? options_.nodes : 1, topology_.NumPus(),
-                     host_pus))
-    node_service_->SetEnvironmentDefaults({kYieldWhenIdle});
+  emulation_folds_ = EmulationFolds(NamedApartFromHost(options_.hostname) ? options_.nodes : 1,
+                                    topology_.NumPus(), host_pus);
+  if (emulation_folds_) node_service_->SetEnvironmentDefaults({kYieldWhenIdle});
   node_service_->SetSessionEndedObserver(
       [this](int64_t session) { collectives_->SessionEnded(session); });
   // The admin asked for the freezer: a node that cannot freeze refuses to start (and

@@ -84,6 +84,8 @@ class Daemon final : public TreeServices {
   event_base* base() const { return base_; }
   int port() const { return port_; }
   bool stopped() const { return stopped_; }
+  // This host's emulated nodes bind to more PUs than it has CPUs (node/topology.hpp).
+  bool emulation_folds() const { return emulation_folds_; }
 
   // TreeServices
   int node() const override { return options_.node; }
@@ -115,6 +117,7 @@ class Daemon final : public TreeServices {
   sched::NodeTopology topology_;
   int port_ = 0;
   bool stopped_ = false;
+  bool emulation_folds_ = false;
   std::unique_ptr<PeerLink> peers_;
   std::unique_ptr<SessionFreezer> freezer_;  // [policy] suspend = "freezer"; outlives node_service_
   std::unique_ptr<NodeService> node_service_;

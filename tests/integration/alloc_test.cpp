@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +14,9 @@
 #include <set>
 #include <sstream>
 
+#include "daemon/node/short_slice.hpp"
 #include "tests/support/allocation.hpp"
+#include "tests/support/cpu_slice.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/process.hpp"
@@ -75,6 +78,32 @@ TEST(Alloc, OnePuNodesSpreadOverTheHostsCpus) {
   EXPECT_EQ(static_cast<int>(first.size()), usable) << "nodes 0-" << usable - 1 << " share CPUs:\n"
                                                     << r.out;
   EXPECT_EQ(alloc.Stop(), 0);
+}
+
+// pschedd asks for a short CPU slice (daemon/node/short_slice.hpp) to preempt the ranks
+// it serves, but not where emulated nodes fold onto fewer CPUs: there its daemons would
+// preempt each other.
+TEST(Alloc, DaemonsAskForAShortCpuSliceUnlessTheEmulationFolds) {
+  if (!KernelHonoursSliceRequests()) GTEST_SKIP() << "this kernel ignores slice requests";
+  const long short_slice = static_cast<long>(daemon::kShortSliceNs);
+  {
+    EmulatedAlloc apart(1, "pack:1 core:1 pu:1");  // one PU: no fold on any host
+    ASSERT_TRUE(apart.ok()) << apart.Diagnosis();
+    const pid_t leader = apart.DaemonPid(0);
+    ASSERT_GT(leader, 0);
+    EXPECT_EQ(CpuSliceNs(leader, leader), short_slice);
+    EXPECT_EQ(apart.Stop(), 0);
+  }
+  // Two nodes of as many PUs as the host has CPUs: twice too many.
+  const std::string pus = "pack:1 core:" + std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " pu:1";
+  EmulatedAlloc folded(2, pus);
+  ASSERT_TRUE(folded.ok()) << folded.Diagnosis();
+  for (int node : {0, 1}) {
+    const pid_t daemon = folded.DaemonPid(node);
+    ASSERT_GT(daemon, 0) << "node " << node;
+    EXPECT_GT(CpuSliceNs(daemon, daemon), short_slice) << "node " << node;
+  }
+  EXPECT_EQ(folded.Stop(), 0);
 }
 
 // As on one node (ExecTest.RanksInheritOnlyStdio): daemons of an emulated allocation

@@ -11,10 +11,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <thread>
 
 #include "daemon/node/short_slice.hpp"
 #include "tests/support/allocation.hpp"
+#include "tests/support/cpu_slice.hpp"
 #include "tests/support/eventually.hpp"
 #include "tests/support/proc_fs.hpp"
 #include "tests/support/process.hpp"
@@ -581,18 +581,6 @@ TEST_F(ExecTest, NoZombiesOrLeftoverProcesses) {
   // its last rank is still a zombie for a moment. None may stay.
   EXPECT_TRUE(Eventually([&] { return ChildrenOf(daemon).empty(); }, 5))
       << ChildrenOf(daemon).size() << " children of pschedd left";
-}
-
-// Whether this kernel honours a SCHED_OTHER thread's own slice request (Linux 6.12+): a
-// thread of the test's asks for the daemon's slice and reads whether /proc shows it.
-bool KernelHonoursSliceRequests() {
-  bool honoured = false;
-  std::thread probe([&] {
-    honoured = daemon::AskForShortSlice().has_value() &&
-               CpuSliceNs(getpid(), gettid()) == static_cast<long>(daemon::kShortSliceNs);
-  });
-  probe.join();
-  return honoured;
 }
 
 // pschedd's loop runs on the kernel's shortest CPU slice, so that its answers to the
