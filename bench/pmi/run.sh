@@ -10,7 +10,9 @@
 #  2. a 2-rank MPICH hello (init, allreduce, finalize) on one node: psched-exec (daemons
 #     warm) against mpiexec.hydra -n 2, interleaved (the order turns by run); medians
 #     and the ratio psched / hydra (target: at most 0.5). Wall time is the launcher's
-#     whole run, read from bash's clock (no process forked around it).
+#     whole run, read from bash's clock (no process forked around it). Beside it, in the
+#     same runs, each launcher with 2 ranks of `true`: what the launcher itself takes,
+#     and so what of the hello is the ranks' own MPICH start.
 # The load average is printed with the figures: load on the machine shows in them.
 #
 # Options:
@@ -76,12 +78,14 @@ case "$inside" in
     mpiexec.hydra -n 2 "$hello" >/dev/null
     us=0
     for ((i = 0; i < runs; i++)); do
-      order=(psched hydra)
-      ((i % 2)) && order=(hydra psched)
+      order=(psched hydra psched-true hydra-true)
+      ((i % 2)) && order=(hydra-true psched-true hydra psched)
       for tool in "${order[@]}"; do
         case $tool in
           psched) cmd=(psched-exec -n 2 "$hello") ;;
           hydra) cmd=(mpiexec.hydra -n 2 "$hello") ;;
+          psched-true) cmd=(psched-exec -n 2 true) ;;
+          hydra-true) cmd=(mpiexec.hydra -n 2 true) ;;
         esac
         timing_run_us us "${cmd[@]}" || die "'${cmd[*]}' failed"
         echo "$tool $us"
@@ -131,6 +135,16 @@ echo "psched-exec: median $(timing_ms "$p") ms (min $(timing_ms "$p_min")); mpie
   "$(awk -v p="$p" -v h="$h" 'BEGIN {printf "%.2f", p / h}') (target <= 0.5)"
 timing_target "$p" "$(awk -v h="$h" 'BEGIN {printf "%.0f", 0.5 * h}')" \
   "target: psched-exec's hello at most 0.5x mpiexec.hydra's"
+# What each launcher itself takes (two ranks of true, same runs): the rest of a hello is
+# the ranks' own MPICH start (UCX's transports, the shared-memory segments), in which
+# psched's ranks skip hwloc's discovery (the daemon hands them its topology).
+# shellcheck disable=SC2046
+read -r pt _ <<<"$(timing_stats $(sed -n 's/^psched-true //p' "$out"))"
+# shellcheck disable=SC2046
+read -r ht _ <<<"$(timing_stats $(sed -n 's/^hydra-true //p' "$out"))"
+echo "the launchers alone, 2 ranks of true: psched-exec $(timing_ms "$pt") ms, mpiexec.hydra" \
+  "$(timing_ms "$ht") ms; the ranks' own start in the hello: psched's" \
+  "$(timing_ms $((p - pt))) ms, hydra's $(timing_ms $((h - ht))) ms"
 uptime
 if ((check && TIMING_MISSED)); then exit 1; fi
 exit 0
