@@ -79,6 +79,13 @@ void AppendFrameHeader(std::string& out, MsgType type, uint32_t length) {
   PutU32(out, length);
 }
 
+void SetFrameLength(std::string& frame) {
+  const auto length = static_cast<uint32_t>(frame.size() - kHeaderSize);
+  std::string field;
+  PutU32(field, length);
+  frame.replace(kHeaderSize - field.size(), field.size(), field);
+}
+
 std::string EncodeFrame(MsgType type, const Json& body) {
   std::vector<uint8_t> map = Json::to_msgpack(body);
   std::string out;

@@ -108,6 +108,10 @@ std::string EncodeFrame(const Frame& frame);
 // Appends a frame header for a payload of `length` bytes that the caller appends next
 // (a CarriesRaw payload built in place, without a copy).
 void AppendFrameHeader(std::string& out, MsgType type, uint32_t length);
+// Writes the length of the payload that follows the header into the header: for a frame
+// whose payload was appended after AppendFrameHeader(out, type, 0), its size unknown
+// until then. `frame` starts with a header; a payload over 4 GiB is the caller's bug.
+void SetFrameLength(std::string& frame);
 
 // Parses and validates a header (magic, version, known type, length <= max_payload).
 Result<Header> ParseHeader(std::span<const uint8_t> bytes, uint32_t max_payload = kMaxPayload);

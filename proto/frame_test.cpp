@@ -83,6 +83,22 @@ TEST(Frame, RejectsWrongVersion) {
   EXPECT_NE(frame.error().message().find("version 9"), std::string::npos);
 }
 
+// A payload appended after a header of length 0 gets its length afterwards: the frame
+// is the one EncodeRawFrame makes of the same payload, and decodes whole.
+TEST(Frame, SetFrameLengthFillsInThePayloadAppendedAfterTheHeader) {
+  const std::string payload(70000, 'x');  // a length with three non-zero bytes
+  std::string wire;
+  AppendFrameHeader(wire, MsgType::kCollResult, 0);
+  wire += payload;
+  SetFrameLength(wire);
+  EXPECT_EQ(wire, EncodeRawFrame(MsgType::kCollResult, payload));
+  size_t consumed = 0;
+  auto frame = DecodeFrame(Bytes(wire), &consumed);
+  ASSERT_TRUE(frame && *frame);
+  EXPECT_EQ(consumed, wire.size());
+  EXPECT_EQ((*frame)->raw, payload);
+}
+
 TEST(Frame, RejectsUnknownType) {
   std::string wire = EncodeFrame(MsgType::kCtlStatus, Json::object());
   wire[6] = 0x7f;

@@ -27,10 +27,7 @@ std::string EncodeRouted(MsgType type, const PeerRoute& route, const Json& body)
   Json::to_msgpack(Json(route), out);
   out.append(kMsgKey);
   Json::to_msgpack(body, out);
-  // The payload's length, now known, into the header's last four bytes (big-endian).
-  const auto length = static_cast<uint32_t>(out.size() - kHeaderSize);
-  for (int i = 0; i < 4; ++i)
-    out[kHeaderSize - 1 - i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  SetFrameLength(out);  // the payload's length, known now
   return out;
 }
 
