@@ -28,7 +28,9 @@ namespace psched::proto {
 using Json = nlohmann::json;
 
 inline constexpr uint32_t kMagic = 0x50534348;  // "PSCH"
-inline constexpr uint16_t kVersion = 4;         // 4: stdin flow control (io.stdin_written)
+// 4: stdin flow control (io.stdin_written); 5: a peer's frames carry a PeerRoute
+// {version, to, from} (proto/peer_route.hpp) where they carried bare node ids.
+inline constexpr uint16_t kVersion = 5;
 inline constexpr size_t kHeaderSize = 12;
 // Frame size limits, by what the other end has proven. Launchers and ctl (local, by uid):
 // a launch carries argv and environment, output goes in chunks far below this.
