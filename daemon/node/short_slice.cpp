@@ -29,13 +29,13 @@ constexpr uint64_t kSchedFlagResetOnFork = 0x01;
 Result<void> AskForShortSlice() {
   SchedAttr attr;
   if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0)
-    return std::unexpected(Error::FromErrno("sched_getattr", "the daemon's CPU slice"));
+    return Fail(Error::FromErrno("sched_getattr", "the daemon's CPU slice"));
   if (attr.sched_policy != SCHED_OTHER) return {};
   attr.size = sizeof attr;
   attr.sched_runtime = kShortSliceNs;
   attr.sched_flags |= kSchedFlagResetOnFork;
   if (syscall(SYS_sched_setattr, 0, &attr, 0) != 0)
-    return std::unexpected(Error::FromErrno("sched_setattr", "the daemon's CPU slice"));
+    return Fail(Error::FromErrno("sched_setattr", "the daemon's CPU slice"));
   return {};
 }
 
