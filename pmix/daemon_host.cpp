@@ -601,7 +601,7 @@ void DaemonPmixHost::OnNamesRequest(int from, const std::string& data) {
   } else if (m->op == "lookup") {
     std::optional<std::chrono::milliseconds> timeout;
     if (m->timeout_ms >= 0) timeout = std::chrono::milliseconds(m->timeout_ms);
-    NameService::LookupDone reply = [this, from, id](Result<std::vector<PublishedValue>> r) {
+    NameService::LookupDone reply = [this, from, id](const Result<std::vector<PublishedValue>>& r) {
       if (!r) return SendReply(from, id, Fail(r.error()));
       SendReply(from, id, proto::EncodePmix(LookupValues(*r)));
     };
