@@ -3,8 +3,8 @@
 #include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <random>
+#include <utility>
 
 #include "common/toml_text.hpp"
 
@@ -65,7 +65,7 @@ Result<void> Read(const toml::table& table, const std::string& prefix, const cha
   } else {
     if (node->is_integer()) {
       const int64_t v = *node->value<int64_t>();
-      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
+      if (!std::in_range<T>(v)) {  // compares signed and unsigned by value
         return Invalid(prefix + key + ": " + std::to_string(v) + " is out of range" +
                        LineOf(*node));
       }

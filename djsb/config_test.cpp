@@ -192,6 +192,13 @@ TEST(DjsbConfig, SectionKeysTypesAndRangesAreChecked) {
   EXPECT_NE(huge.error().message().find("simulation.ranks: 4294967298 is out of range (line 2)"),
             std::string::npos)
       << huge.error().message();
+  // An unsigned key (schedule.seed) took -1 as 18446744073709551615: the range check
+  // compared int64 with uint64, which converted -1 to the largest uint64.
+  auto negative = ParseConfigToml("[schedule]\nseed = -1\n", "t.toml");
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().message().find("schedule.seed: -1 is out of range (line 2)"),
+            std::string::npos)
+      << negative.error().message();
   auto metrics = ParseConfigToml("[metrics]\nsigma = 0.5\n", "t.toml");
   ASSERT_FALSE(metrics);
   EXPECT_NE(metrics.error().message().find("unknown key 'metrics.sigma'"), std::string::npos);
