@@ -197,12 +197,12 @@ void NodeService::StartLocalRanks(const proto::StartRanksOrder& order, Result<vo
   for (const auto& r : order.ranks) {
     if (r.node != node_) continue;
     local.push_back(&r);
-    cpus.push_back(r.pus.empty() ? cpu_set_t{} : CpuSetFor(r.pus, real_pus_));
+    cpus.push_back(CpuSetFor(r.pus, real_pus_));
   }
   for (size_t i : RankStartOrder(cpus, sched_getcpu())) {
     const proto::RankSpec& r = *local[i];
     if (hooked && session.killed_before_start == 0) {
-      StartRank(session, order, r);
+      StartRank(session, order, r, cpus[i], static_cast<int>(local.size()));
       continue;
     }
     if (int sig = session.killed_before_start; sig != 0) {
@@ -283,14 +283,12 @@ std::vector<std::string> NodeService::RankEnv(const proto::StartRanksOrder& orde
 }
 
 void NodeService::StartRank(LocalSession& s, const proto::StartRanksOrder& order,
-                            const proto::RankSpec& spec) {
-  int local_size = 0;
-  for (const auto& r : order.ranks) local_size += r.node == node_;
+                            const proto::RankSpec& spec, const cpu_set_t& cpus, int local_size) {
   RankExecSpec ss;
   ss.argv = order.argv;
   ss.env = RankEnv(order, spec, local_size);
   ss.cwd = order.cwd;
-  ss.cpus = CpuSetFor(spec.pus, real_pus_);
+  ss.cpus = cpus;
   ss.bind = !spec.pus.empty();
   ss.pgid = s.pgid;
   ss.with_stdin = spec.rank == 0;

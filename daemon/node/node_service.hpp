@@ -8,6 +8,7 @@
 #pragma once
 
 #include <event2/event.h>
+#include <sched.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -96,7 +97,10 @@ class NodeService {
   static bool GroupIsTheSessions(const LocalSession& s);
   // The ranks of a session whose launch hook has answered (`hooked`).
   void StartLocalRanks(const proto::StartRanksOrder& order, Result<void> hooked);
-  void StartRank(LocalSession& s, const proto::StartRanksOrder& order, const proto::RankSpec& spec);
+  // One rank of them: `cpus` its CPU set (CpuSetFor its PUs), `local_size` the session's
+  // ranks on this node.
+  void StartRank(LocalSession& s, const proto::StartRanksOrder& order, const proto::RankSpec& spec,
+                 const cpu_set_t& cpus, int local_size);
   // A rank that failed before it ran: reported up as exited with `code`, kept as reaped.
   void RankNeverStarted(LocalSession& s, int rank, int code, int signal, const std::string& why);
   // Rank 0's stdin buffer, reporting what it writes up to the session's launcher.
